@@ -1,0 +1,44 @@
+// Shared helpers of the Node addon: argument conversion and errors. The addon is glue: it checks
+// and converts arguments, calls MPI or the engine, and turns error codes into JS exceptions.
+#pragma once
+
+#include <mpi.h>
+#include <napi.h>
+
+#include <string>
+
+namespace topocoll::addon {
+
+// Throws a JS MpiError (an Error with .mpiErrorClass and .mpiErrorString) for an MPI error code.
+[[noreturn]] void throwMpiError(Napi::Env env, int code, const char* what);
+inline void check(Napi::Env env, int code, const char* what) {
+  if (code != MPI_SUCCESS) throwMpiError(env, code, what);
+}
+
+[[noreturn]] void throwType(Napi::Env env, const std::string& message);
+[[noreturn]] void throwRange(Napi::Env env, const std::string& message);
+
+// A view of a JS buffer (TypedArray, Buffer, DataView or ArrayBuffer) as MPI sees it.
+struct BufferView {
+  void* data = nullptr;
+  MPI_Count count = 0;        // elements of `type`
+  MPI_Datatype type = MPI_BYTE;
+  size_t elementBytes = 1;
+};
+
+// Converts `value` (argument `name` of the calling function) or throws a TypeError.
+BufferView bufferArg(const Napi::Value& value, const char* name);
+// Converts a whole-number argument within [min, max] or throws.
+int64_t intArg(const Napi::Value& value, const char* name, int64_t min, int64_t max);
+
+// Communicator handles: JS holds small integers that index this table.
+MPI_Comm commArg(const Napi::Value& value, const char* name = "comm");
+int registerComm(MPI_Comm comm);
+void releaseComm(int handle);
+
+// Each file of the addon adds its functions to the exports.
+void initLifecycle(Napi::Env env, Napi::Object exports);
+void initCollectives(Napi::Env env, Napi::Object exports);
+void initSchedules(Napi::Env env, Napi::Object exports);
+
+}  // namespace topocoll::addon

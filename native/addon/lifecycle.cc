@@ -1,0 +1,131 @@
+// init/finalize/abort and process facts. Policy (when to finalize or abort) lives in TypeScript.
+#include <dlfcn.h>
+
+#include <string>
+
+#include "addon.h"
+#include "engine.h"
+
+namespace topocoll::addon {
+namespace {
+
+bool g_we_initialized = false;
+
+// Node loads addons with RTLD_LOCAL, which hides libmpi's symbols from the plugins Open MPI
+// dlopens itself (mca components); promoting libmpi to the global scope fixes that, as mpi4py does.
+void promoteMpiLibrary() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&PMPI_Init_thread), &info) && info.dli_fname) {
+    dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+  }
+}
+
+Napi::Value Init(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int required = static_cast<int>(intArg(info[0], "threadLevel", MPI_THREAD_SINGLE, MPI_THREAD_MULTIPLE));
+  int initialized = 0, provided = MPI_THREAD_SINGLE;
+  PMPI_Initialized(&initialized);
+  if (!initialized) {
+    promoteMpiLibrary();
+    check(env, PMPI_Init_thread(nullptr, nullptr, required, &provided), "MPI_Init_thread");
+    g_we_initialized = true;
+  } else {
+    PMPI_Query_thread(&provided);
+  }
+  PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  std::string error;
+  if (engine::initialize(&error) != MPI_SUCCESS) throw Napi::Error::New(env, "topocoll: " + error);
+  auto result = Napi::Object::New(env);
+  result.Set("provided", provided);
+  result.Set("initializedHere", g_we_initialized);
+  return result;
+}
+
+Napi::Value Finalize(const Napi::CallbackInfo& info) {
+  int initialized = 0, finalized = 0;
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
+  if (initialized && !finalized) {
+    engine::finalize();
+    if (g_we_initialized) check(info.Env(), PMPI_Finalize(), "MPI_Finalize");
+  }
+  return info.Env().Undefined();
+}
+
+Napi::Value Abort(const Napi::CallbackInfo& info) {
+  int code = static_cast<int>(intArg(info[0], "errorcode", 0, 255));
+  PMPI_Abort(MPI_COMM_WORLD, code);
+  return info.Env().Undefined();
+}
+
+Napi::Value State(const Napi::CallbackInfo& info) {
+  int initialized = 0, finalized = 0;
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
+  auto s = Napi::Object::New(info.Env());
+  s.Set("initialized", initialized != 0);
+  s.Set("finalized", finalized != 0);
+  return s;
+}
+
+Napi::Value CommRank(const Napi::CallbackInfo& info) {
+  int rank = 0;
+  check(info.Env(), PMPI_Comm_rank(commArg(info[0]), &rank), "MPI_Comm_rank");
+  return Napi::Number::New(info.Env(), rank);
+}
+
+Napi::Value CommSize(const Napi::CallbackInfo& info) {
+  int size = 0;
+  check(info.Env(), PMPI_Comm_size(commArg(info[0]), &size), "MPI_Comm_size");
+  return Napi::Number::New(info.Env(), size);
+}
+
+Napi::Value ProcessorName(const Napi::CallbackInfo& info) {
+  char name[MPI_MAX_PROCESSOR_NAME];
+  int len = 0;
+  check(info.Env(), PMPI_Get_processor_name(name, &len), "MPI_Get_processor_name");
+  return Napi::String::New(info.Env(), name, len);
+}
+
+Napi::Value Wtime(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), PMPI_Wtime()); }
+
+// Facts about the build and the MPI library; needs no MPI_Init.
+Napi::Value BuildInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0, major = 0, minor = 0;
+  PMPI_Get_library_version(version, &len);
+  PMPI_Get_version(&major, &minor);
+  auto o = Napi::Object::New(env);
+  o.Set("flavour", TOPOCOLL_MPI_FLAVOUR);
+  o.Set("libraryVersion", std::string(version, len));
+  o.Set("mpiVersion", std::to_string(major) + "." + std::to_string(minor));
+  o.Set("largeCount", MPI_VERSION >= 4);
+  Dl_info dl;
+  if (dladdr(reinterpret_cast<void*>(&engine::initialize), &dl) && dl.dli_fname) o.Set("library", dl.dli_fname);
+  return o;
+}
+
+}  // namespace
+
+void initLifecycle(Napi::Env env, Napi::Object exports) {
+  exports.Set("init", Napi::Function::New(env, Init));
+  exports.Set("finalize", Napi::Function::New(env, Finalize));
+  exports.Set("abort", Napi::Function::New(env, Abort));
+  exports.Set("state", Napi::Function::New(env, State));
+  exports.Set("commRank", Napi::Function::New(env, CommRank));
+  exports.Set("commSize", Napi::Function::New(env, CommSize));
+  exports.Set("processorName", Napi::Function::New(env, ProcessorName));
+  exports.Set("wtime", Napi::Function::New(env, Wtime));
+  exports.Set("buildInfo", Napi::Function::New(env, BuildInfo));
+  exports.Set("threadLevels", [&] {
+    auto o = Napi::Object::New(env);
+    o.Set("single", static_cast<int>(MPI_THREAD_SINGLE));
+    o.Set("funneled", static_cast<int>(MPI_THREAD_FUNNELED));
+    o.Set("serialized", static_cast<int>(MPI_THREAD_SERIALIZED));
+    o.Set("multiple", static_cast<int>(MPI_THREAD_MULTIPLE));
+    return o;
+  }());
+}
+
+}  // namespace topocoll::addon

@@ -1,0 +1,39 @@
+#include "request.h"
+
+namespace topocoll::addon {
+
+Napi::FunctionReference RequestWrap::constructor_;
+
+void RequestWrap::Init(Napi::Env env, Napi::Object exports) {
+  Napi::Function ctor = DefineClass(env, "NativeRequest", {InstanceMethod("test", &RequestWrap::Test), InstanceMethod("wait", &RequestWrap::Wait)});
+  constructor_ = Napi::Persistent(ctor);
+  constructor_.SuppressDestruct();
+  exports.Set("NativeRequest", ctor);
+}
+
+Napi::Object RequestWrap::New(Napi::Env env, std::unique_ptr<CollectiveRequest> request) {
+  Napi::Object obj = constructor_.New({});
+  Unwrap(obj)->request_ = std::move(request);
+  return obj;
+}
+
+RequestWrap::RequestWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<RequestWrap>(info) {}
+
+Napi::Value RequestWrap::Test(const Napi::CallbackInfo& info) {
+  if (!done_ && request_) {
+    check(info.Env(), request_->test(&done_), "MPI_Test");
+    if (done_) request_.reset();
+  }
+  return Napi::Boolean::New(info.Env(), done_ || !request_);
+}
+
+Napi::Value RequestWrap::Wait(const Napi::CallbackInfo& info) {
+  if (!done_ && request_) {
+    check(info.Env(), request_->wait(), "MPI_Wait");
+    done_ = true;
+    request_.reset();
+  }
+  return info.Env().Undefined();
+}
+
+}  // namespace topocoll::addon

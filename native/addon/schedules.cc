@@ -1,0 +1,140 @@
+// Tools' view of the engine, no MPI needed: schedules as data, the selection, the configuration.
+#include "addon.h"
+#include "algorithm_registry.h"
+#include "config.h"
+#include "engine.h"
+#include "select.h"
+
+namespace topocoll::addon {
+namespace {
+
+Collective collectiveArg(const Napi::Value& v) {
+  Collective coll;
+  if (!v.IsString() || !collectiveByName(v.As<Napi::String>().Utf8Value(), &coll)) {
+    throwType(v.Env(), "collective must be one of: allgather, bcast, barrier, alltoall");
+  }
+  return coll;
+}
+
+int algorithmArg(Collective coll, const Napi::Value& v) {
+  if (!v.IsString()) throwType(v.Env(), "algorithm must be a string");
+  int index = algorithmIndex(coll, v.As<Napi::String>().Utf8Value());
+  if (index < 0) throwType(v.Env(), "unknown " + std::string(collectiveEntry(coll).name) + " algorithm " + v.As<Napi::String>().Utf8Value());
+  return index;
+}
+
+const char* bufferName(BufferId id) {
+  switch (id) {
+    case BufferId::Send: return "send";
+    case BufferId::Recv: return "recv";
+    case BufferId::Tmp: return "tmp";
+    default: return "none";
+  }
+}
+
+Napi::Object spanObject(Napi::Env env, const BlockSpan& s) {
+  auto o = Napi::Object::New(env);
+  o.Set("buf", bufferName(s.buf));
+  o.Set("first", Napi::Number::New(env, static_cast<double>(s.first)));
+  o.Set("count", Napi::Number::New(env, static_cast<double>(s.count)));
+  return o;
+}
+
+// buildSchedule(collective, algorithm, p, rank, {count, root, inPlace, maxOutstanding, segmentBlocks})
+Napi::Value BuildSchedule(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Collective coll = collectiveArg(info[0]);
+  int algorithm = algorithmArg(coll, info[1]);
+  BuildParams bp;
+  bp.p = static_cast<int>(intArg(info[2], "p", 1, 1 << 24));
+  bp.rank = static_cast<int>(intArg(info[3], "rank", 0, bp.p - 1));
+  Napi::Object opts = info[4].IsObject() ? info[4].As<Napi::Object>() : Napi::Object::New(env);
+  auto opt = [&](const char* key, int64_t dflt, int64_t min, int64_t max) {
+    return opts.Has(key) && !opts.Get(key).IsUndefined() ? intArg(opts.Get(key), key, min, max) : dflt;
+  };
+  bp.count = opt("count", 1, 0, INT64_MAX / 2);
+  bp.root = static_cast<int>(opt("root", 0, 0, bp.p - 1));
+  bp.in_place = opts.Has("inPlace") && opts.Get("inPlace").ToBoolean();
+  bp.max_outstanding = static_cast<int>(opt("maxOutstanding", config().get(Parameter::AlltoallMaxOutstanding), 1, 1 << 20));
+  bp.segment_blocks = opt("segmentBlocks", 0, 0, INT64_MAX / 2);
+  Schedule s;
+  std::string error;
+  if (!engine::buildSchedule(coll, algorithm, bp, &s, &error)) throwRange(env, error);
+
+  auto out = Napi::Object::New(env);
+  out.Set("collective", collectiveEntry(coll).name);
+  out.Set("algorithm", algorithmName(coll, algorithm));
+  out.Set("p", bp.p);
+  out.Set("rank", bp.rank);
+  out.Set("count", Napi::Number::New(env, static_cast<double>(bp.count)));
+  out.Set("root", bp.root);
+  out.Set("inPlace", bp.in_place);
+  out.Set("tmpBlocks", Napi::Number::New(env, static_cast<double>(s.tmp_blocks)));
+  out.Set("note", s.note);
+  auto rounds = Napi::Array::New(env, s.rounds.size());
+  for (size_t i = 0; i < s.rounds.size(); ++i) {
+    const auto& ops = s.rounds[i].ops;
+    auto round = Napi::Array::New(env, ops.size());
+    for (size_t j = 0; j < ops.size(); ++j) {
+      const Op& op = ops[j];
+      auto o = Napi::Object::New(env);
+      o.Set("kind", op.kind == OpKind::Send ? "send" : op.kind == OpKind::Recv ? "recv" : "copy");
+      if (op.kind != OpKind::Copy) o.Set("peer", op.peer);
+      if (op.kind != OpKind::Recv) o.Set("src", spanObject(env, op.src));
+      if (op.kind != OpKind::Send) o.Set("dst", spanObject(env, op.dst));
+      round.Set(j, o);
+    }
+    rounds.Set(i, round);
+  }
+  out.Set("rounds", rounds);
+  return out;
+}
+
+// selectAlgorithm(collective, p, blockBytes, totalBytes) -> {algorithm, reason}, under the
+// configuration of the environment (loadConfig() first).
+Napi::Value SelectAlgorithm(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Collective coll = collectiveArg(info[0]);
+  int p = static_cast<int>(intArg(info[1], "p", 1, 1 << 24));
+  int64_t block = intArg(info[2], "blockBytes", 0, INT64_MAX / 2);
+  int64_t total = intArg(info[3], "totalBytes", 0, INT64_MAX / 2);
+  Choice c = selectAlgorithm(coll, p, block, total, config());
+  auto o = Napi::Object::New(env);
+  o.Set("algorithm", c.algorithm == kAlgorithmNative ? "native" : algorithmName(coll, c.algorithm));
+  o.Set("reason", c.reason);
+  return o;
+}
+
+// Validates the TOPOCOLL_* environment; throws the message naming the variable.
+Napi::Value LoadConfig(const Napi::CallbackInfo& info) {
+  std::string error;
+  if (!engine::loadConfig(&error)) throw Napi::Error::New(info.Env(), "topocoll: " + error);
+  return info.Env().Undefined();
+}
+
+// Names the native build can run, per collective; and what is wrong with the registry, if anything.
+Napi::Value RegisteredAlgorithms(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto o = Napi::Object::New(env);
+  for (int c = 0; c < generated::kCollectiveCount; ++c) {
+    auto coll = static_cast<Collective>(c);
+    auto names = Napi::Array::New(env);
+    for (int i = 0; i < collectiveEntry(coll).algorithm_count; ++i) {
+      if (findBuilder(coll, i)) names.Set(names.Length(), algorithmName(coll, i));
+    }
+    o.Set(collectiveEntry(coll).name, names);
+  }
+  o.Set("problems", checkRegistry());
+  return o;
+}
+
+}  // namespace
+
+void initSchedules(Napi::Env env, Napi::Object exports) {
+  exports.Set("buildSchedule", Napi::Function::New(env, BuildSchedule));
+  exports.Set("selectAlgorithm", Napi::Function::New(env, SelectAlgorithm));
+  exports.Set("loadConfig", Napi::Function::New(env, LoadConfig));
+  exports.Set("registeredAlgorithms", Napi::Function::New(env, RegisteredAlgorithms));
+}
+
+}  // namespace topocoll::addon

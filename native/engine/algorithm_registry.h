@@ -1,0 +1,33 @@
+// Schedule builders register themselves by name; the names must be the registry's
+// (src/select/registry.ts, generated into generated/registry.h). A name the registry lists
+// without a builder, or a builder under an unknown name, is reported by checkRegistry().
+#pragma once
+
+#include <string>
+
+#include "generated/registry.h"
+#include "schedule.h"
+
+namespace topocoll {
+
+using generated::Collective;
+
+struct AlgorithmRegistration {
+  AlgorithmRegistration(Collective coll, const char* name, ScheduleBuilder build);
+};
+
+#define TOPOCOLL_REGISTER_ALGORITHM(coll, name, builder)                                    \
+  static const ::topocoll::AlgorithmRegistration topocoll_registration_##builder{            \
+      ::topocoll::Collective::coll, name, builder}
+
+const generated::CollectiveEntry& collectiveEntry(Collective coll);
+// Index of `name` among the collective's algorithms, or -1.
+int algorithmIndex(Collective coll, const std::string& name);
+const char* algorithmName(Collective coll, int index);
+ScheduleBuilder findBuilder(Collective coll, int index);
+// Collective by its registry name ("allgather"), false if unknown.
+bool collectiveByName(const std::string& name, Collective* out);
+// Empty when every registry name has exactly one builder; otherwise what is wrong.
+std::string checkRegistry();
+
+}  // namespace topocoll

@@ -1,0 +1,82 @@
+#include "comm_state.h"
+
+#include <functional>
+
+#include "algorithm_registry.h"
+
+namespace topocoll {
+namespace {
+
+int g_keyval = MPI_KEYVAL_INVALID;
+int g_next_serial = 0;
+constexpr size_t kMaxCachedSchedules = 64;
+// Tags below this are left to the MPI's own use of a dup'ed communicator (none today); MPI
+// guarantees MPI_TAG_UB >= 32767.
+constexpr int kTagSpan = 32767;
+
+}  // namespace
+
+int CommState::createKeyval() {
+  if (g_keyval != MPI_KEYVAL_INVALID) return MPI_SUCCESS;
+  return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &CommState::deleteAttribute, &g_keyval, nullptr);
+}
+
+int CommState::deleteAttribute(MPI_Comm, int, void* value, void*) {
+  delete static_cast<CommState*>(value);
+  return MPI_SUCCESS;
+}
+
+CommState::~CommState() {
+  int finalized = 0;
+  PMPI_Finalized(&finalized);
+  if (!finalized && shadow_ != MPI_COMM_NULL) PMPI_Comm_free(&shadow_);
+}
+
+int CommState::get(MPI_Comm comm, CommState** out) {
+  int found = 0;
+  int rc = PMPI_Comm_get_attr(comm, g_keyval, out, &found);
+  if (rc != MPI_SUCCESS || found) return rc;
+  auto state = std::unique_ptr<CommState>(new CommState());
+  int inter = 0;
+  if ((rc = PMPI_Comm_test_inter(comm, &inter)) != MPI_SUCCESS) return rc;
+  state->inter_ = inter != 0;
+  if ((rc = PMPI_Comm_size(comm, &state->size_)) != MPI_SUCCESS) return rc;
+  if ((rc = PMPI_Comm_rank(comm, &state->rank_)) != MPI_SUCCESS) return rc;
+  if (!state->inter_ && (rc = PMPI_Comm_dup(comm, &state->shadow_)) != MPI_SUCCESS) return rc;
+  state->serial_ = g_next_serial++;
+  if ((rc = PMPI_Comm_set_attr(comm, g_keyval, state.get())) != MPI_SUCCESS) return rc;
+  *out = state.release();
+  return MPI_SUCCESS;
+}
+
+int CommState::nextTag() { return static_cast<int>(sequence_++ % kTagSpan); }
+
+size_t CommState::ScheduleKeyHash::operator()(const ScheduleKey& k) const {
+  size_t h = std::hash<int64_t>()(k.count);
+  for (int64_t v : {int64_t(k.coll), int64_t(k.algorithm), int64_t(k.root), int64_t(k.in_place), k.max_outstanding, k.segment_blocks}) {
+    h = h * 1000003u ^ std::hash<int64_t>()(v);
+  }
+  return h;
+}
+
+std::shared_ptr<const Schedule> CommState::schedule(Collective coll, int algorithm, const BuildParams& params) {
+  ScheduleKey key{static_cast<int>(coll), algorithm, params.root, params.in_place, params.count, params.max_outstanding,
+                  params.segment_blocks};
+  auto it = schedules_.find(key);
+  if (it != schedules_.end()) return it->second;
+  if (schedules_.size() >= kMaxCachedSchedules) schedules_.clear();
+  auto built = std::make_shared<const Schedule>(findBuilder(coll, algorithm)(params));
+  schedules_.emplace(key, built);
+  return built;
+}
+
+bool CommState::firstOfSizeClass(Collective coll, int64_t bytes) {
+  int size_class = 0;
+  while (bytes > 0) {
+    bytes >>= 1;
+    ++size_class;
+  }
+  return traced_.insert(static_cast<int64_t>(coll) * 128 + size_class).second;
+}
+
+}  // namespace topocoll

@@ -1,0 +1,67 @@
+// What the engine keeps per communicator, cached on it as an MPI attribute and freed with it.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "generated/registry.h"
+#include "schedule.h"
+
+namespace topocoll {
+
+using generated::Collective;
+
+class CommState {
+ public:
+  // The state of `comm`, created on first use (collective over comm: it dups a shadow comm).
+  static int get(MPI_Comm comm, CommState** out);
+  // Creates the attribute keyval; called once by engine::initialize() after MPI_Init.
+  static int createKeyval();
+
+  ~CommState();
+
+  int size() const { return size_; }
+  int rank() const { return rank_; }
+  bool isInter() const { return inter_; }
+  int serial() const { return serial_; }
+  // Engine traffic runs on a private duplicate so it never matches the user's messages.
+  MPI_Comm shadow() const { return shadow_; }
+  // A fresh tag per collective call: nonblocking collectives on one communicator may overlap.
+  int nextTag();
+
+  // The schedule of (coll, algorithm, params), built once and reused.
+  std::shared_ptr<const Schedule> schedule(Collective coll, int algorithm, const BuildParams& params);
+
+  // True the first time (coll, size class) is seen: TOPOCOLL_VERBOSE prints once per class.
+  bool firstOfSizeClass(Collective coll, int64_t bytes);
+
+ private:
+  CommState() = default;
+  static int deleteAttribute(MPI_Comm comm, int keyval, void* value, void* extra);
+
+  struct ScheduleKey {
+    int coll, algorithm, root;
+    bool in_place;
+    int64_t count, max_outstanding, segment_blocks;
+    bool operator==(const ScheduleKey& o) const {
+      return coll == o.coll && algorithm == o.algorithm && root == o.root && in_place == o.in_place && count == o.count &&
+             max_outstanding == o.max_outstanding && segment_blocks == o.segment_blocks;
+    }
+  };
+  struct ScheduleKeyHash {
+    size_t operator()(const ScheduleKey& k) const;
+  };
+
+  MPI_Comm shadow_ = MPI_COMM_NULL;
+  int size_ = 0, rank_ = 0, serial_ = 0;
+  bool inter_ = false;
+  uint32_t sequence_ = 0;
+  std::unordered_map<ScheduleKey, std::shared_ptr<const Schedule>, ScheduleKeyHash> schedules_;
+  std::unordered_set<int64_t> traced_;
+};
+
+}  // namespace topocoll

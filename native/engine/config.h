@@ -1,0 +1,41 @@
+// Configuration from TOPOCOLL_* environment variables, read once at init. A bad value is an
+// error naming the variable and the valid choices; it is never silently replaced by a default.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "generated/registry.h"
+
+namespace topocoll {
+
+using generated::Collective;
+using generated::Parameter;
+
+inline constexpr int kAlgorithmAuto = -2;
+inline constexpr int kAlgorithmNative = -1;
+
+enum class FallbackMode : int { Error = 0, Warn = 1, Silent = 2 };  // order of the registry's choices
+
+struct Config {
+  // Per collective: kAlgorithmAuto, kAlgorithmNative or an algorithm index of the registry.
+  std::array<int, generated::kCollectiveCount> forced{};
+  std::array<int64_t, generated::kParameterCount> values{};
+
+  int64_t get(Parameter p) const { return values[static_cast<int>(p)]; }
+  int verbose() const { return static_cast<int>(get(Parameter::Verbose)); }
+  FallbackMode fallback() const { return static_cast<FallbackMode>(get(Parameter::Fallback)); }
+};
+
+// Parses the environment (getenv) into *out. On error returns false and sets *error.
+bool loadConfigFromEnvironment(Config* out, std::string* error);
+
+// Parses one value of a variable; used for the environment and by tools that validate input.
+bool parseParameter(Parameter p, const char* text, int64_t* value, std::string* error);
+bool parseAlgorithmChoice(Collective coll, const char* text, int* value, std::string* error);
+
+// The process-wide configuration (loaded by engine::initialize()).
+const Config& config();
+
+}  // namespace topocoll

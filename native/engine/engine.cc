@@ -1,0 +1,272 @@
+#include "engine.h"
+
+#include <array>
+#include <climits>
+#include <cstdio>
+#include <vector>
+
+#include "algorithm_registry.h"
+#include "comm_state.h"
+#include "config.h"
+#include "select.h"
+
+namespace topocoll {
+void installConfig(const Config& c);  // config.cc
+}
+
+namespace topocoll::engine {
+namespace {
+
+bool g_initialized = false;
+
+struct AlgorithmStats {
+  uint64_t calls = 0;
+  uint64_t bytes = 0;
+};
+// Per collective: slot 0 is native, slot i + 1 the registry's algorithm i.
+std::array<std::vector<AlgorithmStats>, generated::kCollectiveCount> g_stats;
+
+const char* choiceName(Collective coll, int algorithm) {
+  return algorithm == kAlgorithmNative ? "native" : algorithmName(coll, algorithm);
+}
+
+void record(Collective coll, int algorithm, int64_t bytes) {
+  auto& slots = g_stats[static_cast<int>(coll)];
+  if (slots.empty()) slots.resize(collectiveEntry(coll).algorithm_count + 1);
+  AlgorithmStats& s = slots[algorithm + 1];
+  s.calls++;
+  s.bytes += static_cast<uint64_t>(bytes);
+}
+
+int typeSize(MPI_Datatype type, int64_t* size) {
+  int s = 0;
+  int rc = PMPI_Type_size(type, &s);
+  *size = s;
+  return rc;
+}
+
+// One call of a collective, as the selection, the trace and the executor see it.
+struct Call {
+  Collective coll;
+  MPI_Comm comm;
+  int64_t block_bytes;
+  int64_t total_bytes;
+  BuildParams params;
+};
+
+void trace(const Call& call, CommState* state, const Choice& choice) {
+  const Config& cfg = config();
+  if (cfg.verbose() < 1 || state->rank() != 0 || !state->firstOfSizeClass(call.coll, call.block_bytes)) return;
+  std::fprintf(stderr, "topocoll: comm %d (p=%d) %s %lld B%s -> %s (%s)\n", state->serial(), state->size(),
+               collectiveEntry(call.coll).name, static_cast<long long>(call.block_bytes),
+               call.coll == Collective::Allgather || call.coll == Collective::Alltoall ? "/block" : "",
+               choiceName(call.coll, choice.algorithm), choice.reason.c_str());
+}
+
+// Resolves the algorithm for a call, applying TOPOCOLL_FALLBACK where a forced one cannot run.
+int choose(const Call& call, CommState* state, Choice* choice) {
+  *choice = selectAlgorithm(call.coll, state->size(), call.block_bytes, call.total_bytes, config());
+  if (choice->algorithm == kAlgorithmNative) return MPI_SUCCESS;
+  const char* why = nullptr;
+  if (state->isInter()) why = "intercommunicators are not handled by the engine";
+  else if (!findBuilder(call.coll, choice->algorithm)) why = "this build has no builder for it";
+  if (!why) return MPI_SUCCESS;
+  bool forced = config().forced[static_cast<int>(call.coll)] != kAlgorithmAuto;
+  if (forced && config().fallback() == FallbackMode::Error) {
+    std::fprintf(stderr, "topocoll: %s=%s cannot run this call: %s (TOPOCOLL_FALLBACK=error)\n",
+                 collectiveEntry(call.coll).env, choiceName(call.coll, choice->algorithm), why);
+    return MPI_ERR_OTHER;
+  }
+  if (forced && config().fallback() == FallbackMode::Warn && state->firstOfSizeClass(call.coll, -1)) {
+    std::fprintf(stderr, "topocoll: %s=%s cannot run this call (%s); using native\n", collectiveEntry(call.coll).env,
+                 choiceName(call.coll, choice->algorithm), why);
+  }
+  *choice = {kAlgorithmNative, std::string("fallback: ") + why};
+  return MPI_SUCCESS;
+}
+
+// Runs `call` with the chosen algorithm: our schedule, or `native(MPI_Request*)` (null = blocking).
+template <typename Native>
+int dispatch(const Call& call, Bindings bindings, RequestOut request, Native native) {
+  CommState* state = nullptr;
+  int rc = CommState::get(call.comm, &state);
+  if (rc != MPI_SUCCESS) return rc;
+  Choice choice;
+  if ((rc = choose(call, state, &choice)) != MPI_SUCCESS) return rc;
+  trace(call, state, choice);
+  record(call.coll, choice.algorithm, call.total_bytes);
+  double started = config().verbose() >= 2 ? PMPI_Wtime() : 0;
+
+  if (choice.algorithm == kAlgorithmNative) {
+    if (!request) {
+      rc = native(nullptr);
+    } else {
+      MPI_Request r = MPI_REQUEST_NULL;
+      if ((rc = native(&r)) == MPI_SUCCESS) *request = std::make_unique<NativeRequest>(r);
+    }
+  } else {
+    BuildParams params = call.params;
+    params.p = state->size();
+    params.rank = state->rank();
+    params.max_outstanding = static_cast<int>(config().get(Parameter::AlltoallMaxOutstanding));
+    auto schedule = state->schedule(call.coll, choice.algorithm, params);
+    int tag = state->nextTag();
+    if (!request) {
+      rc = executeSchedule(*schedule, bindings, state->shadow(), tag);
+    } else {
+      auto r = std::make_unique<ScheduleRequest>(schedule, bindings, state->shadow(), tag);
+      if ((rc = r->allocateScratch()) == MPI_SUCCESS && (rc = r->start()) == MPI_SUCCESS) *request = std::move(r);
+    }
+  }
+  if (config().verbose() >= 2 && !request) {
+    std::fprintf(stderr, "topocoll: rank %d %s %s %lld B: %.2f us\n", state->rank(), collectiveEntry(call.coll).name,
+                 choiceName(call.coll, choice.algorithm), static_cast<long long>(call.total_bytes),
+                 (PMPI_Wtime() - started) * 1e6);
+  }
+  return rc;
+}
+
+bool fitsInt(MPI_Count n) { return n >= 0 && n <= INT_MAX; }
+
+// A request that is already complete: a collective with nothing to move.
+int completed(RequestOut request) {
+  if (request) *request = std::make_unique<NativeRequest>(MPI_REQUEST_NULL);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+bool loadConfig(std::string* error) {
+  Config c;
+  if (!loadConfigFromEnvironment(&c, error)) return false;
+  installConfig(c);
+  return true;
+}
+
+int initialize(std::string* error) {
+  if (g_initialized) return MPI_SUCCESS;
+  if (!loadConfig(error)) return MPI_ERR_ARG;
+  int rc = CommState::createKeyval();
+  if (rc != MPI_SUCCESS) {
+    *error = "topocoll: cannot create the communicator attribute keyval";
+    return rc;
+  }
+  g_initialized = true;
+  return MPI_SUCCESS;
+}
+
+bool initialized() { return g_initialized; }
+
+void finalize() {
+  if (!g_initialized || !config().get(Parameter::Stats)) return;
+  int rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (int c = 0; c < generated::kCollectiveCount; ++c) {
+    const auto& slots = g_stats[c];
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (slots[i].calls == 0) continue;
+      auto coll = static_cast<Collective>(c);
+      std::fprintf(stderr, "topocoll stats: rank %d %-10s %-20s calls %llu bytes %llu\n", rank, collectiveEntry(coll).name,
+                   choiceName(coll, static_cast<int>(i) - 1), static_cast<unsigned long long>(slots[i].calls),
+                   static_cast<unsigned long long>(slots[i].bytes));
+    }
+  }
+}
+
+int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+              MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
+  bool in_place = sendbuf == MPI_IN_PLACE;
+  if (recvcount == 0) return completed(request);
+  if (!fitsInt(recvcount) || (!in_place && !fitsInt(sendcount))) return MPI_ERR_COUNT;
+  int64_t type_bytes;
+  int rc = typeSize(recvtype, &type_bytes);
+  if (rc != MPI_SUCCESS) return rc;
+  int p = 0;
+  if ((rc = PMPI_Comm_size(comm, &p)) != MPI_SUCCESS) return rc;
+  Bindings b;
+  if (!in_place && (rc = BufferBinding::bind(const_cast<void*>(sendbuf), sendcount, sendtype, &b.send)) != MPI_SUCCESS) return rc;
+  if ((rc = BufferBinding::bind(recvbuf, recvcount, recvtype, &b.recv)) != MPI_SUCCESS) return rc;
+  BuildParams params;
+  params.count = recvcount;
+  params.in_place = in_place;
+  int64_t block = recvcount * type_bytes;
+  Call call{Collective::Allgather, comm, block, block * p, params};
+  return dispatch(call, b, request, [&](MPI_Request* r) {
+    return r ? PMPI_Iallgather(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm, r)
+             : PMPI_Allgather(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
+  });
+}
+
+int bcast(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, RequestOut request) {
+  if (count == 0) return completed(request);
+  if (!fitsInt(count)) return MPI_ERR_COUNT;
+  int64_t type_bytes;
+  int rc = typeSize(type, &type_bytes);
+  if (rc != MPI_SUCCESS) return rc;
+  Bindings b;
+  // A bcast block is one element, so that algorithms can cut the vector into segments.
+  if ((rc = BufferBinding::bind(buffer, 1, type, &b.recv)) != MPI_SUCCESS) return rc;
+  BuildParams params;
+  params.count = count;
+  params.root = root;
+  Call call{Collective::Bcast, comm, count * type_bytes, count * type_bytes, params};
+  return dispatch(call, b, request, [&](MPI_Request* r) {
+    return r ? PMPI_Ibcast(buffer, int(count), type, root, comm, r) : PMPI_Bcast(buffer, int(count), type, root, comm);
+  });
+}
+
+int barrier(MPI_Comm comm, RequestOut request) {
+  Bindings b;
+  b.recv.type = b.send.type = MPI_BYTE;
+  b.recv.extent = b.send.extent = 1;
+  Call call{Collective::Barrier, comm, 0, 0, BuildParams{}};
+  return dispatch(call, b, request, [&](MPI_Request* r) { return r ? PMPI_Ibarrier(comm, r) : PMPI_Barrier(comm); });
+}
+
+int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+             MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
+  bool in_place = sendbuf == MPI_IN_PLACE;
+  if (recvcount == 0) return completed(request);
+  if (!fitsInt(recvcount) || (!in_place && !fitsInt(sendcount))) return MPI_ERR_COUNT;
+  int64_t type_bytes;
+  int rc = typeSize(recvtype, &type_bytes);
+  if (rc != MPI_SUCCESS) return rc;
+  int p = 0;
+  if ((rc = PMPI_Comm_size(comm, &p)) != MPI_SUCCESS) return rc;
+  Bindings b;
+  if ((rc = BufferBinding::bind(recvbuf, recvcount, recvtype, &b.recv)) != MPI_SUCCESS) return rc;
+  if (in_place) {
+    b.send = b.recv;  // unused: in-place builders first copy the receive buffer to tmp
+  } else if ((rc = BufferBinding::bind(const_cast<void*>(sendbuf), sendcount, sendtype, &b.send)) != MPI_SUCCESS) {
+    return rc;
+  }
+  BuildParams params;
+  params.count = recvcount;
+  params.in_place = in_place;
+  int64_t block = recvcount * type_bytes;
+  Call call{Collective::Alltoall, comm, block, block * p, params};
+  return dispatch(call, b, request, [&](MPI_Request* r) {
+    return r ? PMPI_Ialltoall(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm, r)
+             : PMPI_Alltoall(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
+  });
+}
+
+bool buildSchedule(Collective coll, int algorithm, const BuildParams& params, Schedule* out, std::string* error) {
+  if (algorithm < 0 || algorithm >= collectiveEntry(coll).algorithm_count) {
+    *error = "unknown algorithm index";
+    return false;
+  }
+  ScheduleBuilder build = findBuilder(coll, algorithm);
+  if (!build) {
+    *error = std::string(collectiveEntry(coll).name) + " algorithm " + algorithmName(coll, algorithm) + " has no builder in this build";
+    return false;
+  }
+  if (params.p < 1 || params.rank < 0 || params.rank >= params.p || params.root < 0 || params.root >= params.p || params.count < 0) {
+    *error = "invalid schedule parameters (need p >= 1, 0 <= rank, root < p, count >= 0)";
+    return false;
+  }
+  *out = build(params);
+  return true;
+}
+
+}  // namespace topocoll::engine

@@ -1,0 +1,82 @@
+// The executor runs any schedule on any datatype and communicator. It knows no algorithm.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <vector>
+
+#include "schedule.h"
+
+namespace topocoll {
+
+// Where the blocks of one buffer live: block b starts at base + b * blockElements * extent.
+struct BufferBinding {
+  char* base = nullptr;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_Count blockElements = 0;
+  MPI_Aint extent = 0;
+  bool packed = false;  // elements are contiguous bytes in a fixed order: memcpy is a valid copy
+
+  static int bind(void* base, MPI_Count blockElements, MPI_Datatype type, BufferBinding* out);
+};
+
+struct Bindings {
+  BufferBinding send, recv, tmp;
+  const BufferBinding& of(BufferId id) const { return id == BufferId::Send ? send : id == BufferId::Recv ? recv : tmp; }
+};
+
+// Scratch space for a schedule's tmp buffer, laid out like the receive binding.
+class ScratchBuffer {
+ public:
+  int allocate(const BufferBinding& like, int64_t blocks, BufferBinding* out);
+
+ private:
+  std::vector<char> storage_;
+};
+
+// Runs the whole schedule; returns an MPI error code.
+int executeSchedule(const Schedule& schedule, const Bindings& bindings, MPI_Comm comm, int tag);
+
+// A collective in flight: the engine's schedules and the system MPI's own requests alike.
+class CollectiveRequest {
+ public:
+  virtual ~CollectiveRequest() = default;
+  virtual int test(bool* done) = 0;
+  virtual int wait() = 0;
+};
+
+// A schedule progressed round by round by test()/wait().
+class ScheduleRequest final : public CollectiveRequest {
+ public:
+  ScheduleRequest(std::shared_ptr<const Schedule> schedule, const Bindings& bindings, MPI_Comm comm, int tag);
+  ~ScheduleRequest() override;
+  int allocateScratch();
+  int start();
+  int test(bool* done) override;
+  int wait() override;
+
+ private:
+  int startRound();
+  int finishRound();
+  std::shared_ptr<const Schedule> schedule_;
+  Bindings bindings_;
+  ScratchBuffer scratch_;
+  MPI_Comm comm_;
+  int tag_;
+  size_t round_ = 0;
+  std::vector<MPI_Request> requests_;
+};
+
+// Wraps a request of the system MPI (the `native` algorithm of a nonblocking collective).
+class NativeRequest final : public CollectiveRequest {
+ public:
+  explicit NativeRequest(MPI_Request request) : request_(request) {}
+  int test(bool* done) override;
+  int wait() override;
+
+ private:
+  MPI_Request request_;
+};
+
+}  // namespace topocoll

@@ -1,0 +1,35 @@
+#include "select.h"
+
+#include "algorithm_registry.h"
+
+namespace topocoll {
+namespace {
+
+bool isPowerOfTwo(int p) { return p > 0 && (p & (p - 1)) == 0; }
+
+bool matches(const generated::RuleEntry& r, int p, int64_t block_bytes, int64_t total_bytes) {
+  int64_t bytes = r.basis == generated::SizeBasis::Block ? block_bytes : total_bytes;
+  if (r.min_bytes >= 0 && bytes < r.min_bytes) return false;
+  if (r.max_bytes >= 0 && bytes >= r.max_bytes) return false;
+  if (r.min_ranks >= 0 && p < r.min_ranks) return false;
+  if (r.max_ranks >= 0 && p > r.max_ranks) return false;
+  if (r.power_of_two >= 0 && isPowerOfTwo(p) != (r.power_of_two == 1)) return false;
+  return true;
+}
+
+}  // namespace
+
+Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t total_bytes, const Config& cfg) {
+  int forced = cfg.forced[static_cast<int>(coll)];
+  if (forced != kAlgorithmAuto) {
+    return {forced, std::string("forced by ") + collectiveEntry(coll).env};
+  }
+  for (const auto& rule : generated::kDefaultRules) {
+    if (rule.collective != coll || !matches(rule, p, block_bytes, total_bytes)) continue;
+    int index = algorithmIndex(coll, rule.algorithm);
+    if (index >= 0 && findBuilder(coll, index)) return {index, std::string("default rule: ") + rule.why};
+  }
+  return {kAlgorithmNative, "no rule matched: the system MPI's own collective"};
+}
+
+}  // namespace topocoll

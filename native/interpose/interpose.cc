@@ -1,0 +1,78 @@
+// MPI_* definitions that route collectives through the engine (the PMPI profiling interface):
+// LD_PRELOAD=libtopocoll.so makes them win over the MPI library's own, and everything we do
+// not define still resolves to the MPI library. We only ever call PMPI_*.
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "config.h"
+#include "engine.h"
+#include "interpose.h"
+
+namespace topocoll::interpose {
+
+thread_local int t_depth = 0;
+
+bool bypass() { return t_depth > 0 || !engine::initialized() || config().get(Parameter::Passthrough); }
+
+// A bad TOPOCOLL_* value stops the program here, on every rank alike (they share the
+// environment), with one message from rank 0 and a non-zero exit status.
+static int afterInit(int rc) {
+  if (rc != MPI_SUCCESS) return rc;
+  std::string error;
+  if (engine::initialize(&error) == MPI_SUCCESS) return rc;
+  int rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) std::fprintf(stderr, "topocoll: %s\n", error.c_str());
+  PMPI_Finalize();
+  std::exit(1);
+}
+
+}  // namespace topocoll::interpose
+
+using namespace topocoll;
+using interpose::bypass;
+using interpose::EngineScope;
+
+extern "C" {
+
+int MPI_Init(int* argc, char*** argv) { return interpose::afterInit(PMPI_Init(argc, argv)); }
+
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  return interpose::afterInit(PMPI_Init_thread(argc, argv, required, provided));
+}
+
+int MPI_Finalize(void) {
+  engine::finalize();
+  return PMPI_Finalize();
+}
+
+int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+  if (bypass()) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  EngineScope scope;
+  return engine::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  if (bypass()) return PMPI_Bcast(buffer, count, datatype, root, comm);
+  EngineScope scope;
+  return engine::bcast(buffer, count, datatype, root, comm);
+}
+
+int MPI_Barrier(MPI_Comm comm) {
+  if (bypass()) return PMPI_Barrier(comm);
+  EngineScope scope;
+  return engine::barrier(comm);
+}
+
+int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, MPI_Comm comm) {
+  if (bypass()) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  EngineScope scope;
+  return engine::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+}  // extern "C"

@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// Builds the native products for one or every installed MPI flavour and installs them under
+// lib/native/<flavour>/ (libtopocoll.so + topocoll_native.node, found through $ORIGIN).
+//   node scripts/build-native.mjs            the flavour of TOPOCOLL_MPI (default Open MPI)
+//   node scripts/build-native.mjs --all      every installed flavour
+//   node scripts/build-native.mjs --cmake    the same through CMakeLists.txt (build-cmake/<flavour>)
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FLAVOURS, installedFlavours, installHint, isInstalled, requestedFlavour } from './mpi.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const useCmake = args.includes('--cmake');
+
+function fail(message) {
+  console.error(`topocoll: ${message}`);
+  process.exit(1);
+}
+
+function run(cmd, cmdArgs, env) {
+  const r = spawnSync(cmd, cmdArgs, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  if (r.status !== 0) fail(`${cmd} ${cmdArgs.join(' ')} failed (exit ${r.status ?? r.signal})`);
+}
+
+function nodeGyp() {
+  // npm puts node-gyp on PATH for install scripts; from a checkout, use the dev dependency.
+  const local = path.join(root, 'node_modules/node-gyp/bin/node-gyp.js');
+  return existsSync(local) ? [process.execPath, [local]] : ['node-gyp', []];
+}
+
+// The running Node's own headers, when installed (Debian, official tarballs): no download needed.
+function nodedirArgs() {
+  if (process.env.npm_config_nodedir) return [];
+  const prefix = path.resolve(path.dirname(process.execPath), '..');
+  return existsSync(path.join(prefix, 'include/node/node.h')) ? [`--nodedir=${prefix}`] : [];
+}
+
+function buildWithGyp(flavour) {
+  const [cmd, pre] = nodeGyp();
+  run(cmd, [...pre, 'rebuild', '--loglevel=error', ...nodedirArgs()], { TOPOCOLL_MPI: flavour });
+  const out = path.join(root, 'lib/native', flavour);
+  mkdirSync(out, { recursive: true });
+  copyFileSync(path.join(root, 'build/Release/libtopocoll.so'), path.join(out, 'libtopocoll.so'));
+  copyFileSync(path.join(root, 'build/Release/topocoll_native.node'), path.join(out, 'topocoll_native.node'));
+  console.log(`topocoll: built ${FLAVOURS[flavour].title} products in ${path.relative(root, out)}/`);
+}
+
+function buildWithCmake(flavour) {
+  const dir = path.join(root, 'build-cmake', flavour);
+  run('cmake', ['-S', root, '-B', dir, '-DCMAKE_BUILD_TYPE=Release'], { TOPOCOLL_MPI: flavour });
+  run('cmake', ['--build', dir, '-j', '2'], { TOPOCOLL_MPI: flavour });
+  console.log(`topocoll: built ${FLAVOURS[flavour].title} products with CMake in ${path.relative(root, dir)}/`);
+}
+
+let flavours;
+try {
+  flavours = args.includes('--all') ? installedFlavours() : [requestedFlavour()];
+} catch (e) {
+  fail(e.message);
+}
+if (flavours.length === 0) fail(`no MPI found; ${installHint()}`);
+for (const f of flavours) {
+  if (!isInstalled(f)) fail(`${FLAVOURS[f].title} is not installed; ${installHint()}`);
+  (useCmake ? buildWithCmake : buildWithGyp)(f);
+}

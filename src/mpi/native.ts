@@ -1,0 +1,81 @@
+// Loads the addon built for the MPI that launched us. Each installed flavour has its own build
+// under lib/native/<flavour>/; the launcher's environment tells which mpirun started the job.
+import fs from 'node:fs';
+import path from 'node:path';
+
+export type Flavour = 'openmpi' | 'mpich';
+export const FLAVOUR_TITLES: Record<Flavour, string> = { openmpi: 'Open MPI', mpich: 'MPICH' };
+const LAUNCHERS: Record<Flavour, string> = { openmpi: 'mpirun.openmpi', mpich: 'mpirun.mpich' };
+
+export const packageRoot = path.resolve(__dirname, '..', '..');
+const nativeRoot = path.join(packageRoot, 'lib', 'native');
+
+/** Which MPI's launcher started this process, from the variables each one sets; null if none. */
+export function launcherFlavour(env: NodeJS.ProcessEnv = process.env): Flavour | null {
+  if (env.OMPI_COMM_WORLD_SIZE !== undefined) return 'openmpi';
+  if (env.PMI_SIZE !== undefined || env.PMI_RANK !== undefined || env.HYDRA_CONTROL_FD !== undefined) return 'mpich';
+  return null;
+}
+
+/** The size of the job according to the launcher, or null when not launched by one. */
+export function launcherWorldSize(env: NodeJS.ProcessEnv = process.env): number | null {
+  const v = env.OMPI_COMM_WORLD_SIZE ?? env.PMI_SIZE;
+  return v === undefined ? null : Number(v);
+}
+
+export function builtFlavours(): Flavour[] {
+  return (['openmpi', 'mpich'] as Flavour[]).filter((f) => fs.existsSync(path.join(nativeRoot, f, 'topocoll_native.node')));
+}
+
+export function libraryPath(flavour: Flavour): string {
+  return path.join(nativeRoot, flavour, 'libtopocoll.so');
+}
+
+/** The flavour to load: TOPOCOLL_MPI, else the launcher's, else the first built one. */
+export function chooseFlavour(env: NodeJS.ProcessEnv = process.env): Flavour {
+  const built = builtFlavours();
+  if (built.length === 0) {
+    throw new Error('topocoll: the native addon is not built; run `npm run build:native` (or `bash scripts/setup.sh`)');
+  }
+  const requested = env.TOPOCOLL_MPI as Flavour | undefined;
+  if (requested !== undefined && !(requested in FLAVOUR_TITLES)) {
+    throw new Error(`topocoll: TOPOCOLL_MPI="${requested}" is not a supported MPI; valid choices: openmpi, mpich`);
+  }
+  const launcher = launcherFlavour(env);
+  const wanted = requested ?? launcher ?? built[0];
+  if (!built.includes(wanted)) {
+    const how = requested ? 'TOPOCOLL_MPI asks for' : 'this job was launched by';
+    throw new Error(
+      `topocoll: ${how} ${FLAVOUR_TITLES[wanted]}, but topocoll is built only for ${built.map((f) => FLAVOUR_TITLES[f]).join(', ')}; ` +
+        `launch with ${built.map((f) => LAUNCHERS[f]).join(' or ')}, or build for it: TOPOCOLL_MPI=${wanted} npm run build:native`,
+    );
+  }
+  if (launcher && launcher !== wanted) {
+    throw new Error(
+      `topocoll: this job was launched by ${FLAVOUR_TITLES[launcher]}'s mpirun but TOPOCOLL_MPI=${wanted}; ` +
+        `launch with ${LAUNCHERS[wanted]} instead`,
+    );
+  }
+  return wanted;
+}
+
+export function launcherFor(flavour: Flavour): string {
+  return LAUNCHERS[flavour];
+}
+
+let loaded: { flavour: Flavour; addon: any } | undefined;
+
+/** The addon (loaded once). Typed loosely on purpose: src/mpi wraps it with checked types. */
+export function addon(): any {
+  if (!loaded) {
+    const flavour = chooseFlavour();
+    // eslint-disable-next-line @typescript-eslint/no-var-requires
+    loaded = { flavour, addon: require(path.join(nativeRoot, flavour, 'topocoll_native.node')) };
+  }
+  return loaded.addon;
+}
+
+export function loadedFlavour(): Flavour {
+  addon();
+  return loaded!.flavour;
+}

@@ -1,0 +1,70 @@
+// Runs a real MPI job for integration tests and returns what every rank printed.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+// @ts-expect-error plain ESM helper shared with the project's scripts
+import { launchCommand, installedFlavours } from '../../scripts/mpi.mjs';
+
+export type Flavour = 'openmpi' | 'mpich';
+export const repoRoot = path.resolve(__dirname, '..', '..');
+
+/** The MPIs this machine has; integration tests run for each. */
+export const FLAVOURS: Flavour[] = installedFlavours();
+
+/** Rank counts per MPI: MPICH 4.0 busy-polls, so it stays at the 2 cores we have (+1). */
+export const RANKS: Record<Flavour, number[]> = { openmpi: [1, 2, 3, 4, 5, 8], mpich: [1, 2, 3] };
+
+export interface MpiRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+export interface MpiRunOptions {
+  flavour: Flavour;
+  np: number;
+  /** The program and its arguments; a .js/.mjs/.ts file alone is run with node. */
+  args: string[];
+  env?: Record<string, string>;
+  timeoutMs?: number;
+  mpirunArgs?: string[];
+}
+
+/** Launches `mpirun -np N ...` and resolves when it exits (killing it after timeoutMs). */
+export function mpirun(opts: MpiRunOptions): Promise<MpiRun> {
+  const program = /\.(c|m)?js$/.test(opts.args[0]) ? [process.execPath, ...opts.args] : opts.args;
+  const [cmd, args, env] = launchCommand(opts.flavour, [...(opts.mpirunArgs ?? []), '-np', String(opts.np), ...program]);
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, {
+      cwd: repoRoot,
+      env: { ...process.env, TOPOCOLL_FALLBACK: 'error', ...env, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      stderr += `\n[test harness] killed after ${opts.timeoutMs ?? 60000} ms`;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }, opts.timeoutMs ?? 60000);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+/** Fails with everything the job printed when it did not exit 0. */
+export function expectSuccess(run: MpiRun): void {
+  if (run.code !== 0) {
+    throw new Error(`mpirun exited ${run.code ?? run.signal} after ${run.ms} ms\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`);
+  }
+}

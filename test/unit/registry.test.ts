@@ -1,0 +1,20 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import * as registry from '../../src/select/registry';
+// @ts-expect-error plain ESM script
+import { HEADER_PATH, renderRegistryHeader } from '../../scripts/gen-native-registry.mjs';
+
+describe('registry', () => {
+  it('the generated native header matches src/select/registry.ts (run `npm run gen`)', () => {
+    expect(readFileSync(HEADER_PATH, 'utf8')).toBe(renderRegistryHeader(registry));
+  });
+
+  it('every default rule names a registered algorithm, and every collective ends with a catch-all rule', () => {
+    for (const c of registry.COLLECTIVES) {
+      const rules = registry.DEFAULT_RULES.filter((r) => r.collective === c.name);
+      for (const r of rules) expect(registry.algorithmNames(c.name)).toContain(r.algorithm);
+      const last = rules[rules.length - 1];
+      expect(last.minBytes ?? last.maxBytes ?? last.minRanks ?? last.maxRanks ?? last.powerOfTwo).toBeUndefined();
+    }
+  });
+});

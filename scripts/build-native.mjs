@@ -5,7 +5,7 @@
 //   node scripts/build-native.mjs --all      every installed flavour
 //   node scripts/build-native.mjs --cmake    the same through CMakeLists.txt (build-cmake/<flavour>)
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, existsSync } from 'node:fs';
+import { copyFileSync, mkdirSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FLAVOURS, installedFlavours, installHint, isInstalled, requestedFlavour } from './mpi.mjs';
@@ -54,6 +54,31 @@ function buildWithCmake(flavour) {
   console.log(`topocoll: built ${FLAVOURS[flavour].title} products with CMake in ${path.relative(root, dir)}/`);
 }
 
+// node-gyp always builds in ./build: concurrent builds of one checkout (parallel test runs,
+// several developers' shells) take turns through a lock directory.
+const lockDir = path.join(root, 'build.lock');
+function acquireBuildLock() {
+  const deadline = Date.now() + 15 * 60_000;
+  for (;;) {
+    try {
+      mkdirSync(lockDir);
+      writeFileSync(path.join(lockDir, 'pid'), String(process.pid));
+      process.on('exit', () => rmSync(lockDir, { recursive: true, force: true }));
+      return;
+    } catch {
+      let owner = 0;
+      try {
+        owner = Number(readFileSync(path.join(lockDir, 'pid'), 'utf8'));
+        process.kill(owner, 0);
+      } catch {
+        if (owner) rmSync(lockDir, { recursive: true, force: true }); // its owner is gone
+      }
+      if (Date.now() > deadline) fail(`timed out waiting for the build lock ${lockDir}`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+    }
+  }
+}
+
 let flavours;
 try {
   flavours = args.includes('--all') ? installedFlavours() : [requestedFlavour()];
@@ -61,6 +86,8 @@ try {
   fail(e.message);
 }
 if (flavours.length === 0) fail(`no MPI found; ${installHint()}`);
+for (const s of ['SIGINT', 'SIGTERM']) process.on(s, () => process.exit(1));
+acquireBuildLock();
 for (const f of flavours) {
   if (!isInstalled(f)) fail(`${FLAVOURS[f].title} is not installed; ${installHint()}`);
   (useCmake ? buildWithCmake : buildWithGyp)(f);

@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 // Builds the native products for one or every installed MPI flavour and installs them under
 // lib/native/<flavour>/ (libtopocoll.so + topocoll_native.node, found through $ORIGIN).
-//   node scripts/build-native.mjs            the flavour of TOPOCOLL_MPI (default Open MPI)
-//   node scripts/build-native.mjs --all      every installed flavour
+//   node scripts/build-native.mjs            every installed flavour, or only TOPOCOLL_MPI's if set
 //   node scripts/build-native.mjs --cmake    the same through CMakeLists.txt (build-cmake/<flavour>)
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -81,7 +80,7 @@ function acquireBuildLock() {
 
 let flavours;
 try {
-  flavours = args.includes('--all') ? installedFlavours() : [requestedFlavour()];
+  flavours = process.env.TOPOCOLL_MPI || process.env.npm_config_topocoll_mpi ? [requestedFlavour()] : installedFlavours();
 } catch (e) {
   fail(e.message);
 }

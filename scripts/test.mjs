@@ -3,7 +3,7 @@
 // for every installed MPI, runs the whole vitest suite (unit tests and real mpirun jobs), and ends
 // with one summary line.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installedFlavours } from './mpi.mjs';
@@ -17,8 +17,17 @@ function run(cmd, args) {
 }
 
 run(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
-const missing = installedFlavours().filter((f) => !existsSync(path.join(root, 'lib/native', f, 'topocoll_native.node')));
-if (missing.length) run(process.execPath, [path.join(root, 'scripts/build-native.mjs'), '--all']);
+// Rebuild when a product is missing or older than any native source.
+const newest = (dir) =>
+  readdirSync(path.join(root, dir), { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .reduce((t, e) => Math.max(t, statSync(path.join(e.parentPath ?? e.path, e.name)).mtimeMs), 0);
+const sourcesTime = Math.max(newest('native'), statSync(path.join(root, 'binding.gyp')).mtimeMs);
+const stale = installedFlavours().filter((f) => {
+  const product = path.join(root, 'lib/native', f, 'topocoll_native.node');
+  return !existsSync(product) || statSync(product).mtimeMs < sourcesTime;
+});
+if (stale.length) run(process.execPath, [path.join(root, 'scripts/build-native.mjs')]);
 
 rmSync(resultsFile, { force: true });
 const vitest = spawnSync(

@@ -27,17 +27,21 @@ export function renderRegistryHeader({ COLLECTIVES, DEFAULT_RULES, PARAMETERS })
   for (const c of COLLECTIVES) {
     lines.push(`inline constexpr const char* k${cIdent(c.name)}Algorithms[] = {${c.algorithms.map((a) => cStr(a.name)).join(', ')}};`);
   }
+  for (const c of COLLECTIVES) {
+    lines.push(`inline constexpr bool k${cIdent(c.name)}AlgorithmUsesShm[] = {${c.algorithms.map((a) => String(a.shm === true)).join(', ')}};`);
+  }
   lines.push('');
   lines.push('struct CollectiveEntry {');
   lines.push('  const char* name;');
   lines.push('  const char* env;');
   lines.push('  const char* const* algorithms;');
   lines.push('  int algorithm_count;');
+  lines.push('  const bool* uses_shm;  // per algorithm: needs the node shared memory (off under TOPOCOLL_SHM=0)');
   lines.push('};');
   lines.push('');
   lines.push('inline constexpr CollectiveEntry kCollectives[] = {');
   for (const c of COLLECTIVES) {
-    lines.push(`    {${cStr(c.name)}, ${cStr(c.env)}, k${cIdent(c.name)}Algorithms, ${c.algorithms.length}},`);
+    lines.push(`    {${cStr(c.name)}, ${cStr(c.env)}, k${cIdent(c.name)}Algorithms, ${c.algorithms.length}, k${cIdent(c.name)}AlgorithmUsesShm},`);
   }
   lines.push('};');
   lines.push('');
@@ -68,7 +72,7 @@ export function renderRegistryHeader({ COLLECTIVES, DEFAULT_RULES, PARAMETERS })
   }
   lines.push('};');
   lines.push('');
-  lines.push('enum class ParameterKind : int { Bool = 0, Int = 1, Choice = 2 };');
+  lines.push('enum class ParameterKind : int { Bool = 0, Int = 1, Choice = 2, String = 3 };');
   lines.push('');
   const envIdent = (env) => cIdent(env.replace(/^TOPOCOLL_/, '').toLowerCase());
   lines.push(`enum class Parameter : int { ${PARAMETERS.map((p, i) => `${envIdent(p.env)} = ${i}`).join(', ')} };`);
@@ -90,7 +94,7 @@ export function renderRegistryHeader({ COLLECTIVES, DEFAULT_RULES, PARAMETERS })
   lines.push('');
   lines.push('inline constexpr ParameterEntry kParameters[] = {');
   for (const p of PARAMETERS) {
-    const kind = `ParameterKind::${p.kind === 'bool' ? 'Bool' : p.kind === 'int' ? 'Int' : 'Choice'}`;
+    const kind = `ParameterKind::${{ bool: 'Bool', int: 'Int', choice: 'Choice', string: 'String' }[p.kind]}`;
     const choices = p.kind === 'choice' ? `k${envIdent(p.env)}Choices, ${p.choices.length}` : 'nullptr, 0';
     lines.push(`    {${cStr(p.env)}, ${kind}, ${cStr(p.default)}, ${bound(p.min, '0')}, ${bound(p.max, '0')}, ${choices}},`);
   }

@@ -109,6 +109,8 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   initLifecycle(env, exports);
   initCollectives(env, exports);
   initSchedules(env, exports);
+  initHierarchy(env, exports);
+  initTopology(env, exports);
   return exports;
 }
 

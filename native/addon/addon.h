@@ -40,5 +40,7 @@ void releaseComm(int handle);
 void initLifecycle(Napi::Env env, Napi::Object exports);
 void initCollectives(Napi::Env env, Napi::Object exports);
 void initSchedules(Napi::Env env, Napi::Object exports);
+void initHierarchy(Napi::Env env, Napi::Object exports);
+void initTopology(Napi::Env env, Napi::Object exports);
 
 }  // namespace topocoll::addon

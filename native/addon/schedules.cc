@@ -3,6 +3,7 @@
 #include "algorithm_registry.h"
 #include "config.h"
 #include "engine.h"
+#include "hierarchy/hierarchy.h"
 #include "select.h"
 
 namespace topocoll::addon {
@@ -28,6 +29,7 @@ const char* bufferName(BufferId id) {
     case BufferId::Send: return "send";
     case BufferId::Recv: return "recv";
     case BufferId::Tmp: return "tmp";
+    case BufferId::Shm: return "shm";
     default: return "none";
   }
 }
@@ -40,7 +42,34 @@ Napi::Object spanObject(Napi::Env env, const BlockSpan& s) {
   return o;
 }
 
-// buildSchedule(collective, algorithm, p, rank, {count, root, inPlace, maxOutstanding, segmentBlocks})
+const char* opKindName(OpKind k) {
+  switch (k) {
+    case OpKind::Send: return "send";
+    case OpKind::Recv: return "recv";
+    case OpKind::Copy: return "copy";
+    case OpKind::FlagSignal: return "flag_signal";
+    case OpKind::FlagWait: return "flag_wait";
+  }
+  return "unknown";
+}
+
+const char* shmUseName(ShmUse u) { return u == ShmUse::Data ? "data" : u == ShmUse::Flags ? "flags" : "none"; }
+
+// An optional array of p whole numbers (the per-rank part of a hierarchy), or empty.
+std::vector<int> perRankArg(const Napi::Object& opts, const char* key, int p) {
+  std::vector<int> out;
+  if (!opts.Has(key) || opts.Get(key).IsUndefined()) return out;
+  Napi::Value v = opts.Get(key);
+  if (!v.IsArray() || v.As<Napi::Array>().Length() != static_cast<uint32_t>(p)) {
+    throwType(v.Env(), std::string(key) + " must be an array of " + std::to_string(p) + " numbers (one per rank)");
+  }
+  auto a = v.As<Napi::Array>();
+  for (uint32_t i = 0; i < a.Length(); ++i) out.push_back(static_cast<int>(intArg(a.Get(i), key, 0, 1 << 20)));
+  return out;
+}
+
+// buildSchedule(collective, algorithm, p, rank, {count, root, inPlace, maxOutstanding, segmentBlocks,
+//   nodes, sockets, numa (per rank), elementBytes, shmElements, bcastConcurrency, tileBytes})
 Napi::Value BuildSchedule(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Collective coll = collectiveArg(info[0]);
@@ -57,6 +86,24 @@ Napi::Value BuildSchedule(const Napi::CallbackInfo& info) {
   bp.in_place = opts.Has("inPlace") && opts.Get("inPlace").ToBoolean();
   bp.max_outstanding = static_cast<int>(opt("maxOutstanding", config().get(Parameter::AlltoallMaxOutstanding), 1, 1 << 20));
   bp.segment_blocks = opt("segmentBlocks", 0, 0, INT64_MAX / 2);
+  bp.element_bytes = opt("elementBytes", 0, 0, INT64_MAX / 2);
+  bp.shm_elements = opt("shmElements", 0, 0, INT64_MAX / 2);
+  bp.bcast_concurrency = static_cast<int>(opt("bcastConcurrency", 0, 0, 1 << 20));
+  bp.tile_bytes = opt("tileBytes", 0, 0, INT64_MAX / 2);
+  // A hierarchy given per rank (e.g. a virtual-node layout); without one, one node.
+  std::vector<int> nodes = perRankArg(opts, "nodes", bp.p), sockets = perRankArg(opts, "sockets", bp.p),
+                   numa = perRankArg(opts, "numa", bp.p);
+  Hierarchy hierarchy;
+  if (!nodes.empty() || !sockets.empty() || !numa.empty()) {
+    std::vector<RankPlace> places(bp.p);
+    for (int r = 0; r < bp.p; ++r) {
+      if (!nodes.empty()) places[r].node = nodes[r];
+      if (!sockets.empty()) places[r].socket = sockets[r];
+      if (!numa.empty()) places[r].numa = numa[r];
+    }
+    hierarchy = Hierarchy::fromPlaces(std::move(places), bp.rank);
+    bp.hierarchy = &hierarchy;
+  }
   Schedule s;
   std::string error;
   if (!engine::buildSchedule(coll, algorithm, bp, &s, &error)) throwRange(env, error);
@@ -71,6 +118,8 @@ Napi::Value BuildSchedule(const Napi::CallbackInfo& info) {
   out.Set("inPlace", bp.in_place);
   out.Set("tmpBlocks", Napi::Number::New(env, static_cast<double>(s.tmp_blocks)));
   out.Set("note", s.note);
+  out.Set("unitsPerBlock", Napi::Number::New(env, static_cast<double>(s.units_per_block)));
+  out.Set("shm", shmUseName(s.shm));
   auto rounds = Napi::Array::New(env, s.rounds.size());
   for (size_t i = 0; i < s.rounds.size(); ++i) {
     const auto& ops = s.rounds[i].ops;
@@ -78,10 +127,15 @@ Napi::Value BuildSchedule(const Napi::CallbackInfo& info) {
     for (size_t j = 0; j < ops.size(); ++j) {
       const Op& op = ops[j];
       auto o = Napi::Object::New(env);
-      o.Set("kind", op.kind == OpKind::Send ? "send" : op.kind == OpKind::Recv ? "recv" : "copy");
+      o.Set("kind", opKindName(op.kind));
       if (op.kind != OpKind::Copy) o.Set("peer", op.peer);
-      if (op.kind != OpKind::Recv) o.Set("src", spanObject(env, op.src));
-      if (op.kind != OpKind::Send) o.Set("dst", spanObject(env, op.dst));
+      if (op.kind == OpKind::FlagSignal || op.kind == OpKind::FlagWait) {
+        o.Set("slot", op.slot);
+        o.Set("stage", Napi::Number::New(env, static_cast<double>(op.stage)));
+      } else {
+        if (op.kind != OpKind::Recv) o.Set("src", spanObject(env, op.src));
+        if (op.kind != OpKind::Send) o.Set("dst", spanObject(env, op.dst));
+      }
       round.Set(j, o);
     }
     rounds.Set(i, round);

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "algorithm_registry.h"
+#include "config.h"
 
 namespace topocoll {
 namespace {
@@ -53,7 +54,8 @@ int CommState::nextTag() { return static_cast<int>(sequence_++ % kTagSpan); }
 
 size_t CommState::ScheduleKeyHash::operator()(const ScheduleKey& k) const {
   size_t h = std::hash<int64_t>()(k.count);
-  for (int64_t v : {int64_t(k.coll), int64_t(k.algorithm), int64_t(k.root), int64_t(k.in_place), k.max_outstanding, k.segment_blocks}) {
+  for (int64_t v : {int64_t(k.coll), int64_t(k.algorithm), int64_t(k.root), int64_t(k.in_place), k.max_outstanding, k.segment_blocks,
+                    k.element_bytes, k.shm_elements, k.bcast_concurrency, k.tile_bytes}) {
     h = h * 1000003u ^ std::hash<int64_t>()(v);
   }
   return h;
@@ -61,7 +63,7 @@ size_t CommState::ScheduleKeyHash::operator()(const ScheduleKey& k) const {
 
 std::shared_ptr<const Schedule> CommState::schedule(Collective coll, int algorithm, const BuildParams& params) {
   ScheduleKey key{static_cast<int>(coll), algorithm, params.root, params.in_place, params.count, params.max_outstanding,
-                  params.segment_blocks};
+                  params.segment_blocks, params.element_bytes, params.shm_elements, params.bcast_concurrency, params.tile_bytes};
   auto it = schedules_.find(key);
   if (it != schedules_.end()) return it->second;
   if (schedules_.size() >= kMaxCachedSchedules) schedules_.clear();
@@ -77,6 +79,34 @@ bool CommState::firstOfSizeClass(Collective coll, int64_t bytes) {
     ++size_class;
   }
   return traced_.insert(static_cast<int64_t>(coll) * 128 + size_class).second;
+}
+
+int CommState::hierarchy(const Hierarchy** out, std::string* error) {
+  if (!hierarchy_) {
+    auto h = std::make_unique<Hierarchy>();
+    MPI_Comm comm = inter_ ? MPI_COMM_NULL : shadow_;
+    if (comm == MPI_COMM_NULL) return MPI_ERR_COMM;
+    int rc = Hierarchy::detect(comm, nodeOverride(), h.get(), error);
+    if (rc != MPI_SUCCESS) return rc;
+    hierarchy_ = std::move(h);
+  }
+  *out = hierarchy_.get();
+  return MPI_SUCCESS;
+}
+
+int CommState::shm(ShmContext** out) {
+  if (!shm_) {
+    const Hierarchy* h = nullptr;
+    std::string error;
+    int rc = hierarchy(&h, &error);
+    if (rc != MPI_SUCCESS) return rc;
+    ShmOptions options;
+    options.data_bytes = config().get(Parameter::ShmBytes);
+    options.numa = config().get(Parameter::Numa) != 0;
+    if ((rc = ShmContext::create(shadow_, *h, options, &shm_)) != MPI_SUCCESS) return rc;
+  }
+  *out = shm_.get();
+  return MPI_SUCCESS;
 }
 
 }  // namespace topocoll

@@ -9,7 +9,9 @@
 #include <unordered_set>
 
 #include "generated/registry.h"
+#include "hierarchy/hierarchy.h"
 #include "schedule.h"
+#include "shm/shm_context.h"
 
 namespace topocoll {
 
@@ -39,6 +41,15 @@ class CommState {
   // True the first time (coll, size class) is seen: TOPOCOLL_VERBOSE prints once per class.
   bool firstOfSizeClass(Collective coll, int64_t bytes);
 
+  // The communicator's hierarchy (node, socket, NUMA node of every rank), detected on first use:
+  // collective over the communicator. On error *error says why.
+  int hierarchy(const Hierarchy** out, std::string* error);
+  // Its shared memory, created on first use (collective; needs the hierarchy). *out is never
+  // null on success; (*out)->available() tells whether the nodes got their segments.
+  int shm(ShmContext** out);
+  // The shared memory if already created, else null (no communication).
+  ShmContext* shmIfCreated() const { return shm_.get(); }
+
  private:
   CommState() = default;
   static int deleteAttribute(MPI_Comm comm, int keyval, void* value, void* extra);
@@ -47,9 +58,11 @@ class CommState {
     int coll, algorithm, root;
     bool in_place;
     int64_t count, max_outstanding, segment_blocks;
+    int64_t element_bytes, shm_elements, bcast_concurrency, tile_bytes;  // the hierarchy is fixed per communicator
     bool operator==(const ScheduleKey& o) const {
       return coll == o.coll && algorithm == o.algorithm && root == o.root && in_place == o.in_place && count == o.count &&
-             max_outstanding == o.max_outstanding && segment_blocks == o.segment_blocks;
+             max_outstanding == o.max_outstanding && segment_blocks == o.segment_blocks && element_bytes == o.element_bytes &&
+             shm_elements == o.shm_elements && bcast_concurrency == o.bcast_concurrency && tile_bytes == o.tile_bytes;
     }
   };
   struct ScheduleKeyHash {
@@ -62,6 +75,8 @@ class CommState {
   uint32_t sequence_ = 0;
   std::unordered_map<ScheduleKey, std::shared_ptr<const Schedule>, ScheduleKeyHash> schedules_;
   std::unordered_set<int64_t> traced_;
+  std::unique_ptr<Hierarchy> hierarchy_;
+  std::unique_ptr<ShmContext> shm_;  // declared after hierarchy_, which it points to
 };
 
 }  // namespace topocoll

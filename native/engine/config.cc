@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "algorithm_registry.h"
+#include "hierarchy/node_override.h"
 
 namespace topocoll {
 namespace {
@@ -84,6 +85,14 @@ bool parseParameter(Parameter p, const char* text, int64_t* value, std::string* 
       *error = std::string(entry.env) + "=" + quoted(text) + " is not valid; valid choices: " +
                joinChoices(entry.choices, entry.choice_count);
       return false;
+    case generated::ParameterKind::String:
+      // Strings keep their text (Config::text); those with a syntax are checked here.
+      *value = 0;
+      if (p == Parameter::VirtualNodes) {
+        NodeOverride ignored;
+        return parseNodeOverride(text, entry.env, &ignored, error);
+      }
+      return true;
   }
   return false;
 }
@@ -99,6 +108,7 @@ bool loadConfigFromEnvironment(Config* out, std::string* error) {
     const auto& entry = generated::kParameters[i];
     const char* text = std::getenv(entry.env);
     if (!parseParameter(static_cast<Parameter>(i), text ? text : entry.default_value, &c.values[i], error)) return false;
+    c.texts[i] = text ? text : entry.default_value;
   }
   *out = c;
   return true;

@@ -22,8 +22,10 @@ struct Config {
   // Per collective: kAlgorithmAuto, kAlgorithmNative or an algorithm index of the registry.
   std::array<int, generated::kCollectiveCount> forced{};
   std::array<int64_t, generated::kParameterCount> values{};
+  std::array<std::string, generated::kParameterCount> texts{};  // every parameter's text as given (or its default)
 
   int64_t get(Parameter p) const { return values[static_cast<int>(p)]; }
+  const std::string& text(Parameter p) const { return texts[static_cast<int>(p)]; }
   int verbose() const { return static_cast<int>(get(Parameter::Verbose)); }
   FallbackMode fallback() const { return static_cast<FallbackMode>(get(Parameter::Fallback)); }
 };

@@ -1,5 +1,6 @@
 #include "engine.h"
 
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <cstdio>
@@ -8,7 +9,9 @@
 #include "algorithm_registry.h"
 #include "comm_state.h"
 #include "config.h"
+#include "hierarchy/node_override.h"
 #include "select.h"
+#include "topology/runtime.h"
 
 namespace topocoll {
 void installConfig(const Config& c);  // config.cc
@@ -70,6 +73,16 @@ int choose(const Call& call, CommState* state, Choice* choice) {
   const char* why = nullptr;
   if (state->isInter()) why = "intercommunicators are not handled by the engine";
   else if (!findBuilder(call.coll, choice->algorithm)) why = "this build has no builder for it";
+  else if (collectiveEntry(call.coll).uses_shm[choice->algorithm]) {
+    ShmContext* shm = nullptr;
+    if (!config().get(Parameter::Shm)) {
+      why = "shared memory is off (TOPOCOLL_SHM=0)";
+    } else {
+      int rc = state->shm(&shm);  // collective on first use: every rank chose the same algorithm
+      if (rc != MPI_SUCCESS) return rc;
+      if (!shm->available()) why = shm->why().c_str();
+    }
+  }
   if (!why) return MPI_SUCCESS;
   bool forced = config().forced[static_cast<int>(call.coll)] != kAlgorithmAuto;
   if (forced && config().fallback() == FallbackMode::Error) {
@@ -82,6 +95,30 @@ int choose(const Call& call, CommState* state, Choice* choice) {
                  choiceName(call.coll, choice->algorithm), why);
   }
   *choice = {kAlgorithmNative, std::string("fallback: ") + why};
+  return MPI_SUCCESS;
+}
+
+// What builders learn of the communicator's hierarchy and shared memory (seed 001).
+int multicoreParams(const Call& call, const Bindings& bindings, int algorithm, CommState* state, BuildParams* params) {
+  const Hierarchy* hierarchy = nullptr;
+  std::string error;
+  int rc = state->hierarchy(&hierarchy, &error);
+  if (rc != MPI_SUCCESS) {
+    if (!error.empty() && state->rank() == 0) std::fprintf(stderr, "topocoll: %s\n", error.c_str());
+    return rc;
+  }
+  params->hierarchy = hierarchy;
+  params->element_bytes = bindings.recv.extent;
+  params->bcast_concurrency = static_cast<int>(config().get(Parameter::BcastConcurrency));
+  params->tile_bytes = config().get(Parameter::AlltoallTileBytes);
+  ShmContext* shm = state->shmIfCreated();
+  if (shm && shm->available() && collectiveEntry(call.coll).uses_shm[algorithm] && bindings.recv.extent > 0) {
+    // Elements per part of the data area, so that builders can keep segments within parts.
+    MPI_Aint true_lb = 0, true_extent = bindings.recv.extent;
+    if (!bindings.recv.packed && (rc = PMPI_Type_get_true_extent(bindings.recv.type, &true_lb, &true_extent)) != MPI_SUCCESS) return rc;
+    int64_t slack = std::max<int64_t>(0, true_extent - bindings.recv.extent);
+    params->shm_elements = shm->parts() * std::max<int64_t>(0, (shm->partBytes() - slack) / bindings.recv.extent);
+  }
   return MPI_SUCCESS;
 }
 
@@ -109,12 +146,13 @@ int dispatch(const Call& call, Bindings bindings, RequestOut request, Native nat
     params.p = state->size();
     params.rank = state->rank();
     params.max_outstanding = static_cast<int>(config().get(Parameter::AlltoallMaxOutstanding));
+    if ((rc = multicoreParams(call, bindings, choice.algorithm, state, &params)) != MPI_SUCCESS) return rc;
     auto schedule = state->schedule(call.coll, choice.algorithm, params);
     int tag = state->nextTag();
     if (!request) {
-      rc = executeSchedule(*schedule, bindings, state->shadow(), tag);
+      rc = executeSchedule(*schedule, bindings, state->shadow(), tag, state->shmIfCreated());
     } else {
-      auto r = std::make_unique<ScheduleRequest>(schedule, bindings, state->shadow(), tag);
+      auto r = std::make_unique<ScheduleRequest>(schedule, bindings, state->shadow(), tag, state->shmIfCreated());
       if ((rc = r->allocateScratch()) == MPI_SUCCESS && (rc = r->start()) == MPI_SUCCESS) *request = std::move(r);
     }
   }
@@ -151,6 +189,14 @@ int initialize(std::string* error) {
     *error = "topocoll: cannot create the communicator attribute keyval";
     return rc;
   }
+  int world_size = 0;
+  PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  if (!nodeOverride().covers(world_size, error)) {
+    *error = "TOPOCOLL_VIRTUAL_NODES=\"" + config().text(Parameter::VirtualNodes) + "\": " + *error;
+    return MPI_ERR_ARG;
+  }
+  // TOPOCOLL_TOPOLOGY: read (or installed by the Node side), resolved for the world's hosts.
+  if ((rc = topology::initialize(MPI_COMM_WORLD, error)) != MPI_SUCCESS) return rc;
   g_initialized = true;
   return MPI_SUCCESS;
 }

@@ -74,6 +74,64 @@ bool isExchange(const Round& round, const Op** send, const Op** recv) {
   return false;
 }
 
+// --- Shared memory (Schedule::shm): flags and the segment's data area -----------------------
+
+bool hasFlagWaits(const Round& round) {
+  for (const Op& op : round.ops) {
+    if (op.kind == OpKind::FlagWait) return true;
+  }
+  return false;
+}
+
+bool flagsReached(const Round& round, const ShmContext* shm, const ShmContext::Call& call) {
+  for (const Op& op : round.ops) {
+    if (op.kind == OpKind::FlagWait && !shm->flagReached(call, op.peer, op.slot, op.stage)) return false;
+  }
+  return true;
+}
+
+void signalFlags(const Round& round, ShmContext* shm, const ShmContext::Call& call) {
+  for (const Op& op : round.ops) {
+    if (op.kind == OpKind::FlagSignal) shm->signalFlag(call, op.peer, op.slot, op.stage);
+  }
+}
+
+// Binds the data area of the call's channel like the receive buffer, and applies the schedule's
+// unit (Schedule::units_per_block) to every binding.
+int prepareBindings(const Schedule& s, const ShmContext* shm, const ShmContext::Call& call, Bindings* b) {
+  if (s.shm == ShmUse::Data && shm && shm->nodeSize() > 1) {
+    MPI_Aint true_lb = 0, true_extent = 0;
+    if (!b->recv.packed) {
+      int rc = PMPI_Type_get_true_extent(b->recv.type, &true_lb, &true_extent);
+      if (rc != MPI_SUCCESS) return rc;
+    }
+    b->shm = b->recv;
+    b->shm.base = shm->data(call.channel) - true_lb;
+  }
+  if (s.units_per_block > 1) {
+    for (BufferBinding* x : {&b->send, &b->recv, &b->tmp, &b->shm}) {
+      if (x->blockElements % s.units_per_block != 0) return MPI_ERR_INTERN;
+      x->blockElements /= s.units_per_block;
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+// Waits for a round's requests; polls instead of blocking in MPI while other shared-memory
+// calls are in flight, since the node may be waiting for them to move.
+int waitRequests(std::vector<MPI_Request>* reqs, ShmContext* shm, const CollectiveRequest* self) {
+  if (reqs->empty()) return MPI_SUCCESS;
+  if (!shm || !shm->othersInFlight(self)) return PMPI_Waitall(static_cast<int>(reqs->size()), reqs->data(), MPI_STATUSES_IGNORE);
+  int rc = MPI_SUCCESS, flag = 0;
+  int wait_rc = shm->waitUntil(
+      [&] {
+        rc = PMPI_Testall(static_cast<int>(reqs->size()), reqs->data(), &flag, MPI_STATUSES_IGNORE);
+        return rc != MPI_SUCCESS || flag;
+      },
+      self);
+  return rc != MPI_SUCCESS ? rc : wait_rc;
+}
+
 int runExchange(const Op& send, const Op& recv, const Bindings& bindings, MPI_Comm comm, int tag) {
   const BufferBinding& sb = bindings.of(send.src.buf);
   const BufferBinding& rb = bindings.of(recv.dst.buf);
@@ -119,11 +177,20 @@ int ScratchBuffer::allocate(const BufferBinding& like, int64_t blocks, BufferBin
   return MPI_SUCCESS;
 }
 
-int executeSchedule(const Schedule& schedule, const Bindings& in, MPI_Comm comm, int tag) {
+int executeSchedule(const Schedule& schedule, const Bindings& in, MPI_Comm comm, int tag, ShmContext* shm) {
   Bindings bindings = in;
   ScratchBuffer scratch;
   int rc = scratch.allocate(in.recv, schedule.tmp_blocks, &bindings.tmp);
   if (rc != MPI_SUCCESS) return rc;
+  ShmContext::Call call;
+  if (schedule.shm != ShmUse::None) {
+    if (!shm) return MPI_ERR_INTERN;
+    call = shm->beginCall();
+    if (schedule.shm == ShmUse::Data && (rc = shm->waitUntil([&] { return shm->channelFree(call); }, nullptr)) != MPI_SUCCESS) {
+      return rc;
+    }
+  }
+  if ((rc = prepareBindings(schedule, shm, call, &bindings)) != MPI_SUCCESS) return rc;
   std::vector<MPI_Request> reqs;
   for (const Round& round : schedule.rounds) {
     const Op *send, *recv;
@@ -131,18 +198,23 @@ int executeSchedule(const Schedule& schedule, const Bindings& in, MPI_Comm comm,
       rc = runExchange(*send, *recv, bindings, comm, tag);
     } else {
       rc = postRound(round, bindings, comm, tag, &reqs);
-      if (rc == MPI_SUCCESS && !reqs.empty()) rc = PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+      if (rc == MPI_SUCCESS && hasFlagWaits(round)) rc = shm->waitUntil([&] { return flagsReached(round, shm, call); }, nullptr);
+      if (rc == MPI_SUCCESS) rc = waitRequests(&reqs, shm, nullptr);
       if (rc == MPI_SUCCESS) rc = runCopies(round, bindings);
+      if (rc == MPI_SUCCESS && schedule.shm != ShmUse::None) signalFlags(round, shm, call);
     }
     if (rc != MPI_SUCCESS) return rc;
   }
+  if (schedule.shm != ShmUse::None) shm->markDone(call);
   return MPI_SUCCESS;
 }
 
-ScheduleRequest::ScheduleRequest(std::shared_ptr<const Schedule> schedule, const Bindings& bindings, MPI_Comm comm, int tag)
-    : schedule_(std::move(schedule)), bindings_(bindings), comm_(comm), tag_(tag) {}
+ScheduleRequest::ScheduleRequest(std::shared_ptr<const Schedule> schedule, const Bindings& bindings, MPI_Comm comm, int tag,
+                                 ShmContext* shm)
+    : schedule_(std::move(schedule)), bindings_(bindings), comm_(comm), tag_(tag), shm_(shm) {}
 
 ScheduleRequest::~ScheduleRequest() {
+  if (in_flight_) shm_->removeInFlight(this);
   // A request abandoned mid-flight (the job is aborting) must not leave MPI writing into freed memory.
   for (MPI_Request& r : requests_) {
     if (r != MPI_REQUEST_NULL) {
@@ -156,49 +228,77 @@ int ScheduleRequest::allocateScratch() { return scratch_.allocate(bindings_.recv
 
 int ScheduleRequest::start() {
   round_ = 0;
-  return startRound();
+  begun_ = false;
+  if (schedule_->shm != ShmUse::None) {
+    if (!shm_) return MPI_ERR_INTERN;
+    call_ = shm_->beginCall();
+    shm_->addInFlight(this);
+    in_flight_ = true;
+  }
+  return advance(false);
 }
 
-// Starts rounds until one has requests in flight or the schedule is done.
+// Posts the current round (every round is posted once, in order).
 int ScheduleRequest::startRound() {
-  while (round_ < schedule_->rounds.size()) {
-    int rc = postRound(schedule_->rounds[round_], bindings_, comm_, tag_, &requests_);
-    if (rc != MPI_SUCCESS) return rc;
-    if (!requests_.empty()) return MPI_SUCCESS;
-    if ((rc = finishRound()) != MPI_SUCCESS) return rc;
-  }
-  return MPI_SUCCESS;
+  if (round_ >= schedule_->rounds.size()) return MPI_SUCCESS;
+  return postRound(schedule_->rounds[round_], bindings_, comm_, tag_, &requests_);
 }
 
 int ScheduleRequest::finishRound() {
   requests_.clear();
-  int rc = runCopies(schedule_->rounds[round_], bindings_);
+  const Round& round = schedule_->rounds[round_];
+  int rc = runCopies(round, bindings_);
+  if (rc == MPI_SUCCESS && schedule_->shm != ShmUse::None) signalFlags(round, shm_, call_);
   ++round_;
   return rc;
 }
 
-int ScheduleRequest::test(bool* done) {
-  while (round_ < schedule_->rounds.size()) {
-    int flag = 0;
-    int rc = PMPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &flag, MPI_STATUSES_IGNORE);
-    if (rc != MPI_SUCCESS) return rc;
-    if (!flag) break;
-    if ((rc = finishRound()) != MPI_SUCCESS) return rc;
-    if ((rc = startRound()) != MPI_SUCCESS) return rc;
+int ScheduleRequest::advance(bool blocking) {
+  int rc = MPI_SUCCESS;
+  auto fail = [&](int code) { return error_ = code; };
+  if (error_ != MPI_SUCCESS) return error_;
+  if (!begun_) {
+    if (schedule_->shm == ShmUse::Data && !shm_->channelFree(call_)) {
+      if (!blocking) return MPI_SUCCESS;
+      if ((rc = shm_->waitUntil([&] { return shm_->channelFree(call_); }, this)) != MPI_SUCCESS) return fail(rc);
+    }
+    begun_ = true;
+    if ((rc = prepareBindings(*schedule_, shm_, call_, &bindings_)) != MPI_SUCCESS) return fail(rc);
+    if ((rc = startRound()) != MPI_SUCCESS) return fail(rc);
   }
-  *done = round_ >= schedule_->rounds.size();
+  while (round_ < schedule_->rounds.size()) {
+    if (!requests_.empty()) {
+      if (blocking) {
+        rc = waitRequests(&requests_, shm_, this);
+      } else {
+        int flag = 0;
+        rc = PMPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &flag, MPI_STATUSES_IGNORE);
+        if (rc == MPI_SUCCESS && !flag) return MPI_SUCCESS;
+      }
+      if (rc != MPI_SUCCESS) return fail(rc);
+    }
+    const Round& round = schedule_->rounds[round_];
+    if (hasFlagWaits(round) && !flagsReached(round, shm_, call_)) {
+      if (!blocking) return MPI_SUCCESS;
+      if ((rc = shm_->waitUntil([&] { return flagsReached(round, shm_, call_); }, this)) != MPI_SUCCESS) return fail(rc);
+    }
+    if ((rc = finishRound()) != MPI_SUCCESS || (rc = startRound()) != MPI_SUCCESS) return fail(rc);
+  }
+  if (in_flight_) {
+    shm_->markDone(call_);
+    shm_->removeInFlight(this);
+    in_flight_ = false;
+  }
   return MPI_SUCCESS;
 }
 
-int ScheduleRequest::wait() {
-  while (round_ < schedule_->rounds.size()) {
-    int rc = PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-    if (rc != MPI_SUCCESS) return rc;
-    if ((rc = finishRound()) != MPI_SUCCESS) return rc;
-    if ((rc = startRound()) != MPI_SUCCESS) return rc;
-  }
-  return MPI_SUCCESS;
+int ScheduleRequest::test(bool* done) {
+  int rc = advance(false);
+  *done = rc == MPI_SUCCESS && round_ >= schedule_->rounds.size();
+  return rc;
 }
+
+int ScheduleRequest::wait() { return advance(true); }
 
 int NativeRequest::test(bool* done) {
   int flag = 0;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "schedule.h"
+#include "shm/shm_context.h"
 
 namespace topocoll {
 
@@ -23,7 +24,10 @@ struct BufferBinding {
 
 struct Bindings {
   BufferBinding send, recv, tmp;
-  const BufferBinding& of(BufferId id) const { return id == BufferId::Send ? send : id == BufferId::Recv ? recv : tmp; }
+  BufferBinding shm;  // the node segment's data area of the call's channel (bound by the executor)
+  const BufferBinding& of(BufferId id) const {
+    return id == BufferId::Send ? send : id == BufferId::Recv ? recv : id == BufferId::Shm ? shm : tmp;
+  }
 };
 
 // Scratch space for a schedule's tmp buffer, laid out like the receive binding.
@@ -35,8 +39,9 @@ class ScratchBuffer {
   std::vector<char> storage_;
 };
 
-// Runs the whole schedule; returns an MPI error code.
-int executeSchedule(const Schedule& schedule, const Bindings& bindings, MPI_Comm comm, int tag);
+// Runs the whole schedule; returns an MPI error code. `shm`: the communicator's shared memory,
+// needed by schedules that use it (Schedule::shm) and progressed while this call waits.
+int executeSchedule(const Schedule& schedule, const Bindings& bindings, MPI_Comm comm, int tag, ShmContext* shm = nullptr);
 
 // A collective in flight: the engine's schedules and the system MPI's own requests alike.
 class CollectiveRequest {
@@ -49,7 +54,8 @@ class CollectiveRequest {
 // A schedule progressed round by round by test()/wait().
 class ScheduleRequest final : public CollectiveRequest {
  public:
-  ScheduleRequest(std::shared_ptr<const Schedule> schedule, const Bindings& bindings, MPI_Comm comm, int tag);
+  ScheduleRequest(std::shared_ptr<const Schedule> schedule, const Bindings& bindings, MPI_Comm comm, int tag,
+                  ShmContext* shm = nullptr);
   ~ScheduleRequest() override;
   int allocateScratch();
   int start();
@@ -59,6 +65,8 @@ class ScheduleRequest final : public CollectiveRequest {
  private:
   int startRound();
   int finishRound();
+  // Moves the schedule on as far as it can without blocking, or (blocking) to its end.
+  int advance(bool blocking);
   std::shared_ptr<const Schedule> schedule_;
   Bindings bindings_;
   ScratchBuffer scratch_;
@@ -66,6 +74,11 @@ class ScheduleRequest final : public CollectiveRequest {
   int tag_;
   size_t round_ = 0;
   std::vector<MPI_Request> requests_;
+  ShmContext* shm_ = nullptr;
+  ShmContext::Call call_;
+  bool begun_ = false;     // the channel was free and round 0 is posted
+  bool in_flight_ = false; // registered with shm_ for progress
+  int error_ = MPI_SUCCESS;
 };
 
 // Wraps a request of the system MPI (the `native` algorithm of a nonblocking collective).

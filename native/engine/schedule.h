@@ -12,7 +12,9 @@
 
 namespace topocoll {
 
-enum class BufferId : uint8_t { None = 0, Send = 1, Recv = 2, Tmp = 3 };
+// Shm: the data area of the node's shared-memory segment for this call (shm/shm_context.h),
+// laid out like the receive binding; every rank of a node sees the same bytes.
+enum class BufferId : uint8_t { None = 0, Send = 1, Recv = 2, Tmp = 3, Shm = 4 };
 
 // A run of consecutive blocks of one buffer.
 struct BlockSpan {
@@ -21,25 +23,47 @@ struct BlockSpan {
   int64_t count = 0;
 };
 
-enum class OpKind : uint8_t { Send = 0, Recv = 1, Copy = 2 };
+// FlagSignal/FlagWait act on flags in the node's shared-memory segment: every rank of a node owns
+// kShmFlagSlots flags (each on its own cache line); `peer` names the owner (a rank of the same
+// node), `slot` the flag, `stage` (1 ... kShmMaxStage) the value. Flags only grow within a
+// call: a wait passes once the flag holds `stage` or more of this call.
+enum class OpKind : uint8_t { Send = 0, Recv = 1, Copy = 2, FlagSignal = 3, FlagWait = 4 };
+
+inline constexpr int kShmFlagSlots = 4;            // slot 0 is the barrier's, 1-3 free for data algorithms
+inline constexpr int64_t kShmMaxStage = (int64_t(1) << 24) - 1;
 
 struct Op {
   OpKind kind = OpKind::Copy;
-  int peer = -1;   // Send/Recv: rank in the communicator
+  int peer = -1;   // Send/Recv: rank in the communicator; FlagSignal/FlagWait: the flag's owner
   BlockSpan src;   // Send, Copy
   BlockSpan dst;   // Recv, Copy
+  int slot = 0;        // FlagSignal/FlagWait
+  int64_t stage = 0;   // FlagSignal/FlagWait
 };
 
 // All operations of a round are started together; the round ends when all have completed.
 // Copies run after the round's receives complete, so a round may forward what it received.
+// In a round: sends and receives are posted, then flag waits pass, then (requests complete)
+// copies run, then flags are signalled: a signal announces the round's copies (release), a
+// wait orders the round's copies after another rank's signal (acquire).
 struct Round {
   std::vector<Op> ops;
 };
+
+// How a schedule uses the node's shared-memory segment. Every rank's schedule of an algorithm
+// says the same (even a rank with no shm op), so that the ranks of a node agree on each call's
+// channel. Data: the executor first waits until the previous call on the channel is done on
+// every rank of the node; Flags: flags only, whose monotonic stages need no such wait.
+enum class ShmUse : uint8_t { None = 0, Flags = 1, Data = 2 };
 
 struct Schedule {
   std::vector<Round> rounds;
   int64_t tmp_blocks = 0;  // scratch buffer size, in blocks of the receive binding
   std::string note;        // a fallback taken inside the algorithm, reported by `explain`
+  // Spans count units of 1/units_per_block block (a block is one rank's count elements): lets
+  // a builder cut blocks into tiles or segments (units_per_block = count: spans of elements).
+  int64_t units_per_block = 1;
+  ShmUse shm = ShmUse::None;
 
   Round& newRound() { return rounds.emplace_back(); }
 };
@@ -49,6 +73,14 @@ inline BlockSpan span(BufferId buf, int64_t first, int64_t count) { return {buf,
 inline void addSend(Round& r, int peer, BlockSpan src) { r.ops.push_back({OpKind::Send, peer, src, {}}); }
 inline void addRecv(Round& r, int peer, BlockSpan dst) { r.ops.push_back({OpKind::Recv, peer, {}, dst}); }
 inline void addCopy(Round& r, BlockSpan src, BlockSpan dst) { r.ops.push_back({OpKind::Copy, -1, src, dst}); }
+inline void addFlagSignal(Round& r, int owner, int slot, int64_t stage) {
+  r.ops.push_back({OpKind::FlagSignal, owner, {}, {}, slot, stage});
+}
+inline void addFlagWait(Round& r, int owner, int slot, int64_t stage) {
+  r.ops.push_back({OpKind::FlagWait, owner, {}, {}, slot, stage});
+}
+
+class Hierarchy;  // hierarchy/hierarchy.h
 
 // Everything a builder may depend on. Builders are pure functions of this.
 struct BuildParams {
@@ -59,6 +91,12 @@ struct BuildParams {
   bool in_place = false; // MPI_IN_PLACE: my contribution already sits in the receive buffer
   int max_outstanding = 32;     // bound on requests in flight (isend_irecv)
   int64_t segment_blocks = 0;   // pipelining/tiling unit in blocks, 0 = algorithm default
+  // Multi-core (seed 001), set by the engine per communicator; tools may leave them unset.
+  const Hierarchy* hierarchy = nullptr;  // node/socket/NUMA of every rank; null: one node, one socket
+  int64_t element_bytes = 0;   // memory one element spans (its extent); 0 = unknown
+  int64_t shm_elements = 0;    // elements the node segment's data area holds per call; 0 = no shared memory
+  int bcast_concurrency = 0;   // readers of one shm segment at a time (TOPOCOLL_BCAST_CONCURRENCY); 0 = from the hierarchy
+  int64_t tile_bytes = 0;      // alltoall tile (TOPOCOLL_ALLTOALL_TILE_BYTES); 0 = from the shared cache
 };
 
 using ScheduleBuilder = Schedule (*)(const BuildParams&);

@@ -27,7 +27,9 @@ Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t tota
   for (const auto& rule : generated::kDefaultRules) {
     if (rule.collective != coll || !matches(rule, p, block_bytes, total_bytes)) continue;
     int index = algorithmIndex(coll, rule.algorithm);
-    if (index >= 0 && findBuilder(coll, index)) return {index, std::string("default rule: ") + rule.why};
+    // TOPOCOLL_SHM=0: the rules skip algorithms that use shared memory.
+    bool shm_off = index >= 0 && collectiveEntry(coll).uses_shm[index] && !cfg.get(Parameter::Shm);
+    if (index >= 0 && findBuilder(coll, index) && !shm_off) return {index, std::string("default rule: ") + rule.why};
   }
   return {kAlgorithmNative, "no rule matched: the system MPI's own collective"};
 }

@@ -1,6 +1,7 @@
 // MPI_* definitions that route collectives through the engine (the PMPI profiling interface):
 // LD_PRELOAD=libtopocoll.so makes them win over the MPI library's own, and everything we do
 // not define still resolves to the MPI library. We only ever call PMPI_*.
+// This file: init/finalize and the blocking collectives.
 #include <mpi.h>
 
 #include <cstdio>
@@ -16,6 +17,24 @@ namespace topocoll::interpose {
 thread_local int t_depth = 0;
 
 bool bypass() { return t_depth > 0 || !engine::initialized() || config().get(Parameter::Passthrough); }
+
+// The engine's native path may already have called the handler (PMPI_* on the user's
+// communicator); calling it again is harmless for the predefined handlers.
+int raise(MPI_Comm comm, int rc) {
+  if (rc != MPI_SUCCESS && comm != MPI_COMM_NULL) PMPI_Comm_call_errhandler(comm, rc);
+  return rc;
+}
+
+int completeProgressing(std::unique_ptr<CollectiveRequest> op) {
+  for (;;) {
+    if (!requests::anyPending()) return op->wait();
+    requests::progress();
+    bool done = false;
+    int rc = op->test(&done);
+    if (rc != MPI_SUCCESS || done) return rc;
+    requests::idle();
+  }
+}
 
 // A bad TOPOCOLL_* value stops the program here, on every rank alike (they share the
 // environment), with one message from rank 0 and a non-zero exit status.
@@ -34,7 +53,7 @@ static int afterInit(int rc) {
 
 using namespace topocoll;
 using interpose::bypass;
-using interpose::EngineScope;
+using interpose::runBlocking;
 
 extern "C" {
 
@@ -52,27 +71,27 @@ int MPI_Finalize(void) {
 int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
   if (bypass()) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  EngineScope scope;
-  return engine::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return runBlocking(comm, [&](engine::RequestOut r) {
+    return engine::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);
+  });
 }
 
 int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   if (bypass()) return PMPI_Bcast(buffer, count, datatype, root, comm);
-  EngineScope scope;
-  return engine::bcast(buffer, count, datatype, root, comm);
+  return runBlocking(comm, [&](engine::RequestOut r) { return engine::bcast(buffer, count, datatype, root, comm, r); });
 }
 
 int MPI_Barrier(MPI_Comm comm) {
   if (bypass()) return PMPI_Barrier(comm);
-  EngineScope scope;
-  return engine::barrier(comm);
+  return runBlocking(comm, [&](engine::RequestOut r) { return engine::barrier(comm, r); });
 }
 
 int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm) {
   if (bypass()) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  EngineScope scope;
-  return engine::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return runBlocking(comm, [&](engine::RequestOut r) {
+    return engine::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);
+  });
 }
 
 }  // extern "C"

@@ -1,4 +1,18 @@
+// Shared pieces of the MPI_* interposition layer (libtopocoll.so under LD_PRELOAD).
+//   interpose.cc    MPI_Init/Finalize and the blocking collectives
+//   nonblocking.cc  MPI_I<coll>: engine requests handed to the user as generalized requests
+//   requests.cc     the registry of those requests and their progress
+//   completion.cc   MPI_Wait/Test/... families: progress our requests, then PMPI_*
+//   progress.cc     blocking point-to-point calls made while our requests are pending
+//   large_count.cc  the MPI-4 `_c` entry points (where the MPI has them)
+//   fortran.cc      Open MPI's Fortran symbols (its Fortran layer calls PMPI_* directly)
 #pragma once
+
+#include <mpi.h>
+
+#include <memory>
+
+#include "executor.h"
 
 namespace topocoll::interpose {
 
@@ -13,5 +27,64 @@ struct EngineScope {
 
 // True when a call must go straight to PMPI_*: re-entered, before init, or TOPOCOLL_PASSTHROUGH.
 bool bypass();
+
+// An error of the engine reaches the user as the MPI's own would: through the communicator's
+// error handler (MPI_ERRORS_ARE_FATAL by default), then as the return code.
+int raise(MPI_Comm comm, int rc);
+
+// Completes `op` while every pending nonblocking collective moves on too, so that a peer waiting
+// on one of those is never starved by this rank blocking here.
+int completeProgressing(std::unique_ptr<CollectiveRequest> op);
+
+// MPI_Wait and MPI_Waitall as completion.cc defines them (for our own callers: calling the
+// MPI_* symbols could land in another library's definitions).
+int waitProgressing(MPI_Request* request, MPI_Status* status);
+int waitallProgressing(int count, MPI_Request requests[], MPI_Status statuses[]);
+
+// A blocking collective through the engine. `start(out)` is an engine entry point: a null `out`
+// runs it blocking, else it starts a request. While our nonblocking collectives are pending the
+// call is started nonblocking and completed with them (MPI's progress rule).
+template <typename Start>
+int runBlocking(MPI_Comm comm, Start start);
+
+// A nonblocking collective through the engine, handed to the user as a real MPI_Request.
+template <typename Start>
+int runNonblocking(MPI_Comm comm, MPI_Request* request, Start start);
+
+namespace requests {
+
+// True while some collective started by MPI_I<coll> has not completed: the completion and
+// blocking calls then poll instead of blocking in PMPI_*. One relaxed atomic load.
+bool anyPending();
+
+// Hands `op` to the user as a real MPI_Request (a generalized request completed by progress()).
+int adopt(std::unique_ptr<CollectiveRequest> op, MPI_Request* request);
+
+// Moves every pending collective on without blocking; completes the finished ones.
+void progress();
+
+// Lets the other ranks sharing our cores run while we poll (oversubscribed jobs).
+void idle();
+
+}  // namespace requests
+
+template <typename Start>
+int runBlocking(MPI_Comm comm, Start start) {
+  EngineScope scope;
+  if (!requests::anyPending()) return raise(comm, start(nullptr));
+  std::unique_ptr<CollectiveRequest> op;
+  int rc = start(&op);
+  if (rc == MPI_SUCCESS) rc = completeProgressing(std::move(op));
+  return raise(comm, rc);
+}
+
+template <typename Start>
+int runNonblocking(MPI_Comm comm, MPI_Request* request, Start start) {
+  EngineScope scope;
+  std::unique_ptr<CollectiveRequest> op;
+  int rc = start(&op);
+  if (rc == MPI_SUCCESS) rc = requests::adopt(std::move(op), request);
+  return raise(comm, rc);
+}
 
 }  // namespace topocoll::interpose

@@ -14,6 +14,8 @@ const COMMANDS: Record<string, () => Command> = {
   explain: () => require('./explain').explain,
   preload: () => require('./preload').preload,
   mpirun: () => require('./mpirun').mpirun,
+  topology: () => require('./topology').topology,
+  cluster: () => require('./cluster').cluster,
 };
 
 function help(): string {

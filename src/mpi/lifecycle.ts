@@ -2,6 +2,7 @@
 // never twice, finalized at a clean exit, and aborted when the process dies of an error so that
 // no rank waits forever for a dead one.
 import { addon, launcherFor, launcherWorldSize, loadedFlavour } from './native';
+import { installTopologyFromEnvironment } from '../topology';
 
 export type ThreadLevel = 'single' | 'funneled' | 'serialized' | 'multiple';
 
@@ -38,6 +39,7 @@ export function init(options: InitOptions = {}): InitResult {
   }
   // A bad TOPOCOLL_* value stops us here, before MPI_Init, so nothing is left half-started.
   native.loadConfig();
+  installTopologyFromEnvironment(native); // TOPOCOLL_TOPOLOGY, read here (YAML or JSON) for the engine
   const r = native.init(levels[level]);
   state = { provided: levelName(r.provided), initializedHere: r.initializedHere };
   if (options.exitHandlers !== false) installExitHandlers();

@@ -10,6 +10,8 @@ export interface AlgorithmInfo {
   readonly summary: string;
   /** Source of the algorithm, for docs and `explain`. */
   readonly origin: string;
+  /** Uses the node's shared memory: off under TOPOCOLL_SHM=0 (the default rules skip it, a forced choice falls back). */
+  readonly shm?: boolean;
 }
 
 export interface CollectiveInfo {
@@ -31,6 +33,7 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
       { name: 'recursive_doubling', summary: 'log p steps for power-of-two p, exchange of doubling halves; non-power-of-two via fold-in', origin: 'seed 000; MPICH' },
       { name: 'bruck', summary: 'ceil(log p) steps, send 2^k blocks to rank-2^k, final rotation', origin: 'seed 000; Bruck et al. 1997' },
       { name: 'neighbor_exchange', summary: 'p/2 steps of exchanges with alternating neighbours; odd p in (p+3)/2 steps', origin: 'seed 000' },
+      { name: 'hierarchical', summary: 'blocks gathered in node shared memory, ring among node leaders, result read from shared memory', origin: 'seed 001', shm: true },
     ],
   },
   {
@@ -39,6 +42,8 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
     algorithms: [
       { name: 'binomial', summary: 'binomial tree from the root, log p steps', origin: 'MPICH' },
       { name: 'scatter_allgather', summary: 'binomial scatter of p segments, then ring allgather (van de Geijn)', origin: 'MPICH; seed 001 (inter-node part)' },
+      { name: 'shm_numa', summary: 'leaders scatter_allgather; in a node the leader copies into NUMA-placed shm segments, read by groups of k ranks in turn, pipelined; small messages binomial', origin: 'seed 001', shm: true },
+      { name: 'hierarchical', summary: 'binomial or scatter_allgather among node leaders, then one shared-memory copy read by the whole node, pipelined', origin: 'seed 001; MPICH/Open MPI han', shm: true },
     ],
   },
   {
@@ -47,6 +52,7 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
     algorithms: [
       { name: 'dissemination', summary: 'ceil(log p) rounds, rank r signals r+2^k', origin: 'Hensgen et al.; MPICH' },
       { name: 'recursive_doubling', summary: 'pairwise exchanges with r xor 2^k; non-power-of-two via fold-in', origin: 'MPICH' },
+      { name: 'shm_hierarchical', summary: 'ranks -> socket master -> node leader over one shm queue (a cache line per entry), dissemination among leaders, and back', origin: 'seed 001', shm: true },
     ],
   },
   {
@@ -57,6 +63,7 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
       { name: 'isend_irecv', summary: 'all exchanges posted at once in staggered order, bounded requests in flight', origin: 'seed 002; MPICH' },
       { name: 'pairwise', summary: 'p-1 exchanges with r xor i (power-of-two p) or r+i / r-i', origin: 'seed 002; MPICH' },
       { name: 'ring', summary: 'shift: at step i send to r+i and receive from r-i', origin: 'seed 002; MPICH' },
+      { name: 'tiled', summary: 'pairwise exchange with every block cut into tiles sized to the shared cache', origin: 'seed 001' },
     ],
   },
 ];
@@ -114,7 +121,7 @@ export function validChoices(coll: CollectiveName): string[] {
   return [AUTO, NATIVE, ...algorithmNames(coll)];
 }
 
-export type ParameterKind = 'bool' | 'int' | 'choice';
+export type ParameterKind = 'bool' | 'int' | 'choice' | 'string';
 
 /** A tuning or behaviour variable; its value is validated at init like the algorithm choices. */
 export interface ParameterInfo {
@@ -124,6 +131,8 @@ export interface ParameterInfo {
   readonly min?: number;
   readonly max?: number;
   readonly choices?: readonly string[];
+  /** For 'string' parameters: the accepted forms, as the error message lists them. */
+  readonly syntax?: string;
   readonly summary: string;
 }
 
@@ -133,4 +142,11 @@ export const PARAMETERS: readonly ParameterInfo[] = [
   { env: 'TOPOCOLL_STATS', kind: 'bool', default: '0', summary: 'print per-algorithm call counts and bytes at finalize' },
   { env: 'TOPOCOLL_PASSTHROUGH', kind: 'bool', default: '0', summary: 'preload library only: hand every intercepted call straight to PMPI_* (to stack under a profiler or compare)' },
   { env: 'TOPOCOLL_ALLTOALL_MAX_OUTSTANDING', kind: 'int', default: '32', min: 1, max: 65536, summary: 'isend_irecv alltoall: bound on requests in flight' },
+  { env: 'TOPOCOLL_SHM', kind: 'bool', default: '1', summary: 'use the node shared memory; 0 turns every shm algorithm off (default rules skip them, a forced one falls back per TOPOCOLL_FALLBACK)' },
+  { env: 'TOPOCOLL_NUMA', kind: 'bool', default: '1', summary: 'place shared-memory segments on the NUMA nodes of the ranks (libnuma); 0 leaves placement to the kernel' },
+  { env: 'TOPOCOLL_SHM_BYTES', kind: 'int', default: '1048576', min: 65536, max: 1073741824, summary: 'bytes of the shared data area per in-flight collective and communicator on a node (4 in flight); larger messages are pipelined through it' },
+  { env: 'TOPOCOLL_BCAST_CONCURRENCY', kind: 'int', default: '0', min: 0, max: 4096, summary: 'shm_numa bcast: ranks reading one shared segment at a time; 0 = from the machine (the ranks of a NUMA node, at most 4)' },
+  { env: 'TOPOCOLL_ALLTOALL_TILE_BYTES', kind: 'int', default: '0', min: 0, max: 1073741824, summary: 'tiled alltoall: tile size in bytes; 0 = from the shared cache (its size / (4 x ranks sharing it))' },
+  { env: 'TOPOCOLL_VIRTUAL_NODES', kind: 'string', default: '', syntax: 'block:K, cyclic:N or a list of node numbers, one per rank (0,0,1,1)', summary: 'treat groups of ranks of one host as separate nodes (to run and test the multi-node paths on one host): block:K = K consecutive ranks per node, cyclic:N = round-robin over N nodes, or an explicit list' },
+  { env: 'TOPOCOLL_TOPOLOGY', kind: 'string', default: '', syntax: 'the path of a topology file (YAML or JSON; a preloaded C/Fortran program reads JSON only)', summary: 'the machine as a tree of levels with their latency and bandwidth, host groups and virtual nodes (seed 004); read at init, see docs/topology.md' },
 ];

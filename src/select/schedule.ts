@@ -2,7 +2,8 @@
 // buildSchedule() returns this shape; the replayer, the models and `explain` consume it.
 import type { CollectiveName } from './registry';
 
-export type BufferName = 'send' | 'recv' | 'tmp';
+/** `shm`: the data area of the node's shared-memory segment, shared by the ranks of a node. */
+export type BufferName = 'send' | 'recv' | 'tmp' | 'shm';
 
 /** A run of consecutive blocks of one buffer (a block is one rank's count elements; for bcast, one element). */
 export interface BlockSpan {
@@ -14,9 +15,19 @@ export interface BlockSpan {
 export type ScheduleOp =
   | { kind: 'send'; peer: number; src: BlockSpan }
   | { kind: 'recv'; peer: number; dst: BlockSpan }
-  | { kind: 'copy'; src: BlockSpan; dst: BlockSpan };
+  | { kind: 'copy'; src: BlockSpan; dst: BlockSpan }
+  /** Sets flag `slot` of rank `peer` (same node) to `stage` of this call, after the round's copies. */
+  | { kind: 'flag_signal'; peer: number; slot: number; stage: number }
+  /** Waits until flag `slot` of rank `peer` (same node) holds `stage` or more of this call, before the round's copies. */
+  | { kind: 'flag_wait'; peer: number; slot: number; stage: number };
 
-/** All ops of a round start together; copies run after the round's receives complete. */
+/** How a schedule uses the node's shared memory (the same for every rank of a call). */
+export type ShmUse = 'none' | 'flags' | 'data';
+
+/**
+ * All ops of a round start together; copies run after the round's receives complete. In a round:
+ * sends/receives are posted, flag waits pass, copies run, then flags are signalled.
+ */
 export type ScheduleRound = ScheduleOp[];
 
 export interface ScheduleParams {
@@ -26,6 +37,16 @@ export interface ScheduleParams {
   inPlace?: boolean;
   maxOutstanding?: number;
   segmentBlocks?: number;
+  /** Per rank: node, socket, NUMA node (a hierarchy; without any, one node). */
+  nodes?: number[];
+  sockets?: number[];
+  numa?: number[];
+  /** Memory one element spans (its extent); 0 = unknown. */
+  elementBytes?: number;
+  /** Elements the node's shared data area holds per call; 0 = no shared memory. */
+  shmElements?: number;
+  bcastConcurrency?: number;
+  tileBytes?: number;
 }
 
 export interface Schedule {
@@ -40,5 +61,8 @@ export interface Schedule {
   tmpBlocks: number;
   /** A fallback the algorithm took (e.g. a power-of-two algorithm on another size). */
   note: string;
+  /** Spans count units of 1/unitsPerBlock block (tiles, segments); 1 = blocks. */
+  unitsPerBlock: number;
+  shm: ShmUse;
   rounds: ScheduleRound[];
 }

@@ -7,23 +7,28 @@ namespace topocoll::generated {
 enum class Collective : int { Allgather = 0, Bcast = 1, Barrier = 2, Alltoall = 3 };
 inline constexpr int kCollectiveCount = 4;
 
-inline constexpr const char* kAllgatherAlgorithms[] = {"ring", "recursive_doubling", "bruck", "neighbor_exchange"};
-inline constexpr const char* kBcastAlgorithms[] = {"binomial", "scatter_allgather"};
-inline constexpr const char* kBarrierAlgorithms[] = {"dissemination", "recursive_doubling"};
-inline constexpr const char* kAlltoallAlgorithms[] = {"bruck", "isend_irecv", "pairwise", "ring"};
+inline constexpr const char* kAllgatherAlgorithms[] = {"ring", "recursive_doubling", "bruck", "neighbor_exchange", "hierarchical"};
+inline constexpr const char* kBcastAlgorithms[] = {"binomial", "scatter_allgather", "shm_numa", "hierarchical"};
+inline constexpr const char* kBarrierAlgorithms[] = {"dissemination", "recursive_doubling", "shm_hierarchical"};
+inline constexpr const char* kAlltoallAlgorithms[] = {"bruck", "isend_irecv", "pairwise", "ring", "tiled"};
+inline constexpr bool kAllgatherAlgorithmUsesShm[] = {false, false, false, false, true};
+inline constexpr bool kBcastAlgorithmUsesShm[] = {false, false, true, true};
+inline constexpr bool kBarrierAlgorithmUsesShm[] = {false, false, true};
+inline constexpr bool kAlltoallAlgorithmUsesShm[] = {false, false, false, false, false};
 
 struct CollectiveEntry {
   const char* name;
   const char* env;
   const char* const* algorithms;
   int algorithm_count;
+  const bool* uses_shm;  // per algorithm: needs the node shared memory (off under TOPOCOLL_SHM=0)
 };
 
 inline constexpr CollectiveEntry kCollectives[] = {
-    {"allgather", "TOPOCOLL_ALLGATHER_ALGORITHM", kAllgatherAlgorithms, 4},
-    {"bcast", "TOPOCOLL_BCAST_ALGORITHM", kBcastAlgorithms, 2},
-    {"barrier", "TOPOCOLL_BARRIER_ALGORITHM", kBarrierAlgorithms, 2},
-    {"alltoall", "TOPOCOLL_ALLTOALL_ALGORITHM", kAlltoallAlgorithms, 4},
+    {"allgather", "TOPOCOLL_ALLGATHER_ALGORITHM", kAllgatherAlgorithms, 5, kAllgatherAlgorithmUsesShm},
+    {"bcast", "TOPOCOLL_BCAST_ALGORITHM", kBcastAlgorithms, 4, kBcastAlgorithmUsesShm},
+    {"barrier", "TOPOCOLL_BARRIER_ALGORITHM", kBarrierAlgorithms, 3, kBarrierAlgorithmUsesShm},
+    {"alltoall", "TOPOCOLL_ALLTOALL_ALGORITHM", kAlltoallAlgorithms, 5, kAlltoallAlgorithmUsesShm},
 };
 
 enum class SizeBasis : int { Block = 0, Total = 1 };
@@ -54,10 +59,10 @@ inline constexpr RuleEntry kDefaultRules[] = {
     {Collective::Alltoall, "pairwise", SizeBasis::Total, -1, -1, -1, -1, -1, "MPICH: long blocks (xor pairing on power-of-two sizes, shift otherwise)"},
 };
 
-enum class ParameterKind : int { Bool = 0, Int = 1, Choice = 2 };
+enum class ParameterKind : int { Bool = 0, Int = 1, Choice = 2, String = 3 };
 
-enum class Parameter : int { Verbose = 0, Fallback = 1, Stats = 2, Passthrough = 3, AlltoallMaxOutstanding = 4 };
-inline constexpr int kParameterCount = 5;
+enum class Parameter : int { Verbose = 0, Fallback = 1, Stats = 2, Passthrough = 3, AlltoallMaxOutstanding = 4, Shm = 5, Numa = 6, ShmBytes = 7, BcastConcurrency = 8, AlltoallTileBytes = 9, VirtualNodes = 10, Topology = 11 };
+inline constexpr int kParameterCount = 12;
 
 inline constexpr const char* kFallbackChoices[] = {"error", "warn", "silent"};
 
@@ -77,6 +82,13 @@ inline constexpr ParameterEntry kParameters[] = {
     {"TOPOCOLL_STATS", ParameterKind::Bool, "0", 0, 0, nullptr, 0},
     {"TOPOCOLL_PASSTHROUGH", ParameterKind::Bool, "0", 0, 0, nullptr, 0},
     {"TOPOCOLL_ALLTOALL_MAX_OUTSTANDING", ParameterKind::Int, "32", 1, 65536, nullptr, 0},
+    {"TOPOCOLL_SHM", ParameterKind::Bool, "1", 0, 0, nullptr, 0},
+    {"TOPOCOLL_NUMA", ParameterKind::Bool, "1", 0, 0, nullptr, 0},
+    {"TOPOCOLL_SHM_BYTES", ParameterKind::Int, "1048576", 65536, 1073741824, nullptr, 0},
+    {"TOPOCOLL_BCAST_CONCURRENCY", ParameterKind::Int, "0", 0, 4096, nullptr, 0},
+    {"TOPOCOLL_ALLTOALL_TILE_BYTES", ParameterKind::Int, "0", 0, 1073741824, nullptr, 0},
+    {"TOPOCOLL_VIRTUAL_NODES", ParameterKind::String, "", 0, 0, nullptr, 0},
+    {"TOPOCOLL_TOPOLOGY", ParameterKind::String, "", 0, 0, nullptr, 0},
 };
 
 }  // namespace topocoll::generated

@@ -1,0 +1,137 @@
+#include "hierarchy.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <utility>
+
+namespace topocoll {
+namespace {
+
+// One rank's facts as they travel in the allgather.
+struct WirePlace {
+  int32_t shared_leader, virtual_node, socket, numa, core, cpu, binding;
+  char host[64];
+};
+
+}  // namespace
+
+int Hierarchy::detect(MPI_Comm comm, const NodeOverride& override, Hierarchy* out, std::string* error) {
+  int rank = 0, size = 0, world_rank = 0, world_size = 0, rc;
+  if ((rc = PMPI_Comm_rank(comm, &rank)) != MPI_SUCCESS || (rc = PMPI_Comm_size(comm, &size)) != MPI_SUCCESS) return rc;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  // Every rank reaches the same verdict before communicating, so a bad override fails everywhere.
+  if (!override.covers(world_size, error)) return MPI_ERR_ARG;
+
+  // The node: the lowest rank of `comm` sharing memory with us.
+  MPI_Comm shared = MPI_COMM_NULL;
+  if ((rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared)) != MPI_SUCCESS) return rc;
+  int shared_leader = rank;
+  rc = PMPI_Allreduce(&rank, &shared_leader, 1, MPI_INT, MPI_MIN, shared);
+  PMPI_Comm_free(&shared);
+  if (rc != MPI_SUCCESS) return rc;
+
+  CpuPlace cpu = currentCpuPlace();
+  WirePlace mine{};
+  mine.shared_leader = shared_leader;
+  mine.virtual_node = override.active() ? override.nodeOf(world_rank) : -1;
+  mine.socket = cpu.socket;
+  mine.numa = cpu.numa;
+  mine.core = cpu.core;
+  mine.cpu = cpu.cpu;
+  mine.binding = static_cast<int32_t>(cpu.binding);
+  char host[MPI_MAX_PROCESSOR_NAME] = {0};
+  int len = 0;
+  PMPI_Get_processor_name(host, &len);
+  std::strncpy(mine.host, host, sizeof mine.host - 1);
+
+  std::vector<WirePlace> all(size);
+  if ((rc = PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm)) != MPI_SUCCESS) return rc;
+
+  // Node ids: one per (host, virtual node), numbered by lowest rank.
+  std::map<std::pair<int, int>, int> node_ids;
+  std::vector<RankPlace> places(size);
+  for (int r = 0; r < size; ++r) {
+    const WirePlace& w = all[r];
+    auto key = std::make_pair(w.shared_leader, w.virtual_node);
+    auto it = node_ids.emplace(key, static_cast<int>(node_ids.size())).first;
+    RankPlace& p = places[r];
+    p.node = it->second;
+    p.socket = w.socket;
+    p.numa = w.numa;
+    p.core = w.core;
+    p.cpu = w.cpu;
+    p.binding = static_cast<Binding>(w.binding);
+    p.virtual_node = w.virtual_node;
+    p.host.assign(w.host, strnlen(w.host, sizeof w.host));
+  }
+  *out = fromPlaces(std::move(places), rank, cpuCaches(cpu.cpu));
+  out->virtual_ = override.active();
+  return MPI_SUCCESS;
+}
+
+Hierarchy Hierarchy::fromPlaces(std::vector<RankPlace> places, int my_rank, std::vector<CacheInfo> caches) {
+  Hierarchy h;
+  h.rank_ = my_rank;
+  h.places_ = std::move(places);
+  h.caches_ = std::move(caches);
+  std::map<int, int> renumber;
+  for (RankPlace& p : h.places_) p.node = renumber.emplace(p.node, static_cast<int>(renumber.size())).first->second;
+  h.index();
+  return h;
+}
+
+Hierarchy Hierarchy::singleNode(int p, int my_rank) { return fromPlaces(std::vector<RankPlace>(p), my_rank); }
+
+void Hierarchy::index() {
+  int nodes = 0;
+  for (const RankPlace& p : places_) nodes = std::max(nodes, p.node + 1);
+  members_.assign(nodes, {});
+  local_index_.assign(places_.size(), 0);
+  for (int r = 0; r < size(); ++r) {
+    local_index_[r] = static_cast<int>(members_[places_[r].node].size());
+    members_[places_[r].node].push_back(r);
+  }
+}
+
+std::vector<int> Hierarchy::leaders() const {
+  std::vector<int> out;
+  for (const auto& m : members_) out.push_back(m[0]);
+  return out;
+}
+
+std::vector<int> Hierarchy::numaNodes(int node) const {
+  std::vector<int> out;
+  for (int r : members_[node]) out.push_back(places_[r].numa);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+int64_t Hierarchy::sharedCacheBytes() const {
+  int64_t bytes = 0;
+  int level = 0;
+  for (const CacheInfo& c : caches_) {
+    if (c.type != "Instruction" && c.level >= level) {
+      level = c.level;
+      bytes = c.bytes;
+    }
+  }
+  return bytes;
+}
+
+int Hierarchy::sharedCacheRanks() const {
+  const CacheInfo* llc = nullptr;
+  for (const CacheInfo& c : caches_) {
+    if (c.type != "Instruction" && (!llc || c.level >= llc->level)) llc = &c;
+  }
+  if (!llc || places_.empty()) return 1;
+  int n = 0;
+  for (int r : members_[nodeOf(rank_)]) {
+    if (std::find(llc->shared_cpus.begin(), llc->shared_cpus.end(), places_[r].cpu) != llc->shared_cpus.end()) ++n;
+  }
+  return std::max(n, 1);
+}
+
+}  // namespace topocoll

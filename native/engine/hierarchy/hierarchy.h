@@ -1,0 +1,75 @@
+// The hierarchy of a communicator (seed 001's three layers): which node, socket, NUMA node and
+// core each rank runs on, and the caches of this rank's CPU. Detected once per communicator
+// (collective) and cached with it; builders read it through BuildParams::hierarchy.
+//
+// Degrades gracefully: unbound ranks are placed on the CPU they ran on when detected (the kernel
+// may move them later; only speed depends on it, never correctness); machines with one socket
+// or one NUMA node (or no libnuma) put every rank on socket 0 / NUMA node 0.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "machine.h"
+#include "node_override.h"
+
+namespace topocoll {
+
+struct RankPlace {
+  int node = 0;      // 0 ... nodeCount()-1, numbered in order of each node's lowest rank
+  int socket = 0;
+  int numa = 0;
+  int core = 0;
+  int cpu = 0;
+  Binding binding = Binding::None;
+  int virtual_node = -1;  // the override's node (-1: no override)
+  std::string host;
+};
+
+class Hierarchy {
+ public:
+  // Collective over `comm` (an intracommunicator): nodes from MPI_Comm_split_type(SHARED) refined
+  // by `override`, each rank's place from its CPU, gathered so that every rank knows all.
+  static int detect(MPI_Comm comm, const NodeOverride& override, Hierarchy* out, std::string* error);
+  // A hierarchy given rank by rank (tools and tests, no MPI). Nodes are renumbered in order of
+  // first appearance.
+  static Hierarchy fromPlaces(std::vector<RankPlace> places, int my_rank, std::vector<CacheInfo> caches = {});
+  // p ranks on one node and one socket: what builders assume without a detected hierarchy.
+  static Hierarchy singleNode(int p, int my_rank);
+
+  int size() const { return static_cast<int>(places_.size()); }
+  int rank() const { return rank_; }
+  const RankPlace& place(int r) const { return places_[r]; }
+  int nodeCount() const { return static_cast<int>(members_.size()); }
+  int nodeOf(int r) const { return places_[r].node; }
+  // Comm ranks of `node`, ascending; the first is the node's leader.
+  const std::vector<int>& members(int node) const { return members_[node]; }
+  int localIndex(int r) const { return local_index_[r]; }
+  int leaderOf(int node) const { return members_[node][0]; }
+  // The leader of every node, in node order.
+  std::vector<int> leaders() const;
+  // The NUMA nodes the ranks of `node` run on, ascending (at least one).
+  std::vector<int> numaNodes(int node) const;
+  bool virtualNodes() const { return virtual_; }
+
+  // Caches of this rank's CPU, smallest level first.
+  const std::vector<CacheInfo>& caches() const { return caches_; }
+  // The last-level cache of this rank's CPU (bytes; 0 when unknown) and how many ranks of this
+  // rank's node run on CPUs sharing it (at least 1).
+  int64_t sharedCacheBytes() const;
+  int sharedCacheRanks() const;
+
+ private:
+  void index();
+  int rank_ = 0;
+  bool virtual_ = false;
+  std::vector<RankPlace> places_;
+  std::vector<std::vector<int>> members_;
+  std::vector<int> local_index_;
+  std::vector<CacheInfo> caches_;
+};
+
+}  // namespace topocoll

@@ -1,0 +1,127 @@
+#include "machine.h"
+
+#include <numa.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+namespace topocoll {
+namespace {
+
+bool readLine(const std::string& path, std::string* out) {
+  std::ifstream f(path);
+  return static_cast<bool>(std::getline(f, *out));
+}
+
+int readInt(const std::string& path, int fallback) {
+  std::string s;
+  if (!readLine(path, &s) || s.empty()) return fallback;
+  char* end = nullptr;
+  long v = std::strtol(s.c_str(), &end, 10);
+  return end == s.c_str() || v < 0 ? fallback : static_cast<int>(v);
+}
+
+std::string cpuDir(int cpu) { return "/sys/devices/system/cpu/cpu" + std::to_string(cpu); }
+
+int socketOf(int cpu) { return readInt(cpuDir(cpu) + "/topology/physical_package_id", 0); }
+
+bool numaWorks() {
+  static const bool works = numa_available() >= 0;
+  return works;
+}
+
+int numaOf(int cpu) {
+  if (!numaWorks()) return 0;
+  int node = numa_node_of_cpu(cpu);
+  return node < 0 ? 0 : node;
+}
+
+// "32K", "16384K", "1M" -> bytes.
+int64_t parseSize(const std::string& s) {
+  char* end = nullptr;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (end == s.c_str()) return 0;
+  switch (*end) {
+    case 'K': return v << 10;
+    case 'M': return v << 20;
+    case 'G': return v << 30;
+    default: return v;
+  }
+}
+
+}  // namespace
+
+const char* bindingName(Binding b) {
+  switch (b) {
+    case Binding::Core: return "core";
+    case Binding::Socket: return "socket";
+    default: return "none";
+  }
+}
+
+std::vector<int> parseCpuList(const std::string& text) {
+  std::vector<int> cpus;
+  size_t i = 0;
+  while (i < text.size()) {
+    char* end = nullptr;
+    long a = std::strtol(text.c_str() + i, &end, 10);
+    if (end == text.c_str() + i) break;
+    long b = a;
+    i = end - text.c_str();
+    if (i < text.size() && text[i] == '-') {
+      b = std::strtol(text.c_str() + i + 1, &end, 10);
+      i = end - text.c_str();
+    }
+    for (long c = a; c <= b && c - a < 65536; ++c) cpus.push_back(static_cast<int>(c));
+    while (i < text.size() && (text[i] == ',' || text[i] == '\n' || text[i] == ' ')) ++i;
+  }
+  return cpus;
+}
+
+CpuPlace currentCpuPlace() {
+  CpuPlace place;
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  int allowed = 0, first = -1;
+  bool one_socket = true;
+  if (sched_getaffinity(0, sizeof mask, &mask) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (!CPU_ISSET(c, &mask)) continue;
+      if (first < 0) first = c;
+      else if (socketOf(c) != socketOf(first)) one_socket = false;
+      ++allowed;
+    }
+  }
+  int online = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  int current = sched_getcpu();
+  place.cpu = allowed == 1 ? first : current >= 0 ? current : 0;
+  if (allowed == 1) place.binding = Binding::Core;
+  else if (allowed > 0 && allowed < online && one_socket) place.binding = Binding::Socket;
+  place.socket = socketOf(place.cpu);
+  place.numa = numaOf(place.cpu);
+  place.core = readInt(cpuDir(place.cpu) + "/topology/core_id", place.cpu);
+  return place;
+}
+
+std::vector<CacheInfo> cpuCaches(int cpu) {
+  std::vector<CacheInfo> caches;
+  for (int i = 0;; ++i) {
+    std::string dir = cpuDir(cpu) + "/cache/index" + std::to_string(i);
+    CacheInfo c;
+    std::string size, shared;
+    if (!readLine(dir + "/size", &size)) break;
+    c.level = readInt(dir + "/level", 0);
+    readLine(dir + "/type", &c.type);
+    c.bytes = parseSize(size);
+    c.line_bytes = readInt(dir + "/coherency_line_size", 64);
+    if (readLine(dir + "/shared_cpu_list", &shared)) c.shared_cpus = parseCpuList(shared);
+    caches.push_back(c);
+  }
+  return caches;
+}
+
+bool numaMachine() { return numaWorks() && numa_max_node() > 0; }
+
+}  // namespace topocoll

@@ -1,0 +1,183 @@
+#include "shm_context.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+
+#include "../executor.h"
+
+namespace topocoll {
+
+namespace shm_detail {
+void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+void yield() { sched_yield(); }
+double now() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+}  // namespace shm_detail
+
+namespace {
+
+constexpr int kStageBits = 24;
+static_assert(kShmMaxStage < (int64_t(1) << kStageBits), "stages must fit their bits");
+
+size_t roundUp(size_t n, size_t unit) { return (n + unit - 1) / unit * unit; }
+
+// Flags of one rank: for each channel, kShmFlagSlots flags and the `done` flag.
+constexpr int kLinesPerChannel = kShmFlagSlots + 1;
+
+[[noreturn]] void builderBug(const char* what, int owner) {
+  std::fprintf(stderr, "topocoll: internal error: %s names rank %d, which is not on this node\n", what, owner);
+  PMPI_Abort(MPI_COMM_WORLD, 70);
+  std::abort();
+}
+
+}  // namespace
+
+int ShmContext::create(MPI_Comm comm, const Hierarchy& h, const ShmOptions& options, std::unique_ptr<ShmContext>* out) {
+  std::unique_ptr<ShmContext> ctx(new ShmContext());
+  ctx->hierarchy_ = &h;
+  ctx->channels_ = std::max(1, options.channels);
+  const int rank = h.rank(), node = h.nodeOf(rank);
+  ctx->node_size_ = static_cast<int>(h.members(node).size());
+  ctx->node_rank_ = h.localIndex(rank);
+
+  const size_t page = ShmSegment::pageSize();
+  const std::vector<int> numa_nodes = h.numaNodes(node);
+  ctx->parts_ = static_cast<int>(numa_nodes.size());
+  ctx->part_bytes_ = static_cast<int64_t>(roundUp(static_cast<size_t>(options.data_bytes) / ctx->parts_, page));
+  const size_t flag_page = roundUp(static_cast<size_t>(ctx->channels_) * kLinesPerChannel * kCacheLine, page);
+  ctx->flags_bytes_ = flag_page;
+  const size_t channel_bytes = static_cast<size_t>(ctx->part_bytes_) * ctx->parts_;
+  const size_t total = flag_page * ctx->node_size_ + channel_bytes * ctx->channels_;
+
+  int ok = 1, rc;
+  std::string why;
+  if (ctx->node_size_ > 1) {
+    MPI_Comm node_comm = MPI_COMM_NULL;
+    if ((rc = PMPI_Comm_split(comm, node, ctx->node_rank_, &node_comm)) != MPI_SUCCESS) return rc;
+    // Each rank's flags near the rank; each part of a channel's data on its NUMA node.
+    std::vector<NumaRange> numa;
+    if (options.numa && numaMachine()) {
+      const auto& members = h.members(node);
+      for (int i = 0; i < ctx->node_size_; ++i) numa.push_back({flag_page * i, flag_page, h.place(members[i]).numa});
+      for (int c = 0; c < ctx->channels_; ++c) {
+        for (int part = 0; part < ctx->parts_; ++part) {
+          size_t offset = flag_page * ctx->node_size_ + channel_bytes * c + static_cast<size_t>(ctx->part_bytes_) * part;
+          numa.push_back({offset, static_cast<size_t>(ctx->part_bytes_), numa_nodes[part]});
+        }
+      }
+    }
+    bool created = false;
+    rc = ctx->segment_.create(node_comm, total, numa, &created, &why);
+    ok = created;
+    if (rc == MPI_SUCCESS && created) {
+      int pid = static_cast<int>(getpid());
+      ctx->pids_.resize(ctx->node_size_);
+      rc = PMPI_Allgather(&pid, 1, MPI_INT, ctx->pids_.data(), 1, MPI_INT, node_comm);
+    }
+    PMPI_Comm_free(&node_comm);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  // Every node must have its segment, or no rank uses shared memory: the ranks agree.
+  int all = 0;
+  if ((rc = PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm)) != MPI_SUCCESS) return rc;
+  if (!all) {
+    ctx->available_ = false;
+    ctx->why_ = ok ? "another node could not create its shared-memory segment" : why;
+  }
+  *out = std::move(ctx);
+  return MPI_SUCCESS;
+}
+
+ShmContext::~ShmContext() = default;
+
+char* ShmContext::data(int channel) const {
+  return segment_.base() + flags_bytes_ * node_size_ + static_cast<size_t>(part_bytes_) * parts_ * channel;
+}
+
+std::atomic<uint64_t>* ShmContext::flag(int local, int channel, int slot) const {
+  char* line = segment_.base() + flags_bytes_ * local + (static_cast<size_t>(channel) * kLinesPerChannel + slot) * kCacheLine;
+  return reinterpret_cast<std::atomic<uint64_t>*>(line);
+}
+
+ShmContext::Call ShmContext::beginCall() {
+  Call c;
+  c.seq = next_seq_++;
+  c.channel = static_cast<int>(c.seq % channels_);
+  return c;
+}
+
+bool ShmContext::channelFree(const Call& call) const {
+  if (node_size_ == 1 || call.seq < static_cast<uint64_t>(channels_)) return true;
+  const uint64_t needed = call.seq - channels_ + 1;  // `done` holds the last finished call + 1
+  for (int i = 0; i < node_size_; ++i) {
+    if (i != node_rank_ && flag(i, call.channel, kShmFlagSlots)->load(std::memory_order_acquire) < needed) return false;
+  }
+  return true;
+}
+
+void ShmContext::markDone(const Call& call) {
+  if (node_size_ == 1) return;
+  flag(node_rank_, call.channel, kShmFlagSlots)->store(call.seq + 1, std::memory_order_release);
+}
+
+bool ShmContext::flagReached(const Call& call, int owner, int slot, int64_t stage) const {
+  if (hierarchy_->nodeOf(owner) != hierarchy_->nodeOf(hierarchy_->rank())) builderBug("a flag wait", owner);
+  uint64_t want = ((call.seq + 1) << kStageBits) | static_cast<uint64_t>(stage);
+  return flag(hierarchy_->localIndex(owner), call.channel, slot)->load(std::memory_order_acquire) >= want;
+}
+
+void ShmContext::signalFlag(const Call& call, int owner, int slot, int64_t stage) {
+  if (hierarchy_->nodeOf(owner) != hierarchy_->nodeOf(hierarchy_->rank())) builderBug("a flag signal", owner);
+  uint64_t value = ((call.seq + 1) << kStageBits) | static_cast<uint64_t>(stage);
+  flag(hierarchy_->localIndex(owner), call.channel, slot)->store(value, std::memory_order_release);
+}
+
+int ShmContext::checkPeers() const {
+  for (int i = 0; i < static_cast<int>(pids_.size()); ++i) {
+    if (i == node_rank_ || kill(pids_[i], 0) == 0 || errno != ESRCH) continue;
+    std::fprintf(stderr, "topocoll: rank %d of this node (pid %d) died during a shared-memory collective\n",
+                 hierarchy_->members(hierarchy_->nodeOf(hierarchy_->rank()))[i], pids_[i]);
+    return MPI_ERR_OTHER;
+  }
+  return MPI_SUCCESS;
+}
+
+void ShmContext::addInFlight(CollectiveRequest* r) { in_flight_.push_back(r); }
+
+void ShmContext::removeInFlight(CollectiveRequest* r) {
+  in_flight_.erase(std::remove(in_flight_.begin(), in_flight_.end(), r), in_flight_.end());
+}
+
+bool ShmContext::othersInFlight(const CollectiveRequest* self) const {
+  return std::any_of(in_flight_.begin(), in_flight_.end(), [&](CollectiveRequest* r) { return r != self; });
+}
+
+// A rank blocked on one call progresses its others: theirs may be what the node waits for.
+void ShmContext::progressOthers(const CollectiveRequest* self) {
+  if (progressing_) return;
+  progressing_ = true;
+  std::vector<CollectiveRequest*> others = in_flight_;
+  for (CollectiveRequest* r : others) {
+    if (r == self || std::find(in_flight_.begin(), in_flight_.end(), r) == in_flight_.end()) continue;
+    bool done = false;
+    r->test(&done);  // an error stays with the request and surfaces at its own test/wait
+  }
+  progressing_ = false;
+}
+
+}  // namespace topocoll

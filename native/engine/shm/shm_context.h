@@ -1,0 +1,131 @@
+// A communicator's shared memory: one segment per node (created on the first call of an
+// algorithm that uses it), cut into channels so that consecutive calls (and several
+// nonblocking ones) can be in flight at once. The executor runs FlagSignal/FlagWait ops and
+// copies to and from BufferId::Shm through it; builders only name flags and offsets.
+//
+// Layout of a node's segment:
+//   flags  one page per rank of the node (placed on that rank's NUMA node); in it, for every
+//          channel, kShmFlagSlots flags and a `done` flag, each on its own cache line
+//   data   per channel: the data area, cut into one part per NUMA node of the node's ranks,
+//          part i placed on the i-th of them (Hierarchy::numaNodes)
+//
+// A flag holds (call sequence + 1) << 24 | stage, so values only grow and never need resetting.
+// Calls are numbered per communicator in call order, the same on every rank (MPI orders
+// collectives), and call s uses channel s mod channels(). A call that moves data waits first
+// until call s - channels() is done on every rank of the node (its `done` flags).
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../hierarchy/hierarchy.h"
+#include "../schedule.h"
+#include "segment.h"
+
+namespace topocoll {
+
+class CollectiveRequest;  // executor.h
+
+struct ShmOptions {
+  int64_t data_bytes = 1 << 20;  // data area per channel (TOPOCOLL_SHM_BYTES)
+  bool numa = true;              // place parts on NUMA nodes (TOPOCOLL_NUMA)
+  int channels = 4;
+};
+
+class ShmContext {
+ public:
+  static constexpr int kCacheLine = 64;
+
+  // Collective over `comm` (the communicator's shadow): splits it into nodes by `h` and creates
+  // each node's segment. *out is set even when shared memory is unavailable (see available()).
+  static int create(MPI_Comm comm, const Hierarchy& h, const ShmOptions& options, std::unique_ptr<ShmContext>* out);
+  ~ShmContext();
+
+  // False when some node could not get its segment; then why() says what failed, on every rank.
+  bool available() const { return available_; }
+  const std::string& why() const { return why_; }
+
+  int nodeSize() const { return node_size_; }
+  int channels() const { return channels_; }
+  // The data area of one channel: parts() parts of partBytes() bytes each.
+  int parts() const { return parts_; }
+  int64_t partBytes() const { return part_bytes_; }
+  char* data(int channel) const;
+
+  // A call on the segment: its sequence number and channel.
+  struct Call {
+    uint64_t seq = 0;
+    int channel = 0;
+  };
+  Call beginCall();
+  // True once the previous call on `call`'s channel is done on every rank of the node.
+  bool channelFree(const Call& call) const;
+  void markDone(const Call& call);
+  // Flag ops of a schedule: `owner` is a rank of the communicator on this node.
+  bool flagReached(const Call& call, int owner, int slot, int64_t stage) const;
+  void signalFlag(const Call& call, int owner, int slot, int64_t stage);
+
+  // Spins until ready() holds: a bounded busy spin (pause), then sched_yield so that an
+  // oversubscribed node makes progress. While it waits it progresses the other nonblocking
+  // calls in flight on this communicator (their ranks may be waiting for us), and it gives up
+  // with MPI_ERR_OTHER when a rank of the node has died.
+  template <typename Ready>
+  int waitUntil(Ready ready, const CollectiveRequest* self);
+
+  // Nonblocking calls in flight, progressed by waitUntil() of the others.
+  void addInFlight(CollectiveRequest* r);
+  void removeInFlight(CollectiveRequest* r);
+  bool othersInFlight(const CollectiveRequest* self) const;
+  void progressOthers(const CollectiveRequest* self);
+
+ private:
+  ShmContext() = default;
+  std::atomic<uint64_t>* flag(int local, int channel, int slot) const;
+  // Checked every few ms of a long wait: MPI_ERR_OTHER when a rank of the node is gone.
+  int checkPeers() const;
+
+  bool available_ = true;
+  std::string why_;
+  const Hierarchy* hierarchy_ = nullptr;
+  int node_size_ = 1, node_rank_ = 0, channels_ = 1, parts_ = 1;
+  int64_t part_bytes_ = 0;
+  size_t flags_bytes_ = 0;
+  uint64_t next_seq_ = 0;
+  ShmSegment segment_;
+  std::vector<int> pids_;  // of the node's ranks, by local index
+  std::vector<CollectiveRequest*> in_flight_;
+  bool progressing_ = false;
+};
+
+namespace shm_detail {
+void pause();
+void yield();
+double now();
+}  // namespace shm_detail
+
+template <typename Ready>
+int ShmContext::waitUntil(Ready ready, const CollectiveRequest* self) {
+  constexpr int kSpins = 256;
+  for (int i = 0; i < kSpins; ++i) {
+    if (ready()) return MPI_SUCCESS;
+    shm_detail::pause();
+  }
+  double next_check = shm_detail::now() + 0.1;
+  for (unsigned i = 0;; ++i) {
+    if (ready()) return MPI_SUCCESS;
+    if (!in_flight_.empty()) progressOthers(self);
+    shm_detail::yield();
+    if ((i & 63) == 0 && shm_detail::now() > next_check) {
+      int rc = checkPeers();
+      if (rc != MPI_SUCCESS) return rc;
+      next_check = shm_detail::now() + 0.1;
+    }
+  }
+}
+
+}  // namespace topocoll

@@ -1,0 +1,39 @@
+// A small strict JSON reader (RFC 8259) for the files the engine reads at MPI_Init, where no
+// Node is around (the preload path): recursive descent, every value and key carries its line,
+// errors name the file and line. Strict means: no comments, no trailing commas, no duplicate
+// keys, no NaN/Infinity, valid UTF-8, nesting at most kMaxDepth deep.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace topocoll::json {
+
+inline constexpr int kMaxDepth = 64;
+
+struct Value {
+  enum class Type { Null, Bool, Number, String, Array, Object };
+  Type type = Type::Null;
+  int line = 0;              // where the value starts
+  bool boolean = false;
+  double number = 0;
+  bool integral = false;     // a number written without fraction or exponent
+  std::string string;
+  std::vector<Value> items;  // Array elements; Object member values, in file order
+  std::vector<std::string> keys;  // Object: keys[i] names items[i]; keys are unique
+  std::vector<int> key_lines;     // Object: the line of keys[i]
+
+  // The index of the member named `key`, or -1.
+  int indexOf(const std::string& key) const;
+  // The member named `key`, or null.
+  const Value* find(const std::string& key) const;
+};
+
+// "null", "a boolean", "a number", "a string", "a list", "an object": for messages.
+const char* describe(Value::Type type);
+
+// Parses the whole of `text` as one JSON value. On error returns false and sets *error to
+// "<source>:<line>: not valid JSON: <what>".
+bool parse(const std::string& text, const std::string& source, Value* out, std::string* error);
+
+}  // namespace topocoll::json

@@ -1,0 +1,211 @@
+// Fortran programs under Open MPI. Its Fortran bindings (libmpi_mpifh: mpif.h and `use mpi`;
+// libmpi_usempif08 goes through the same ompi_<name>_f functions) call PMPI_* directly, so our
+// MPI_* definitions never see a Fortran call: we export the Fortran symbols as well, under every
+// name Open MPI gives them (mpi_allgather, mpi_allgather_, mpi_allgather__, MPI_ALLGATHER, and
+// ompi_allgather_f, which the mpi_f08 wrappers call), translate handles and sentinels, and call
+// the C entry points. The completion calls are exported too, since a Fortran MPI_WAIT would
+// otherwise block in PMPI_Wait on a request only our progress completes; they poll through
+// Open MPI's own Fortran pmpi_test* while our collectives are pending, then hand over to pmpi_*.
+// MPICH's Fortran layer calls MPI_* (our C definitions): wrapping it here would intercept twice,
+// so this file is compiled for Open MPI only.
+#include <mpi.h>
+
+#if defined(OMPI_MAJOR_VERSION)
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "interpose.h"
+
+using namespace topocoll::interpose;
+
+// Open MPI's Fortran sentinels: MPI_IN_PLACE and MPI_BOTTOM are common blocks, defined in libmpi.
+extern "C" int mpi_fortran_in_place_;
+extern "C" int mpi_fortran_bottom_;
+
+namespace {
+
+using F = MPI_Fint;
+
+const void* sendBuffer(const void* buf) {
+  if (buf == &mpi_fortran_in_place_) return MPI_IN_PLACE;
+  return buf == &mpi_fortran_bottom_ ? MPI_BOTTOM : buf;
+}
+
+void* dataBuffer(void* buf) { return buf == &mpi_fortran_bottom_ ? MPI_BOTTOM : buf; }
+
+// Open MPI's own Fortran profiling entry points (libmpi_mpifh is loaded whenever a Fortran
+// program calls these wrappers).
+template <typename Fn>
+Fn openMpiFortran(const char* name) {
+  void* fn = dlsym(RTLD_DEFAULT, name);
+  if (!fn) {
+    std::fprintf(stderr, "topocoll: Open MPI's Fortran library does not define %s\n", name);
+    std::abort();
+  }
+  return reinterpret_cast<Fn>(fn);
+}
+
+template <typename Test>
+bool pollWhilePending(Test test, F* ierr) {
+  while (requests::anyPending()) {
+    requests::progress();
+    if (test() || *ierr != MPI_SUCCESS) return true;
+    requests::idle();
+  }
+  return false;
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- collectives -----------------------------------------------------------------------------
+
+static void topocoll_f_allgather(const void* sendbuf, F* sendcount, F* sendtype, void* recvbuf, F* recvcount,
+                                 F* recvtype, F* comm, F* ierr) {
+  *ierr = MPI_Allgather(sendBuffer(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), dataBuffer(recvbuf), *recvcount,
+                        PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm));
+}
+
+static void topocoll_f_alltoall(const void* sendbuf, F* sendcount, F* sendtype, void* recvbuf, F* recvcount,
+                                F* recvtype, F* comm, F* ierr) {
+  *ierr = MPI_Alltoall(sendBuffer(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), dataBuffer(recvbuf), *recvcount,
+                       PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm));
+}
+
+static void topocoll_f_bcast(void* buffer, F* count, F* datatype, F* root, F* comm, F* ierr) {
+  *ierr = MPI_Bcast(dataBuffer(buffer), *count, PMPI_Type_f2c(*datatype), *root, PMPI_Comm_f2c(*comm));
+}
+
+static void topocoll_f_barrier(F* comm, F* ierr) { *ierr = MPI_Barrier(PMPI_Comm_f2c(*comm)); }
+
+static void topocoll_f_iallgather(const void* sendbuf, F* sendcount, F* sendtype, void* recvbuf, F* recvcount,
+                                  F* recvtype, F* comm, F* request, F* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Iallgather(sendBuffer(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), dataBuffer(recvbuf), *recvcount,
+                         PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm), &r);
+  if (*ierr == MPI_SUCCESS) *request = PMPI_Request_c2f(r);
+}
+
+static void topocoll_f_ialltoall(const void* sendbuf, F* sendcount, F* sendtype, void* recvbuf, F* recvcount,
+                                 F* recvtype, F* comm, F* request, F* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Ialltoall(sendBuffer(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), dataBuffer(recvbuf), *recvcount,
+                        PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm), &r);
+  if (*ierr == MPI_SUCCESS) *request = PMPI_Request_c2f(r);
+}
+
+static void topocoll_f_ibcast(void* buffer, F* count, F* datatype, F* root, F* comm, F* request, F* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Ibcast(dataBuffer(buffer), *count, PMPI_Type_f2c(*datatype), *root, PMPI_Comm_f2c(*comm), &r);
+  if (*ierr == MPI_SUCCESS) *request = PMPI_Request_c2f(r);
+}
+
+static void topocoll_f_ibarrier(F* comm, F* request, F* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Ibarrier(PMPI_Comm_f2c(*comm), &r);
+  if (*ierr == MPI_SUCCESS) *request = PMPI_Request_c2f(r);
+}
+
+// ---- completion ------------------------------------------------------------------------------
+
+static void topocoll_f_wait(F* request, F* status, F* ierr) {
+  static auto test = openMpiFortran<void (*)(F*, F*, F*, F*)>("pmpi_test_");
+  static auto wait = openMpiFortran<void (*)(F*, F*, F*)>("pmpi_wait_");
+  F flag = 0;
+  *ierr = MPI_SUCCESS;
+  if (!pollWhilePending([&] { return test(request, &flag, status, ierr), flag != 0; }, ierr)) wait(request, status, ierr);
+}
+
+static void topocoll_f_test(F* request, F* flag, F* status, F* ierr) {
+  static auto test = openMpiFortran<void (*)(F*, F*, F*, F*)>("pmpi_test_");
+  requests::progress();
+  test(request, flag, status, ierr);
+}
+
+static void topocoll_f_waitall(F* count, F* requests, F* statuses, F* ierr) {
+  static auto testall = openMpiFortran<void (*)(F*, F*, F*, F*, F*)>("pmpi_testall_");
+  static auto waitall = openMpiFortran<void (*)(F*, F*, F*, F*)>("pmpi_waitall_");
+  F flag = 0;
+  *ierr = MPI_SUCCESS;
+  if (!pollWhilePending([&] { return testall(count, requests, &flag, statuses, ierr), flag != 0; }, ierr)) {
+    waitall(count, requests, statuses, ierr);
+  }
+}
+
+static void topocoll_f_testall(F* count, F* requests, F* flag, F* statuses, F* ierr) {
+  static auto testall = openMpiFortran<void (*)(F*, F*, F*, F*, F*)>("pmpi_testall_");
+  requests::progress();
+  testall(count, requests, flag, statuses, ierr);
+}
+
+static void topocoll_f_waitany(F* count, F* requests, F* index, F* status, F* ierr) {
+  static auto testany = openMpiFortran<void (*)(F*, F*, F*, F*, F*, F*)>("pmpi_testany_");
+  static auto waitany = openMpiFortran<void (*)(F*, F*, F*, F*, F*)>("pmpi_waitany_");
+  F flag = 0;
+  *ierr = MPI_SUCCESS;
+  if (!pollWhilePending([&] { return testany(count, requests, index, &flag, status, ierr), flag != 0; }, ierr)) {
+    waitany(count, requests, index, status, ierr);
+  }
+}
+
+static void topocoll_f_testany(F* count, F* requests, F* index, F* flag, F* status, F* ierr) {
+  static auto testany = openMpiFortran<void (*)(F*, F*, F*, F*, F*, F*)>("pmpi_testany_");
+  requests::progress();
+  testany(count, requests, index, flag, status, ierr);
+}
+
+static void topocoll_f_waitsome(F* incount, F* requests, F* outcount, F* indices, F* statuses, F* ierr) {
+  static auto testsome = openMpiFortran<void (*)(F*, F*, F*, F*, F*, F*)>("pmpi_testsome_");
+  static auto waitsome = openMpiFortran<void (*)(F*, F*, F*, F*, F*, F*)>("pmpi_waitsome_");
+  *ierr = MPI_SUCCESS;
+  auto test = [&] { return testsome(incount, requests, outcount, indices, statuses, ierr), *outcount != 0; };
+  if (!pollWhilePending(test, ierr)) waitsome(incount, requests, outcount, indices, statuses, ierr);
+}
+
+static void topocoll_f_testsome(F* incount, F* requests, F* outcount, F* indices, F* statuses, F* ierr) {
+  static auto testsome = openMpiFortran<void (*)(F*, F*, F*, F*, F*, F*)>("pmpi_testsome_");
+  requests::progress();
+  testsome(incount, requests, outcount, indices, statuses, ierr);
+}
+
+static void topocoll_f_request_get_status(F* request, F* flag, F* status, F* ierr) {
+  static auto get = openMpiFortran<void (*)(F*, F*, F*, F*)>("pmpi_request_get_status_");
+  requests::progress();
+  get(request, flag, status, ierr);
+}
+
+// Every name Open MPI exports for one Fortran routine, as aliases of our implementation.
+#define TOPOCOLL_FORTRAN(lower, UPPER, params)                                          \
+  void mpi_##lower params __attribute__((alias("topocoll_f_" #lower)));                 \
+  void mpi_##lower##_ params __attribute__((alias("topocoll_f_" #lower)));              \
+  void mpi_##lower##__ params __attribute__((alias("topocoll_f_" #lower)));             \
+  void MPI_##UPPER params __attribute__((alias("topocoll_f_" #lower)));                 \
+  void ompi_##lower##_f params __attribute__((alias("topocoll_f_" #lower)))
+
+#define COLL_PARAMS (const void*, F*, F*, void*, F*, F*, F*, F*)
+#define ICOLL_PARAMS (const void*, F*, F*, void*, F*, F*, F*, F*, F*)
+TOPOCOLL_FORTRAN(allgather, ALLGATHER, COLL_PARAMS);
+TOPOCOLL_FORTRAN(alltoall, ALLTOALL, COLL_PARAMS);
+TOPOCOLL_FORTRAN(bcast, BCAST, (void*, F*, F*, F*, F*, F*));
+TOPOCOLL_FORTRAN(barrier, BARRIER, (F*, F*));
+TOPOCOLL_FORTRAN(iallgather, IALLGATHER, ICOLL_PARAMS);
+TOPOCOLL_FORTRAN(ialltoall, IALLTOALL, ICOLL_PARAMS);
+TOPOCOLL_FORTRAN(ibcast, IBCAST, (void*, F*, F*, F*, F*, F*, F*));
+TOPOCOLL_FORTRAN(ibarrier, IBARRIER, (F*, F*, F*));
+TOPOCOLL_FORTRAN(wait, WAIT, (F*, F*, F*));
+TOPOCOLL_FORTRAN(test, TEST, (F*, F*, F*, F*));
+TOPOCOLL_FORTRAN(waitall, WAITALL, (F*, F*, F*, F*));
+TOPOCOLL_FORTRAN(testall, TESTALL, (F*, F*, F*, F*, F*));
+TOPOCOLL_FORTRAN(waitany, WAITANY, (F*, F*, F*, F*, F*));
+TOPOCOLL_FORTRAN(testany, TESTANY, (F*, F*, F*, F*, F*, F*));
+TOPOCOLL_FORTRAN(waitsome, WAITSOME, (F*, F*, F*, F*, F*, F*));
+TOPOCOLL_FORTRAN(testsome, TESTSOME, (F*, F*, F*, F*, F*, F*));
+TOPOCOLL_FORTRAN(request_get_status, REQUEST_GET_STATUS, (F*, F*, F*, F*));
+
+}  // extern "C"
+
+#endif  // OMPI_MAJOR_VERSION

@@ -1,0 +1,124 @@
+// The requests of nonblocking collectives run by the engine, as the user sees them.
+//
+// Why generalized requests: MPI_I<coll> must hand back an MPI_Request that every MPI call taking
+// requests accepts, mixed in arrays with the user's point-to-point requests, in C and Fortran,
+// including calls we do not intercept (MPI_Request_c2f, MPI_Test_cancelled, MPI_Status_*). Any
+// fake handle would break one of those. A generalized request (MPI_Grequest_start) is a real
+// request of the MPI library whose completion we signal with MPI_Grequest_complete: once
+// complete, PMPI_Wait/Test/... handle it like any other, query_fn fills its status (and returns
+// the collective's error), free_fn releases our state. MPI does not progress it, so we do: the
+// schedule behind it moves on only when we call test() on it. Therefore every completion call
+// (completion.cc), every engine collective (interpose.cc) and the blocking point-to-point calls
+// (progress.cc) first progress *all* pending collectives, and while any is pending they poll
+// (progress + PMPI_Test*) instead of blocking in PMPI_Wait*: a rank waiting on anything keeps
+// its part of every collective moving, which MPI's progress rule requires (a peer may be
+// waiting on a collective this rank started, while this rank waits on that peer).
+// MPICH's MPIX_Grequest_start poll_fn would let MPICH poll for us, but Open MPI 4.1 has none, so
+// one mechanism serves both.
+//
+// Lifetime: an Entry is freed by whichever of (our completion, MPI's free_fn) comes second.
+// MPICH calls free_fn from MPI_Request_free even before completion; Open MPI from
+// MPI_Grequest_complete when the user freed the request first; both call it exactly once.
+// MPI_Cancel on one of ours is the failed cancel MPI allows: the collective completes normally
+// and MPI_Test_cancelled reports false (cancelling a nonblocking collective is erroneous anyway).
+#include <sched.h>
+
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+#include "interpose.h"
+
+namespace topocoll::interpose::requests {
+namespace {
+
+enum : int { kCompleted = 1, kReleased = 2 };
+
+struct Entry {
+  std::unique_ptr<CollectiveRequest> op;
+  MPI_Request greq = MPI_REQUEST_NULL;
+  int error = MPI_SUCCESS;
+  std::atomic<int> state{0};
+};
+
+// Guards g_pending and the progress of the requests in it (their schedules are not
+// thread-safe). Recursive: completing a request may call back into free_fn on this thread.
+std::recursive_mutex g_mutex;
+std::vector<Entry*> g_pending;
+std::atomic<int> g_pending_count{0};
+
+int queryFn(void* extra, MPI_Status* status) {
+  auto* e = static_cast<Entry*>(extra);
+  PMPI_Status_set_elements(status, MPI_BYTE, 0);
+  PMPI_Status_set_cancelled(status, 0);
+  status->MPI_SOURCE = MPI_UNDEFINED;
+  status->MPI_TAG = MPI_UNDEFINED;
+  return e->error;
+}
+
+int freeFn(void* extra) {
+  auto* e = static_cast<Entry*>(extra);
+  if (e->state.fetch_or(kReleased) & kCompleted) delete e;
+  return MPI_SUCCESS;
+}
+
+int cancelFn(void*, int) { return MPI_SUCCESS; }
+
+// Called with g_mutex held, e already out of g_pending. `e` may be gone when this returns.
+void complete(Entry* e) {
+  e->op.reset();
+  MPI_Request greq = e->greq;
+  int before = e->state.fetch_or(kCompleted);
+  PMPI_Grequest_complete(greq);  // may run freeFn, which then deletes e
+  if (before & kReleased) delete e;
+}
+
+}  // namespace
+
+bool anyPending() { return g_pending_count.load(std::memory_order_relaxed) > 0; }
+
+int adopt(std::unique_ptr<CollectiveRequest> op, MPI_Request* request) {
+  auto* e = new Entry;
+  e->op = std::move(op);
+  int rc = PMPI_Grequest_start(queryFn, freeFn, cancelFn, e, &e->greq);
+  if (rc != MPI_SUCCESS) {
+    delete e;
+    return rc;
+  }
+  *request = e->greq;
+  {
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    g_pending.push_back(e);
+    g_pending_count.fetch_add(1);
+  }
+  progress();  // posts what can be posted now; a collective with nothing to move completes here
+  return MPI_SUCCESS;
+}
+
+void progress() {
+  if (!anyPending()) return;
+  // Another thread progressing is as good as this one doing it.
+  std::unique_lock<std::recursive_mutex> lock(g_mutex, std::try_to_lock);
+  if (!lock.owns_lock()) return;
+  for (size_t i = 0; i < g_pending.size();) {
+    Entry* e = g_pending[i];
+    bool done = false;
+    int rc = e->op->test(&done);
+    if (rc != MPI_SUCCESS) {
+      e->error = rc;
+      done = true;
+    }
+    if (!done) {
+      ++i;
+      continue;
+    }
+    g_pending[i] = g_pending.back();
+    g_pending.pop_back();
+    g_pending_count.fetch_sub(1);
+    complete(e);
+  }
+}
+
+void idle() { sched_yield(); }
+
+}  // namespace topocoll::interpose::requests

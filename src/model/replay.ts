@@ -1,0 +1,537 @@
+// Symbolic replay: runs the schedules of all p ranks without MPI, tracking which symbolic block
+// every buffer slot of every rank holds, and checks the end state against the collective's
+// definition. This is how every schedule builder is proven correct for many p (design §2).
+//
+// Symbols, per unit (a block is unitsPerBlock units): allgather, the origin rank of a block;
+// alltoall, origin x p + index (send block j of rank o); bcast, the element index; each times
+// unitsPerBlock plus the unit. Barrier has no data and is checked for happens-before instead:
+// every rank must have heard, through a chain of messages or flags, from every other rank
+// before it can finish.
+//
+// The node's shared data area (buffer `shm`) is one buffer for all ranks of a node, so its
+// accesses race unless ordered. With vector clocks over messages and flags the replay checks
+// that every read of the area comes after the write it reads, and every write after the reads
+// and writes it replaces: a missing flag is an error even if this replay's order happened to
+// work.
+import type { CollectiveName } from '../select/registry';
+import type { Schedule } from '../select/schedule';
+import {
+  BUF_RECV,
+  BUF_SEND,
+  BUF_SHM,
+  BUFFER_NAMES,
+  COPY_CODE,
+  SIGNAL_CODE,
+  WAIT_CODE,
+  ScheduleError,
+  compileSchedule,
+  forEachRound,
+  isRecvCode,
+  type CompiledRank,
+} from './compiled';
+import { runSchedules, type EngineHooks } from './engine';
+import { MessageLog } from './messages';
+
+/** Schedules of ranks 0..p-1, built on demand or given up front. */
+export type ScheduleSource = ((rank: number) => Schedule) | readonly Schedule[];
+
+export interface VerifyParams {
+  /** bcast: elements in the vector (default: the schedules' `count`). */
+  count?: number;
+  /** bcast root (default: the schedules' `root`). */
+  root?: number;
+  /** allgather/alltoall: MPI_IN_PLACE (default: the schedules' `inPlace`). */
+  inPlace?: boolean;
+  /** The node of every rank, as given to the builder; default: all on one node. */
+  nodes?: readonly number[];
+  /** Elements the node's shared data area holds (as given to the builder); default: unbounded. */
+  shmElements?: number;
+}
+
+export interface VerifyResult {
+  ok: boolean;
+  error?: string;
+  /** Every matched message, in matching order; bytes = units x block bytes / unitsPerBlock. */
+  messages: MessageLog;
+  /** The longest schedule, in rounds. */
+  rounds: number;
+}
+
+const EMPTY = -1;
+/** Vector clocks take p x p entries: checked up to this size. */
+const MAX_CLOCKED_RANKS = 4096;
+
+export function scheduleOf(source: ScheduleSource, rank: number): Schedule {
+  return typeof source === 'function' ? source(rank) : source[rank];
+}
+
+interface Layout {
+  sendBlocks: number;
+  recvBlocks: number;
+}
+
+/** Where a span's units live: the rank's own slots or its node's shared area. */
+interface Place {
+  array: Float64Array;
+  at: number;
+}
+
+/** Buffer sizes, in blocks, that the collective's definition gives every rank. */
+function layoutOf(coll: CollectiveName, p: number, count: number, inPlace: boolean): Layout {
+  switch (coll) {
+    case 'allgather':
+      return { sendBlocks: inPlace ? 0 : 1, recvBlocks: p };
+    case 'alltoall':
+      return { sendBlocks: inPlace ? 0 : p, recvBlocks: p };
+    case 'bcast':
+      return { sendBlocks: 0, recvBlocks: count };
+    case 'barrier':
+      return { sendBlocks: 0, recvBlocks: 0 };
+  }
+}
+
+/**
+ * Replays the schedules of a p-rank collective and checks the result. Never throws for a bad
+ * schedule: `ok` is false and `error` says which rank, round and block went wrong.
+ */
+export function verifyCollective(coll: CollectiveName, p: number, source: ScheduleSource, params: VerifyParams = {}): VerifyResult {
+  const messages = new MessageLog();
+  let rounds = 0;
+  try {
+    if (!Number.isInteger(p) || p < 1) throw new ScheduleError(`communicator size must be a positive integer, got ${p}`);
+    if (params.nodes && params.nodes.length !== p) throw new ScheduleError(`nodes lists ${params.nodes.length} ranks, not ${p}`);
+    const ranks: CompiledRank[] = [];
+    let expect: Expected | undefined;
+    for (let r = 0; r < p; r++) {
+      const s = scheduleOf(source, r);
+      if (!s) throw new ScheduleError(`no schedule for rank ${r}`, r);
+      expect ??= {
+        count: params.count ?? s.count,
+        root: params.root ?? s.root,
+        inPlace: params.inPlace ?? s.inPlace,
+        unitsPerBlock: s.unitsPerBlock ?? 1,
+        nodes: params.nodes ?? new Array<number>(p).fill(0),
+        shmElements: params.shmElements ?? Infinity,
+      };
+      checkHeader(s, coll, p, r, expect);
+      ranks.push(compileSchedule(s, p, true));
+      rounds = Math.max(rounds, s.rounds.length);
+    }
+    const replay = new SymbolicReplay(coll, p, ranks, expect!, messages);
+    runSchedules(ranks, replay);
+    replay.checkFinalState();
+    return { ok: true, messages, rounds };
+  } catch (err) {
+    if (!(err instanceof ScheduleError)) throw err;
+    return { ok: false, error: err.message, messages, rounds };
+  }
+}
+
+type Expected = Required<VerifyParams> & { unitsPerBlock: number };
+
+function checkHeader(s: Schedule, coll: CollectiveName, p: number, r: number, expect: Expected): void {
+  const bad = (what: string) => new ScheduleError(`rank ${r}: schedule ${what}`, r);
+  if (s.collective !== coll) throw bad(`is for ${s.collective}, not ${coll}`);
+  if (s.p !== p || s.rank !== r) throw bad(`was built for rank ${s.rank} of ${s.p}`);
+  if (!Number.isInteger(s.tmpBlocks) || s.tmpBlocks < 0) throw bad(`has tmpBlocks ${s.tmpBlocks}`);
+  if (coll === 'bcast') {
+    if (s.count !== expect.count) throw bad(`has count ${s.count}, expected ${expect.count}`);
+    if (s.root !== expect.root) throw bad(`has root ${s.root}, expected ${expect.root}`);
+    if (!Number.isInteger(expect.root) || expect.root < 0 || expect.root >= p) throw bad(`root ${expect.root} is not a rank`);
+  }
+  if ((coll === 'allgather' || coll === 'alltoall') && s.inPlace !== expect.inPlace) {
+    throw bad(`has inPlace ${s.inPlace}, expected ${expect.inPlace}`);
+  }
+  if ((s.unitsPerBlock ?? 1) !== expect.unitsPerBlock) throw bad(`has unitsPerBlock ${s.unitsPerBlock}, expected ${expect.unitsPerBlock}`);
+}
+
+class SymbolicReplay implements EngineHooks {
+  private readonly layout: Layout;
+  private readonly unit: number;
+  /** Per rank: send, recv and tmp units, in that order, holding symbols. */
+  private readonly slots: Float64Array[];
+  private readonly bufBase: Int32Array[];
+  /** The node's shared area: symbols, and who last wrote and read each unit when (for races). */
+  private readonly node: Int32Array;
+  private readonly localIndex: Int32Array;
+  private readonly shm: ShmArea[] = [];
+  /** Scratch for the per-round overlap check: unit -> epoch of the last write claim. */
+  private readonly claims: Int32Array;
+  private epoch = 0;
+  /**
+   * Vector clocks (p x p), kept for barriers and for schedules that use the shared area or
+   * flags. Rank r's round i starts at event 2i + 1 and ends (copies done) at 2i + 2. `posted`
+   * is what r knew when it posted the round (what its sends carry), `known` what it knows now.
+   */
+  private readonly clocked: boolean;
+  private readonly posted?: Int32Array;
+  private readonly known?: Int32Array;
+  /** Clocks carried by flag signals, by the payload the engine hands back. */
+  private readonly signalled: Int32Array[] = [];
+
+  constructor(
+    private readonly coll: CollectiveName,
+    private readonly p: number,
+    private readonly ranks: readonly CompiledRank[],
+    private readonly params: Expected,
+    private readonly messages: MessageLog,
+  ) {
+    this.unit = params.unitsPerBlock;
+    const blocks = layoutOf(coll, p, params.count, params.inPlace);
+    this.layout = { sendBlocks: blocks.sendBlocks * this.unit, recvBlocks: blocks.recvBlocks * this.unit };
+    const { sendBlocks, recvBlocks } = this.layout;
+
+    this.node = Int32Array.from(params.nodes);
+    this.localIndex = new Int32Array(p);
+    const nodeSize = new Map<number, number>();
+    for (let r = 0; r < p; r++) {
+      const n = this.node[r];
+      if (!Number.isInteger(n) || n < 0) throw new ScheduleError(`nodes: rank ${r} is on node ${params.nodes[r]}`);
+      this.localIndex[r] = nodeSize.get(n) ?? 0;
+      nodeSize.set(n, this.localIndex[r] + 1);
+    }
+
+    let usesShm = false;
+    let shmUnits = 0;
+    for (const rank of ranks) {
+      const { shm, span } = this.checkOps(rank, nodeSize);
+      usesShm ||= shm || rank.flags !== undefined;
+      shmUnits = Math.max(shmUnits, span);
+    }
+    for (const [n, size] of nodeSize) this.shm[n] = new ShmArea(shmUnits, size);
+
+    this.slots = [];
+    this.bufBase = [];
+    let maxSlots = 0;
+    for (const rank of ranks) {
+      const tmpUnits = rank.tmpBlocks * this.unit;
+      maxSlots = Math.max(maxSlots, sendBlocks + recvBlocks + tmpUnits);
+      this.slots.push(new Float64Array(sendBlocks + recvBlocks + tmpUnits).fill(EMPTY));
+      this.bufBase.push(Int32Array.of(0, sendBlocks, sendBlocks + recvBlocks));
+    }
+    this.claims = new Int32Array(maxSlots + shmUnits);
+
+    this.clocked = coll === 'barrier' || usesShm;
+    if (this.clocked) {
+      if (p > MAX_CLOCKED_RANKS) throw new ScheduleError(`ordering checks (barriers, shared memory) support at most ${MAX_CLOCKED_RANKS} ranks`);
+      this.posted = new Int32Array(p * p);
+      this.known = new Int32Array(p * p);
+    }
+    this.seedInitialState();
+  }
+
+  private seedInitialState(): void {
+    const { p, params, unit } = this;
+    const fill = (slots: Float64Array, at: number, symbol: number) => {
+      for (let u = 0; u < unit; u++) slots[at + u] = symbol * unit + u;
+    };
+    for (let r = 0; r < p; r++) {
+      const slots = this.slots[r];
+      const base = this.bufBase[r];
+      switch (this.coll) {
+        case 'allgather':
+          fill(slots, params.inPlace ? base[BUF_RECV] + r * unit : base[BUF_SEND], r);
+          break;
+        case 'alltoall': {
+          const at = base[params.inPlace ? BUF_RECV : BUF_SEND];
+          for (let j = 0; j < p; j++) fill(slots, at + j * unit, r * p + j);
+          break;
+        }
+        case 'bcast':
+          if (r === params.root) for (let e = 0; e < params.count; e++) fill(slots, base[BUF_RECV] + e * unit, e);
+          break;
+        case 'barrier':
+          break;
+      }
+    }
+  }
+
+  private bufferSize(rank: CompiledRank, buf: number): number {
+    if (buf === BUF_SEND) return this.layout.sendBlocks;
+    if (buf === BUF_RECV) return this.layout.recvBlocks;
+    if (buf === BUF_SHM) return this.shmCapacity();
+    return rank.tmpBlocks * this.unit;
+  }
+
+  /** Units of the shared area: shmElements elements, of count per block (bcast: one). */
+  private shmCapacity(): number {
+    const { shmElements, count } = this.params;
+    if (shmElements === Infinity) return Infinity;
+    const elementsPerBlock = this.coll === 'bcast' ? 1 : count;
+    return elementsPerBlock === 0 ? 0 : Math.floor((shmElements * this.unit) / elementsPerBlock);
+  }
+
+  /**
+   * Every span must lie inside its buffer (the collective's definition fixes send and recv);
+   * flags and the shared area belong to the rank's node. Returns whether the rank touches the
+   * shared area and how far.
+   */
+  private checkOps(rank: CompiledRank, nodeSize: Map<number, number>): { shm: boolean; span: number } {
+    const spans = rank.spans!;
+    const r = rank.rank;
+    let shm = false;
+    let span = 0;
+    const check = (round: number, slot: number, buf: number, first: number) => {
+      const size = this.bufferSize(rank, buf);
+      const count = rank.stream[2 * slot + 1];
+      if (first + count > size) {
+        throw new ScheduleError(
+          `rank ${r} round ${round}: span ${BUFFER_NAMES[buf]}[${first}..${first + count}) exceeds the ${size}-unit ${BUFFER_NAMES[buf]} buffer`,
+          r,
+          round,
+        );
+      }
+      if (buf === BUF_SHM) {
+        if (nodeSize.get(this.node[r])! < 2) {
+          throw new ScheduleError(`rank ${r} round ${round}: uses the shared data area but is alone on node ${this.node[r]}`, r, round);
+        }
+        shm = true;
+        span = Math.max(span, first + count);
+      }
+    };
+    forEachRound(rank, (round, first, end) => {
+      for (let s = first; s < end; s++) {
+        const code = rank.stream[2 * s];
+        if (code === SIGNAL_CODE || code === WAIT_CODE) {
+          const owner = rank.stream[2 * s + 1];
+          if (this.node[owner] !== this.node[r]) {
+            throw new ScheduleError(`rank ${r} round ${round}: flag of rank ${owner}, which is on node ${this.node[owner]}, not ${this.node[r]}`, r, round);
+          }
+          continue;
+        }
+        if (code >= 0 || code === COPY_CODE) check(round, s, spans.srcBuf[s], spans.srcFirst[s]);
+        if (code < 0) check(round, s, spans.dstBuf[s], spans.dstFirst[s]);
+      }
+    });
+    return { shm, span };
+  }
+
+  private place(r: number, buf: number, first: number): Place {
+    if (buf === BUF_SHM) return { array: this.shm[this.node[r]].symbols, at: first };
+    return { array: this.slots[r], at: this.bufBase[r][buf] + first };
+  }
+
+  /** The claims scratch index of a unit: the rank's slots, then its node's shared area. */
+  private claimIndex(r: number, buf: number, first: number): number {
+    return buf === BUF_SHM ? this.slots[r].length + first : this.bufBase[r][buf] + first;
+  }
+
+  /**
+   * A round's receives write while its sends read: two receives into one unit, or a receive
+   * into a unit a send of the same round reads, is a race in the executor.
+   */
+  startRound(r: number, round: number, first: number, end: number): void {
+    const { stream, spans } = this.ranks[r];
+    const { srcBuf, srcFirst, dstBuf, dstFirst } = spans!;
+    const claims = this.claims;
+    const epoch = ++this.epoch;
+    for (let s = first; s < end; s++) {
+      if (!isRecvCode(stream[2 * s])) continue;
+      const at = this.claimIndex(r, dstBuf[s], dstFirst[s]);
+      for (let u = 0; u < stream[2 * s + 1]; u++) {
+        if (claims[at + u] === epoch) throw this.race(r, round, 'two receives write', dstBuf[s], dstFirst[s] + u);
+        claims[at + u] = epoch;
+      }
+    }
+    for (let s = first; s < end; s++) {
+      if (stream[2 * s] < 0) continue;
+      const at = this.claimIndex(r, srcBuf[s], srcFirst[s]);
+      for (let u = 0; u < stream[2 * s + 1]; u++) {
+        if (claims[at + u] === epoch) throw this.race(r, round, 'a send reads what a receive writes in', srcBuf[s], srcFirst[s] + u);
+      }
+    }
+    if (!this.clocked) return;
+    const p = this.p;
+    this.known![r * p + r] = 2 * round + 1;
+    this.posted!.set(this.known!.subarray(r * p, (r + 1) * p), r * p);
+    for (let s = first; s < end; s++) {
+      if (stream[2 * s] >= 0 && srcBuf[s] === BUF_SHM) this.shmRead(r, round, srcFirst[s], stream[2 * s + 1], this.posted!);
+    }
+  }
+
+  private race(r: number, round: number, what: string, buf: number, unit: number): ScheduleError {
+    return new ScheduleError(`rank ${r} round ${round}: ${what} ${BUFFER_NAMES[buf]}[${unit}] in the same round`, r, round);
+  }
+
+  postSend(): number {
+    return 0;
+  }
+
+  // Sends complete only when matched, so the sender is still in the round that posted the send
+  // and its buffer still holds what it held at posting time.
+  match(src: number, sendSlot: number, srcRound: number, dst: number, recvSlot: number, count: number): void {
+    const sendSpans = this.ranks[src].spans!;
+    const recvSpans = this.ranks[dst].spans!;
+    const from = this.place(src, sendSpans.srcBuf[sendSlot], sendSpans.srcFirst[sendSlot]);
+    const to = this.place(dst, recvSpans.dstBuf[recvSlot], recvSpans.dstFirst[recvSlot]);
+    copyUnits(from, to, count);
+    this.messages.push(srcRound, src, dst, count);
+    if (!this.clocked) return;
+    this.join(this.known!, dst, this.posted!, src * this.p);
+    if (recvSpans.dstBuf[recvSlot] === BUF_SHM) this.shmWrite(dst, this.currentRound(dst), recvSpans.dstFirst[recvSlot], count, this.posted!);
+  }
+
+  flagPassed(r: number, _slot: number, payload: number): void {
+    this.join(this.known!, r, this.signalled[payload], 0);
+  }
+
+  endRound(r: number, round: number, first: number, end: number): void {
+    const { stream, spans } = this.ranks[r];
+    const { srcBuf, srcFirst, dstBuf, dstFirst } = spans!;
+    if (this.clocked) this.known![r * this.p + r] = 2 * round + 2;
+    for (let s = first; s < end; s++) {
+      if (stream[2 * s] !== COPY_CODE) continue;
+      const count = stream[2 * s + 1];
+      if (this.clocked) {
+        if (srcBuf[s] === BUF_SHM) this.shmRead(r, round, srcFirst[s], count, this.known!);
+        if (dstBuf[s] === BUF_SHM) this.shmWrite(r, round, dstFirst[s], count, this.known!);
+      }
+      copyUnits(this.place(r, srcBuf[s], srcFirst[s]), this.place(r, dstBuf[s], dstFirst[s]), count);
+    }
+  }
+
+  /** A signal carries everything the rank knows once its round's copies are done. */
+  flagSignal(r: number): number {
+    this.signalled.push(this.known!.slice(r * this.p, (r + 1) * this.p));
+    return this.signalled.length - 1;
+  }
+
+  private join(into: Int32Array, r: number, from: Int32Array, fromAt: number): void {
+    const at = r * this.p;
+    for (let q = 0; q < this.p; q++) if (from[fromAt + q] > into[at + q]) into[at + q] = from[fromAt + q];
+  }
+
+  private currentRound(r: number): number {
+    return ((this.known![r * this.p + r] + 1) >> 1) - 1;
+  }
+
+  /** Does `clock` (row r) know event `event` of rank q? */
+  private knows(clock: Int32Array, r: number, q: number, event: number): boolean {
+    return q === r || clock[r * this.p + q] >= event;
+  }
+
+  // A read lasts until the round ends (MPI may read a send buffer until completion), so it
+  // is recorded at the round's end event; so is a write, for the same reason.
+  private shmRead(r: number, round: number, first: number, count: number, clock: Int32Array): void {
+    const area = this.shm[this.node[r]];
+    const me = this.localIndex[r];
+    for (let u = first; u < first + count; u++) {
+      const w = area.writer[u];
+      if (w >= 0 && !this.knows(clock, r, w, area.writeEvent[u])) {
+        throw this.shmRace(r, round, `reads shm[${u}], which rank ${w} writes in round ${(area.writeEvent[u] >> 1) - 1}`);
+      }
+      area.readEvent[u * area.nodeSize + me] = 2 * round + 2;
+    }
+  }
+
+  private shmWrite(r: number, round: number, first: number, count: number, clock: Int32Array): void {
+    const area = this.shm[this.node[r]];
+    const members = this.membersOf(this.node[r]);
+    for (let u = first; u < first + count; u++) {
+      const w = area.writer[u];
+      if (w >= 0 && !this.knows(clock, r, w, area.writeEvent[u])) {
+        throw this.shmRace(r, round, `writes shm[${u}], which rank ${w} writes in round ${(area.writeEvent[u] >> 1) - 1}`);
+      }
+      for (let i = 0; i < area.nodeSize; i++) {
+        const event = area.readEvent[u * area.nodeSize + i];
+        const q = members[i];
+        if (event > 0 && !this.knows(clock, r, q, event)) {
+          throw this.shmRace(r, round, `writes shm[${u}], which rank ${q} reads in round ${(event >> 1) - 1}`);
+        }
+        area.readEvent[u * area.nodeSize + i] = 0;
+      }
+      area.writer[u] = r;
+      area.writeEvent[u] = 2 * round + 2;
+    }
+  }
+
+  private readonly members = new Map<number, number[]>();
+
+  private membersOf(node: number): number[] {
+    let m = this.members.get(node);
+    if (!m) {
+      m = [];
+      for (let r = 0; r < this.p; r++) if (this.node[r] === node) m.push(r);
+      this.members.set(node, m);
+    }
+    return m;
+  }
+
+  private shmRace(r: number, round: number, what: string): ScheduleError {
+    return new ScheduleError(`shared-memory race on node ${this.node[r]}: rank ${r} round ${round} ${what}, and no flag or message orders the two`, r, round);
+  }
+
+  checkFinalState(): void {
+    const { p, coll, unit } = this;
+    if (coll === 'barrier') {
+      for (let r = 0; r < p; r++) {
+        for (let q = 0; q < p; q++) {
+          if (q !== r && this.known![r * p + q] < 1) {
+            throw new ScheduleError(`barrier: rank ${r} can finish before rank ${q} has started (no chain of messages or flags from ${q} to ${r})`, r);
+          }
+        }
+      }
+      return;
+    }
+    const n = this.layout.recvBlocks;
+    for (let r = 0; r < p; r++) {
+      const slots = this.slots[r];
+      const recv = this.bufBase[r][BUF_RECV];
+      for (let i = 0; i < n; i++) {
+        const block = Math.floor(i / unit);
+        const want = (coll === 'alltoall' ? block * p + r : block) * unit + (i % unit);
+        const got = slots[recv + i];
+        if (got !== want) {
+          const where = unit === 1 ? `recv[${i}]` : `recv unit ${i} (block ${block})`;
+          throw new ScheduleError(`final state: rank ${r} ${where} holds ${this.describe(got)}, expected ${this.describe(want)}`, r);
+        }
+      }
+    }
+  }
+
+  private describe(symbol: number): string {
+    if (symbol === EMPTY) return 'nothing';
+    const { unit, p } = this;
+    const block = Math.floor(symbol / unit);
+    const part = unit === 1 ? '' : ` (unit ${symbol % unit})`;
+    switch (this.coll) {
+      case 'allgather':
+        return `the block of rank ${block}${part}`;
+      case 'alltoall':
+        return `block ${block % p} of rank ${Math.floor(block / p)}${part}`;
+      default:
+        return `element ${block}${part}`;
+    }
+  }
+}
+
+/** A node's shared data area: symbols, and per unit its last write and the reads since. */
+class ShmArea {
+  readonly symbols: Float64Array;
+  readonly writer: Int32Array;
+  readonly writeEvent: Int32Array;
+  /** unit x nodeSize: the event of each node member's last read since the last write, 0 none. */
+  readonly readEvent: Int32Array;
+
+  constructor(
+    units: number,
+    readonly nodeSize: number,
+  ) {
+    this.symbols = new Float64Array(units).fill(EMPTY);
+    this.writer = new Int32Array(units).fill(-1);
+    this.writeEvent = new Int32Array(units);
+    this.readEvent = new Int32Array(units * nodeSize);
+  }
+}
+
+/** Moves `count` symbols; copyWithin when source and destination share an array (overlap). */
+function copyUnits(from: Place, to: Place, count: number): void {
+  if (from.array === to.array) {
+    to.array.copyWithin(to.at, from.at, from.at + count);
+  } else if (count <= 16) {
+    // Most messages are a few units: a loop beats allocating a subarray view per message.
+    for (let i = 0; i < count; i++) to.array[to.at + i] = from.array[from.at + i];
+  } else {
+    to.array.set(from.array.subarray(from.at, from.at + count), to.at);
+  }
+}

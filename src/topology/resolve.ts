@@ -1,0 +1,167 @@
+// A topology meets a job: given the host of every rank, which module each rank belongs to at
+// every level, and seed 004's z(p, q), the level at which two ranks meet. The native engine
+// does the same in native/engine/topology/resolve.cc; tests check that the two agree.
+import { keyName, TopologyError, type Topology, type TopologyLevel, type VirtualNodeMap } from './file';
+
+export interface ResolvedLevel {
+  readonly level: TopologyLevel;
+  /** The module of each rank at this level, numbered from 0 in order of first appearance. */
+  readonly moduleOf: Int32Array;
+  /** One label per module: the group or host name, "host/vnode" for a virtual node. */
+  readonly labels: readonly string[];
+  /** The module at the previous (wider) level that contains each module; -1 at level 0. */
+  readonly parent: Int32Array;
+}
+
+export interface ResolvedTopology {
+  readonly topology: Topology;
+  /** The host of each rank, as given. */
+  readonly hosts: readonly string[];
+  readonly size: number;
+  /** Widest first, as in the file. */
+  readonly levels: readonly ResolvedLevel[];
+}
+
+/** The virtual node of a world rank; -1 when a list does not cover it. */
+export function virtualNodeOf(map: VirtualNodeMap, rank: number): number {
+  switch (map.kind) {
+    case 'block':
+      return Math.floor(rank / map.ranksPerNode);
+    case 'cyclic':
+      return rank % map.nodes;
+    case 'list':
+      return rank < map.nodes.length ? map.nodes[rank] : -1;
+  }
+}
+
+function fail(t: Topology, key: string, line: number | undefined, detail: string): never {
+  throw new TopologyError(t.source, line, key, detail);
+}
+
+/** Resolves the tree for a job whose rank r runs on hosts[r]. */
+export function resolveTopology(topology: Topology, hosts: readonly string[]): ResolvedTopology {
+  const t = topology;
+  if (hosts.length === 0) throw new TypeError('resolveTopology: hosts must name the host of at least one rank');
+  hosts.forEach((h, r) => {
+    if (typeof h !== 'string' || h === '') throw new TypeError(`resolveTopology: hosts[${r}] must be a non-empty hostname`);
+  });
+  const vn = t.virtualNodes;
+  if (vn?.kind === 'list' && vn.nodes.length < hosts.length) {
+    fail(t, 'virtual_nodes', t.lines.virtual_nodes, `the list names ${vn.nodes.length} ranks but the job has ${hosts.length}; give one node per rank, or use block:K or cyclic:N`);
+  }
+  // A module is identified by its own key appended to its parent's, so a level always nests in
+  // the one before it (a virtual node never spans hosts, whatever the map says).
+  const ownKey = (level: TopologyLevel, r: number): string => {
+    switch (level.scope) {
+      case 'system':
+        return '';
+      case 'group': {
+        const g = Object.prototype.hasOwnProperty.call(t.groups, hosts[r]) ? t.groups![hosts[r]] : undefined;
+        if (g === undefined) {
+          const known = Object.keys(t.groups!);
+          fail(t, 'groups', t.lines.groups, `host "${hosts[r]}" (rank ${r}) is in no group; groups names the hosts ${known.slice(0, 16).join(', ')}${known.length > 16 ? ', ...' : ''}`);
+        }
+        return g;
+      }
+      case 'host':
+        return hosts[r];
+      case 'virtual_node':
+        return `${hosts[r]}/${virtualNodeOf(vn!, r)}`;
+    }
+  };
+  const levels: ResolvedLevel[] = [];
+  const fullKeys: string[] = hosts.map(() => '');
+  t.levels.forEach((level, l) => {
+    const moduleOf = new Int32Array(hosts.length);
+    const ids = new Map<string, number>();
+    const labels: string[] = [];
+    const parents: number[] = [];
+    for (let r = 0; r < hosts.length; r++) {
+      const own = ownKey(level, r);
+      fullKeys[r] += `\0${own}`;
+      let id = ids.get(fullKeys[r]);
+      if (id === undefined) {
+        id = ids.size;
+        ids.set(fullKeys[r], id);
+        labels.push(level.scope === 'system' ? level.name : own);
+        parents.push(l === 0 ? -1 : levels[l - 1].moduleOf[r]);
+      }
+      moduleOf[r] = id;
+    }
+    levels.push({ level, moduleOf, labels, parent: Int32Array.from(parents) });
+  });
+  const widest = levels[0];
+  if (widest.labels.length > 1) {
+    const other = widest.moduleOf.findIndex((m) => m !== 0);
+    fail(t, keyName(['levels', 0, 'scope']), t.levels[0].line || undefined,
+      `the widest level "${widest.level.name}" (scope ${widest.level.scope}) must hold every rank, but rank 0 is in ${widest.labels[0]} and rank ${other} in ${widest.labels[widest.moduleOf[other]]}; add a wider level (scope system)`);
+  }
+  return { topology: t, hosts: [...hosts], size: hosts.length, levels };
+}
+
+/** z(p, q): the index (0 = widest) of the narrowest level whose module holds both ranks. */
+export function meetLevel(resolved: ResolvedTopology, p: number, q: number): number {
+  for (const r of [p, q]) {
+    if (!Number.isInteger(r) || r < 0 || r >= resolved.size) throw new RangeError(`rank ${r} is out of range [0, ${resolved.size - 1}]`);
+  }
+  for (let l = resolved.levels.length - 1; l > 0; l--) {
+    const m = resolved.levels[l].moduleOf;
+    if (m[p] === m[q]) return l;
+  }
+  return 0;
+}
+
+/** The z matrix of a job: z[p][q] for every pair of ranks. */
+export function meetMatrix(resolved: ResolvedTopology): number[][] {
+  return Array.from({ length: resolved.size }, (_, p) => Array.from({ length: resolved.size }, (__, q) => meetLevel(resolved, p, q)));
+}
+
+/** The narrowest module of each rank: the nodes a rank mapping places ranks on, with their sizes. */
+export function leafModules(resolved: ResolvedTopology): { nodeOf: Int32Array; sizes: number[] } {
+  const leaf = resolved.levels[resolved.levels.length - 1];
+  const sizes = new Array<number>(leaf.labels.length).fill(0);
+  for (const m of leaf.moduleOf) sizes[m]++;
+  return { nodeOf: leaf.moduleOf, sizes };
+}
+
+/** Compact rank lists: "0-3,8,10-11". */
+export function rankRanges(ranks: readonly number[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < ranks.length; ) {
+    let j = i;
+    while (j + 1 < ranks.length && ranks[j + 1] === ranks[j] + 1) j++;
+    out.push(i === j ? `${ranks[i]}` : `${ranks[i]}-${ranks[j]}`);
+    i = j + 1;
+  }
+  return out.join(',');
+}
+
+export function formatSeconds(s: number): string {
+  if (s === 0) return '0 s';
+  for (const [unit, f] of [['s', 1], ['ms', 1e-3], ['us', 1e-6]] as const) if (s >= f) return `${+(s / f).toPrecision(4)} ${unit}`;
+  return `${+(s / 1e-9).toPrecision(4)} ns`;
+}
+
+export function formatBandwidth(b: number): string {
+  for (const [unit, f] of [['GB/s', 1e9], ['MB/s', 1e6], ['KB/s', 1e3]] as const) if (b >= f) return `${+(b / f).toPrecision(4)} ${unit}`;
+  return `${+b.toPrecision(4)} B/s`;
+}
+
+/** The resolved tree, one line per module, indented by level, leaves listing their ranks. */
+export function formatTree(resolved: ResolvedTopology): string[] {
+  const lines: string[] = [];
+  const walk = (l: number, module: number, indent: string) => {
+    const level = resolved.levels[l];
+    const ranks: number[] = [];
+    level.moduleOf.forEach((m, r) => m === module && ranks.push(r));
+    const what = l === 0 && level.level.scope === 'system' ? '' : ` ${level.labels[module]}`;
+    lines.push(`${indent}${level.level.name}${what}: ranks ${rankRanges(ranks)}` +
+      `  [${level.level.scope}, ${formatSeconds(level.level.latency)}, ${formatBandwidth(level.level.bandwidth)}]`);
+    if (l + 1 < resolved.levels.length) {
+      const next = resolved.levels[l + 1];
+      next.parent.forEach((p, child) => p === module && walk(l + 1, child, `${indent}  `));
+    }
+  };
+  walk(0, 0, '');
+  return lines;
+}

@@ -1,0 +1,539 @@
+/* Conformance of the intercepted collectives, for a C program under the preload library.
+ *
+ * Every case runs twice: through MPI_* (the engine, when libtopocoll.so is preloaded) and through
+ * PMPI_* (the system MPI), from identical buffers. Both results must equal the expected bytes,
+ * and the whole receive buffers, holes of non-contiguous types included, must be identical.
+ * Cases: allgather, bcast, barrier, alltoall x sizes {0, 1, 7, 1024, 65539, 1 MiB} (payload
+ * bytes per block) x {MPI_BYTE, a strided vector resized to a larger extent} x {in place or not;
+ * bcast: root 0 or last} x {blocking, MPI_Wait, MPI_Test loop, MPI_Waitall with point-to-point
+ * requests}, on MPI_COMM_WORLD; then the other completion calls, split/dup communicators,
+ * MPI_COMM_SELF, progress while blocked, MPI_Cancel/MPI_Request_free, and the MPI-4 `_c`
+ * entry points where the MPI has them.
+ *   conformance [--max-bytes N]     (sizes above N are left out; default 1 MiB)
+ * Rank 0 prints "conformance: N cases, F failures" and every rank exits 1 on any failure. */
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum Coll { ALLGATHER, BCAST, BARRIER, ALLTOALL, NCOLL };
+static const char* const kCollNames[] = {"allgather", "bcast", "barrier", "alltoall"};
+
+enum Mode { BLOCKING, WAIT, TEST_LOOP, WAITALL_P2P, TESTALL, WAITANY_P2P, TESTANY, WAITSOME_P2P, TESTSOME, GET_STATUS, NMODE };
+static const char* const kModeNames[] = {"blocking", "wait", "test-loop", "waitall+p2p", "testall",
+                                         "waitany+p2p", "testany", "waitsome+p2p", "testsome", "request_get_status"};
+
+/* An element type: `payload` data bytes at byte offsets disp[0..payload) inside `extent` bytes. */
+typedef struct {
+  const char* name;
+  MPI_Datatype type;
+  int payload;
+  MPI_Aint extent;
+  int disp[8];
+} Kind;
+
+enum { KIND_BYTES, KIND_STRIDED, NKIND };
+static Kind kinds[NKIND];
+
+typedef struct {
+  enum Coll coll;
+  enum Mode mode;
+  const Kind* kind;
+  MPI_Count count; /* elements per block */
+  int in_place;
+  int root;
+  int large; /* through the MPI-4 _c entry points */
+  MPI_Comm comm;
+  const char* comm_name;
+} Case;
+
+static int g_world_rank, g_cases, g_failures;
+static int g_id; /* case number: seeds the data of each case */
+static const unsigned char kHole = 0xEE;
+
+static void fail(const Case* c, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(const Case* c, const char* fmt, ...) {
+  if (++g_failures > 20) return;
+  char what[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "FAIL rank %d: %s %s count=%lld %s%s root=%d mode=%s comm=%s: %s\n", g_world_rank, kCollNames[c->coll],
+          c->kind ? c->kind->name : "-", (long long)c->count, c->in_place ? "in-place " : "", c->large ? "_c " : "",
+          c->root, kModeNames[c->mode], c->comm_name, what);
+}
+
+static unsigned char pattern(uint32_t seed, uint64_t i) {
+  uint32_t x = seed * 0x9E3779B1u ^ (uint32_t)(i * 0x85EBCA77u) ^ (uint32_t)(i >> 32);
+  x ^= x >> 15;
+  x *= 0x2C1B3C6Du;
+  x ^= x >> 12;
+  return (unsigned char)x;
+}
+
+static uint32_t seedOf(int src, int dst) { return (uint32_t)(g_id * 1009 + src * 131 + dst * 7 + 1); }
+
+static size_t blockBytes(const Case* c) { return (size_t)c->count * (size_t)c->kind->extent; }
+
+/* Writes the payload of one block; the holes are left as they are. */
+static void fillBlock(char* block, const Case* c, uint32_t seed) {
+  const Kind* k = c->kind;
+  for (MPI_Count e = 0; e < c->count; e++)
+    for (int j = 0; j < k->payload; j++) block[e * k->extent + k->disp[j]] = (char)pattern(seed, (uint64_t)e * k->payload + j);
+}
+
+/* Checks a block: payload equal to the seed's pattern, holes untouched. Returns mismatches. */
+static int checkBlock(const char* block, const Case* c, uint32_t seed, const char* which, int index) {
+  const Kind* k = c->kind;
+  int bad = 0;
+  for (MPI_Count e = 0; e < c->count; e++) {
+    int next = 0;
+    for (int b = 0; b < k->extent; b++) {
+      unsigned char want = kHole;
+      if (next < k->payload && k->disp[next] == b) want = pattern(seed, (uint64_t)e * k->payload + next++);
+      unsigned char got = (unsigned char)block[e * k->extent + b];
+      if (got != want && bad++ == 0)
+        fail(c, "%s block %d element %lld byte %d: got 0x%02x, want 0x%02x", which, index, (long long)e, b, got, want);
+    }
+  }
+  return bad;
+}
+
+/* ---- starting a collective through MPI_* (ours) or PMPI_* (the system MPI's) ------------------- */
+
+typedef struct {
+  char *send, *recv; /* recv is the buffer for bcast */
+} Buffers;
+
+static int run(const Case* c, const Buffers* b, int system, MPI_Request* req) {
+  const void* sb = c->in_place ? MPI_IN_PLACE : b->send;
+  MPI_Datatype t = c->kind ? c->kind->type : MPI_BYTE;
+  int n = (int)c->count;
+#if MPI_VERSION >= 4
+  if (c->large && !system) {
+    switch (c->coll) {
+      case ALLGATHER: return req ? MPI_Iallgather_c(sb, c->count, t, b->recv, c->count, t, c->comm, req) : MPI_Allgather_c(sb, c->count, t, b->recv, c->count, t, c->comm);
+      case ALLTOALL: return req ? MPI_Ialltoall_c(sb, c->count, t, b->recv, c->count, t, c->comm, req) : MPI_Alltoall_c(sb, c->count, t, b->recv, c->count, t, c->comm);
+      case BCAST: return req ? MPI_Ibcast_c(b->recv, c->count, t, c->root, c->comm, req) : MPI_Bcast_c(b->recv, c->count, t, c->root, c->comm);
+      default: break;
+    }
+  }
+#endif
+  if (system) {
+    switch (c->coll) {
+      case ALLGATHER: return PMPI_Allgather(sb, n, t, b->recv, n, t, c->comm);
+      case ALLTOALL: return PMPI_Alltoall(sb, n, t, b->recv, n, t, c->comm);
+      case BCAST: return PMPI_Bcast(b->recv, n, t, c->root, c->comm);
+      default: return PMPI_Barrier(c->comm);
+    }
+  }
+  switch (c->coll) {
+    case ALLGATHER: return req ? MPI_Iallgather(sb, n, t, b->recv, n, t, c->comm, req) : MPI_Allgather(sb, n, t, b->recv, n, t, c->comm);
+    case ALLTOALL: return req ? MPI_Ialltoall(sb, n, t, b->recv, n, t, c->comm, req) : MPI_Alltoall(sb, n, t, b->recv, n, t, c->comm);
+    case BCAST: return req ? MPI_Ibcast(b->recv, n, t, c->root, c->comm, req) : MPI_Bcast(b->recv, n, t, c->root, c->comm);
+    default: return req ? MPI_Ibarrier(c->comm, req) : MPI_Barrier(c->comm);
+  }
+}
+
+/* Completes `coll` the way the mode says; the p2p modes exchange an int around a ring of the
+ * case's communicator in the same call (tag 77: our traffic must never match the user's). */
+static int complete(const Case* c, MPI_Request coll) {
+  int rank, size, rc = MPI_SUCCESS, flag = 0, idx, out, indices[3];
+  MPI_Comm_rank(c->comm, &rank);
+  MPI_Comm_size(c->comm, &size);
+  int token_out = g_id * 100 + rank, token_in = -1;
+  MPI_Request reqs[3] = {coll, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  MPI_Status statuses[3];
+  int n = 1;
+  if (c->mode == WAITALL_P2P || c->mode == WAITANY_P2P || c->mode == WAITSOME_P2P) {
+    MPI_Irecv(&token_in, 1, MPI_INT, (rank + size - 1) % size, 77, c->comm, &reqs[1]);
+    MPI_Isend(&token_out, 1, MPI_INT, (rank + 1) % size, 77, c->comm, &reqs[2]);
+    n = 3;
+  }
+  switch (c->mode) {
+    case WAIT: rc = MPI_Wait(&reqs[0], MPI_STATUS_IGNORE); break;
+    case TEST_LOOP:
+      while (rc == MPI_SUCCESS && !flag) rc = MPI_Test(&reqs[0], &flag, MPI_STATUS_IGNORE);
+      break;
+    case WAITALL_P2P: rc = MPI_Waitall(n, reqs, statuses); break;
+    case TESTALL:
+      while (rc == MPI_SUCCESS && !flag) rc = MPI_Testall(n, reqs, &flag, statuses);
+      break;
+    case WAITANY_P2P:
+      for (int left = n; rc == MPI_SUCCESS && left > 0; left--) {
+        rc = MPI_Waitany(n, reqs, &idx, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS && (idx == MPI_UNDEFINED || reqs[idx] != MPI_REQUEST_NULL)) fail(c, "MPI_Waitany returned index %d", idx);
+      }
+      break;
+    case TESTANY:
+      while (rc == MPI_SUCCESS && !flag) rc = MPI_Testany(n, reqs, &idx, &flag, MPI_STATUS_IGNORE);
+      if (rc == MPI_SUCCESS && idx != 0) fail(c, "MPI_Testany completed index %d", idx);
+      break;
+    case WAITSOME_P2P:
+      for (int left = n; rc == MPI_SUCCESS && left > 0; left -= out) {
+        rc = MPI_Waitsome(n, reqs, &out, indices, statuses);
+        if (rc == MPI_SUCCESS && (out == MPI_UNDEFINED || out < 1)) {
+          fail(c, "MPI_Waitsome returned outcount %d with %d pending", out, left);
+          break;
+        }
+      }
+      break;
+    case TESTSOME:
+      for (out = 0; rc == MPI_SUCCESS && out == 0;) rc = MPI_Testsome(n, reqs, &out, indices, statuses);
+      if (rc == MPI_SUCCESS && (out != 1 || indices[0] != 0)) fail(c, "MPI_Testsome: outcount %d", out);
+      break;
+    case GET_STATUS: {
+      MPI_Status st;
+      while (rc == MPI_SUCCESS && !flag) rc = MPI_Request_get_status(reqs[0], &flag, &st);
+      if (rc == MPI_SUCCESS && reqs[0] == MPI_REQUEST_NULL) fail(c, "MPI_Request_get_status freed the request");
+      if (rc == MPI_SUCCESS) rc = MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+      break;
+    }
+    default: break;
+  }
+  if (rc != MPI_SUCCESS) fail(c, "completion returned %d", rc);
+  for (int i = 0; i < n; i++)
+    if (reqs[i] != MPI_REQUEST_NULL) fail(c, "request %d not freed by completion", i);
+  if (n == 3 && token_in != g_id * 100 + (rank + size - 1) % size) fail(c, "p2p token %d mixed with the collective", token_in);
+  return rc;
+}
+
+/* ---- data cases --------------------------------------------------------------------------- */
+
+static void prepare(const Case* c, Buffers* b, int rank, int size) {
+  size_t block = blockBytes(c);
+  size_t recv_blocks = c->coll == BCAST ? 1 : (size_t)size;
+  b->send = malloc(block * size + 1);
+  b->recv = malloc(block * recv_blocks + 1);
+  memset(b->send, kHole, block * size + 1);
+  memset(b->recv, kHole, block * recv_blocks + 1);
+  switch (c->coll) {
+    case ALLGATHER:
+      fillBlock(c->in_place ? b->recv + rank * block : b->send, c, seedOf(rank, 0));
+      break;
+    case ALLTOALL:
+      for (int d = 0; d < size; d++) fillBlock((c->in_place ? b->recv : b->send) + d * block, c, seedOf(rank, d));
+      break;
+    case BCAST: {
+      fillBlock(b->recv, c, rank == c->root ? seedOf(c->root, 0) : seedOf(size + 7, 3));
+      break;
+    }
+    default: break;
+  }
+}
+
+static int verify(const Case* c, const Buffers* b, int rank, int size, const char* which) {
+  size_t block = blockBytes(c);
+  int bad = 0;
+  for (int s = 0; s < (c->coll == BCAST ? 1 : size); s++) {
+    uint32_t seed = c->coll == ALLGATHER ? seedOf(s, 0) : c->coll == ALLTOALL ? seedOf(s, rank) : seedOf(c->root, 0);
+    bad += checkBlock(b->recv + s * block, c, seed, which, s);
+  }
+  if ((unsigned char)b->recv[block * (c->coll == BCAST ? 1 : size)] != kHole) {
+    fail(c, "%s: wrote past the end of the receive buffer", which);
+    bad++;
+  }
+  return bad;
+}
+
+static size_t recvBytes(const Case* c, int size) { return blockBytes(c) * (c->coll == BCAST ? 1 : size) + 1; }
+
+/* The receive buffer a correct collective leaves. */
+static char* expected(const Case* c, int rank, int size) {
+  size_t block = blockBytes(c);
+  char* want = malloc(recvBytes(c, size));
+  memset(want, kHole, recvBytes(c, size));
+  for (int s = 0; s < (c->coll == BCAST ? 1 : size); s++)
+    fillBlock(want + s * block, c, c->coll == ALLGATHER ? seedOf(s, 0) : c->coll == ALLTOALL ? seedOf(s, rank) : seedOf(c->root, 0));
+  return want;
+}
+
+static void dataCase(Case* c) {
+  int rank, size;
+  MPI_Comm_rank(c->comm, &rank);
+  MPI_Comm_size(c->comm, &size);
+  Buffers ours, sys;
+  prepare(c, &ours, rank, size);
+  prepare(c, &sys, rank, size);
+  g_cases++;
+  int rc;
+  if (c->mode == BLOCKING) {
+    rc = run(c, &ours, 0, NULL);
+  } else {
+    MPI_Request req = MPI_REQUEST_NULL;
+    rc = run(c, &ours, 0, &req);
+    if (rc == MPI_SUCCESS) rc = complete(c, req);
+  }
+  if (rc != MPI_SUCCESS) fail(c, "returned %d", rc);
+  int rc_sys = run(c, &sys, 1, NULL);
+  if (rc_sys != MPI_SUCCESS) fail(c, "system MPI returned %d", rc_sys);
+  int bad = verify(c, &ours, rank, size, "ours") + verify(c, &sys, rank, size, "system MPI");
+  if (!bad && memcmp(ours.recv, sys.recv, recvBytes(c, size)) != 0) fail(c, "result differs from the system MPI's");
+  free(ours.send), free(ours.recv), free(sys.send), free(sys.recv);
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts); /* one clock for every process of the host */
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* A barrier lets no rank out before the last one is in: min(exit) >= max(entry). The late rank
+ * arrives 2 ms after the others. Times are exchanged by the system MPI. */
+static void barrierCase(Case* c) {
+  int rank, size, rc;
+  MPI_Comm_rank(c->comm, &rank);
+  MPI_Comm_size(c->comm, &size);
+  g_cases++;
+  if (rank == g_id % size) usleep(2000);
+  double t[2];
+  t[0] = now();
+  if (c->mode == BLOCKING) {
+    rc = MPI_Barrier(c->comm);
+  } else {
+    MPI_Request req = MPI_REQUEST_NULL;
+    rc = MPI_Ibarrier(c->comm, &req);
+    if (rc == MPI_SUCCESS) rc = complete(c, req);
+  }
+  t[1] = now();
+  if (rc != MPI_SUCCESS) fail(c, "returned %d", rc);
+  double* all = malloc(sizeof(double) * 2 * size);
+  PMPI_Allgather(t, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, c->comm);
+  double last_in = all[0], first_out = all[1];
+  for (int r = 0; r < size; r++) {
+    if (all[2 * r] > last_in) last_in = all[2 * r];
+    if (all[2 * r + 1] < first_out) first_out = all[2 * r + 1];
+  }
+  if (first_out < last_in) fail(c, "a rank left %.1f us before the last one entered", (last_in - first_out) * 1e6);
+  free(all);
+}
+
+static void runCase(Case* c) {
+  g_id++;
+  if (c->coll == BARRIER) barrierCase(c);
+  else dataCase(c);
+}
+
+static const long kSizes[] = {0, 1, 7, 1024, 65539, 1 << 20};
+enum { NSIZES = sizeof kSizes / sizeof kSizes[0] };
+
+static MPI_Count countFor(const Kind* k, long bytes) { return (bytes + k->payload - 1) / k->payload; }
+
+/* Every collective x size x kind x in-place/root x the modes in [first, last]. */
+static void matrix(MPI_Comm comm, const char* name, long max_bytes, enum Mode first, enum Mode last, int size_stride) {
+  int size;
+  MPI_Comm_size(comm, &size);
+  for (int coll = 0; coll < NCOLL; coll++) {
+    for (int m = first; m <= last; m++) {
+      Case c = {.coll = coll, .mode = m, .comm = comm, .comm_name = name};
+      if (coll == BARRIER) {
+        runCase(&c);
+        continue;
+      }
+      for (int s = 0; s < NSIZES; s += size_stride) {
+        if (kSizes[s] > max_bytes) continue;
+        for (int k = 0; k < NKIND; k++) {
+          for (int variant = 0; variant < 2; variant++) {
+            c.kind = &kinds[k];
+            c.count = countFor(c.kind, kSizes[s]);
+            c.in_place = coll != BCAST && variant;
+            c.root = coll == BCAST && variant ? size - 1 : 0;
+            runCase(&c);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* ---- requests beyond completion: MPI_Cancel, MPI_Request_free ------------------------------- */
+
+static void cancelAndFree(MPI_Comm comm, int under_system_mpi) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  Case c = {.coll = BCAST, .mode = WAIT, .kind = &kinds[KIND_STRIDED], .count = 300, .comm = comm, .comm_name = "world"};
+  /* Cancelling a collective is erroneous for the system MPI; ours treats it as a cancel that
+   * failed: the collective completes and MPI_Test_cancelled says so. */
+  if (!under_system_mpi) {
+    g_id++, g_cases++;
+    Buffers b;
+    prepare(&c, &b, rank, size);
+    MPI_Request req;
+    MPI_Status st;
+    int cancelled = 1;
+    MPI_Ibcast(b.recv, (int)c.count, c.kind->type, c.root, comm, &req);
+    MPI_Cancel(&req);
+    MPI_Wait(&req, &st);
+    MPI_Test_cancelled(&st, &cancelled);
+    if (cancelled) fail(&c, "MPI_Test_cancelled reports a cancelled collective");
+    verify(&c, &b, rank, size, "after MPI_Cancel");
+    free(b.send), free(b.recv);
+
+    /* A freed request completes in the background; polling MPI_Test on anything progresses it. */
+    g_id++, g_cases++;
+    c.coll = ALLGATHER;
+    prepare(&c, &b, rank, size);
+    char* want = expected(&c, rank, size);
+    MPI_Iallgather(b.send, (int)c.count, c.kind->type, b.recv, (int)c.count, c.kind->type, comm, &req);
+    MPI_Request_free(&req);
+    if (req != MPI_REQUEST_NULL) fail(&c, "MPI_Request_free left the handle set");
+    MPI_Request none = MPI_REQUEST_NULL;
+    int flag;
+    for (double deadline = now() + 30; memcmp(b.recv, want, recvBytes(&c, size)) != 0 && now() < deadline;) {
+      MPI_Test(&none, &flag, MPI_STATUS_IGNORE);
+    }
+    verify(&c, &b, rank, size, "after MPI_Request_free");
+    free(want);
+    free(b.send), free(b.recv);
+  }
+}
+
+/* ---- progress: a rank blocked in something else still moves its pending collectives on ---------- */
+
+static void progressCases(MPI_Comm comm) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (size < 2) return;
+  Case c = {.coll = BARRIER, .mode = WAIT, .comm = comm, .comm_name = "world: blocked in MPI_Recv"};
+  g_id++, g_cases++;
+  /* Rank 0 waits in MPI_Recv for a message the last rank sends only after its MPI_Wait returns. */
+  MPI_Request req;
+  int token = 0;
+  MPI_Ibarrier(comm, &req);
+  if (rank == 0) {
+    MPI_Recv(&token, 1, MPI_INT, size - 1, 78, comm, MPI_STATUS_IGNORE);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    if (token != 4242) fail(&c, "received %d", token);
+  } else {
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    token = 4242;
+    if (rank == size - 1) MPI_Send(&token, 1, MPI_INT, 0, 78, comm);
+  }
+
+  /* Rank 0 runs a blocking collective on another communicator while an allgather is pending that
+   * the others wait for first. */
+  MPI_Comm other;
+  PMPI_Comm_dup(comm, &other);
+  c = (Case){.coll = ALLGATHER, .mode = WAIT, .kind = &kinds[KIND_BYTES], .count = 3000, .comm = comm,
+             .comm_name = "world: blocked in MPI_Bcast on another comm"};
+  g_id++, g_cases++;
+  Buffers b;
+  prepare(&c, &b, rank, size);
+  int value = rank == 0 ? 99 : 0;
+  MPI_Iallgather(b.send, (int)c.count, MPI_BYTE, b.recv, (int)c.count, MPI_BYTE, comm, &req);
+  if (rank == 0) {
+    MPI_Bcast(&value, 1, MPI_INT, 0, other);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Bcast(&value, 1, MPI_INT, 0, other);
+  }
+  if (value != 99) fail(&c, "bcast on the other communicator delivered %d", value);
+  verify(&c, &b, rank, size, "ours");
+  free(b.send), free(b.recv);
+  PMPI_Comm_free(&other);
+}
+
+/* Several nonblocking collectives in flight at once on one communicator, completed in reverse. */
+static void overlapping(MPI_Comm comm) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  Case cs[3] = {{.coll = ALLGATHER, .mode = WAITALL_P2P, .kind = &kinds[KIND_STRIDED], .count = 50},
+                {.coll = ALLTOALL, .mode = WAITALL_P2P, .kind = &kinds[KIND_BYTES], .count = 777},
+                {.coll = BCAST, .mode = WAITALL_P2P, .kind = &kinds[KIND_STRIDED], .count = 2000, .root = size - 1}};
+  Buffers b[3];
+  MPI_Request reqs[4];
+  g_id++;
+  for (int i = 0; i < 3; i++) {
+    cs[i].comm = comm;
+    cs[i].comm_name = "world: three at once";
+    prepare(&cs[i], &b[i], rank, size);
+    run(&cs[i], &b[i], 0, &reqs[2 - i]);
+    g_cases++;
+  }
+  MPI_Ibarrier(comm, &reqs[3]);
+  MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE);
+  for (int i = 0; i < 3; i++) {
+    verify(&cs[i], &b[i], rank, size, "ours");
+    free(b[i].send), free(b[i].recv);
+  }
+}
+
+static void largeCount(MPI_Comm comm, long max_bytes) {
+#if MPI_VERSION >= 4
+  int size;
+  MPI_Comm_size(comm, &size);
+  for (int coll = 0; coll < NCOLL; coll++) {
+    if (coll == BARRIER) continue;
+    for (int m = BLOCKING; m <= WAIT; m++) {
+      for (int s = 1; s < NSIZES; s += 2) {
+        if (kSizes[s] > max_bytes) continue;
+        Case c = {.coll = coll, .mode = m, .kind = &kinds[KIND_STRIDED], .large = 1, .comm = comm, .comm_name = "world"};
+        c.count = countFor(c.kind, kSizes[s]);
+        c.root = coll == BCAST ? size / 2 : 0;
+        runCase(&c);
+      }
+    }
+  }
+#else
+  (void)comm, (void)max_bytes;
+#endif
+}
+
+static void defineKinds(void) {
+  kinds[KIND_BYTES] = (Kind){.name = "byte", .type = MPI_BYTE, .payload = 1, .extent = 1, .disp = {0}};
+  /* 3 blocks of 2 bytes, stride 4 (extent 10), resized to 16: 6 data bytes, 10 holes. */
+  MPI_Datatype vec, strided;
+  MPI_Type_vector(3, 2, 4, MPI_BYTE, &vec);
+  MPI_Type_create_resized(vec, 0, 16, &strided);
+  MPI_Type_commit(&strided);
+  MPI_Type_free(&vec);
+  kinds[KIND_STRIDED] = (Kind){.name = "vector(3,2,4)/16", .type = strided, .payload = 6, .extent = 16, .disp = {0, 1, 4, 5, 8, 9}};
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  long max_bytes = 1 << 20;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--max-bytes") && i + 1 < argc) max_bytes = atol(argv[++i]);
+  const char* pass = getenv("TOPOCOLL_PASSTHROUGH");
+  int under_system_mpi = pass && !strcmp(pass, "1");
+  int size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_world_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  defineKinds();
+
+  matrix(MPI_COMM_WORLD, "world", max_bytes, BLOCKING, WAITALL_P2P, 1);
+  matrix(MPI_COMM_WORLD, "world", max_bytes < 1024 ? max_bytes : 1024, TESTALL, GET_STATUS, 2);
+
+  MPI_Comm split, dup;
+  MPI_Comm_split(MPI_COMM_WORLD, g_world_rank % 2, size - g_world_rank, &split); /* reversed order */
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  long medium = max_bytes < 65539 ? max_bytes : 65539;
+  matrix(split, "split", medium, BLOCKING, WAIT, 2);
+  matrix(dup, "dup", medium, WAIT, TEST_LOOP, 2);
+  matrix(MPI_COMM_SELF, "self", medium, BLOCKING, WAIT, 2);
+  MPI_Comm_free(&split);
+  MPI_Comm_free(&dup);
+
+  overlapping(MPI_COMM_WORLD);
+  progressCases(MPI_COMM_WORLD);
+  cancelAndFree(MPI_COMM_WORLD, under_system_mpi);
+  largeCount(MPI_COMM_WORLD, max_bytes);
+
+  int failures = 0, cases = 0;
+  PMPI_Allreduce(&g_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  PMPI_Allreduce(&g_cases, &cases, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (g_world_rank == 0) printf("conformance: %d cases on %d ranks, %d failures\n", cases, size, failures);
+  MPI_Type_free(&kinds[KIND_STRIDED].type);
+  MPI_Finalize();
+  return failures ? 1 : 0;
+}

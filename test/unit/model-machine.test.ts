@@ -1,0 +1,136 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  MachineError,
+  Topology,
+  blockPlacement,
+  loadMachine,
+  loadProfile,
+  machineFromObject,
+  parseMachine,
+  parseQuantity,
+  placementFromNodes,
+  roundRobinPlacement,
+} from '../../src/model';
+
+const twoLevel = `name: two-level
+node:
+  sockets: 2
+  cores_per_socket: 4
+  nics: 1
+levels:
+  - name: shm
+    scope: node
+    latency: 0.5 us
+    bandwidth: 5 GB/s
+  - name: net
+    scope: system
+    latency: 2 us
+    bandwidth: 1 GB/s
+network:
+  switch_radix: 16
+  hops: 3
+  nodes_per_switch: 4
+  clock: 1 GHz
+  packet: 64 B
+`;
+
+function errorOf(text: string): string {
+  try {
+    parseMachine(text, 'm.yaml');
+  } catch (err) {
+    expect(err).toBeInstanceOf(MachineError);
+    return (err as Error).message;
+  }
+  throw new Error('no error');
+}
+
+describe('machine profiles', () => {
+  it('ships BXJ from seed 002 Tables 1-2', () => {
+    const bxj = loadProfile('bxj');
+    expect(bxj.name).toBe('bxj');
+    expect(bxj.levels).toHaveLength(1);
+    const net = bxj.levels[0];
+    expect(net.scope).toBe('system');
+    expect(net.alpha).toBeCloseTo(2.37e-6, 15);
+    expect(1 / net.beta).toBe(6343 * 2 ** 20);
+    expect(net.usesNic).toBe(true);
+    expect(bxj.node).toEqual({ sockets: 2, coresPerSocket: 6, nics: 1 });
+    expect(bxj.network).toEqual({ switchRadix: 16, hops: 3, nodesPerSwitch: undefined, clockHz: 312.5e6, packetBytes: 32 });
+  });
+
+  it('parses quantities with units and refuses bare numbers', () => {
+    expect(parseQuantity('2.37 us', 'time')).toBeCloseTo(2.37e-6, 15);
+    expect(parseQuantity('3.2ns', 'time')).toBeCloseTo(3.2e-9, 18);
+    expect(parseQuantity('6343 MiB/s', 'bandwidth')).toBe(6343 * 1048576);
+    expect(parseQuantity('6343 MB/s', 'bandwidth')).toBe(6343e6);
+    expect(parseQuantity('10 Gbit/s', 'bandwidth')).toBe(1.25e9);
+    expect(parseQuantity('312.5 MHz', 'frequency')).toBe(312.5e6);
+    expect(parseQuantity('256 bit', 'size')).toBe(32);
+    expect(() => parseQuantity('2.37', 'time')).toThrow(/is not a time with a unit/);
+  });
+
+  it('reads JSON and plain objects too', () => {
+    const json = JSON.stringify({
+      name: 'j',
+      node: { sockets: 1, cores_per_socket: 2 },
+      levels: [{ name: 'net', scope: 'system', latency: '1 us', bandwidth: '1 GB/s' }],
+    });
+    expect(parseMachine(json, 'j.json').levels[0].alpha).toBeCloseTo(1e-6, 15);
+    expect(machineFromObject(JSON.parse(json)).node.nics).toBe(1);
+  });
+
+  it('names file, line and key in every error', () => {
+    expect(errorOf(twoLevel.replace('  nics: 1', '  nics: 1\n  corez: 3'))).toBe('m.yaml:6: node.corez: unknown key (valid: sockets, cores_per_socket, nics)');
+    expect(errorOf(twoLevel.replace('latency: 2 us', 'latency: 2'))).toBe('m.yaml:13: levels[1].latency: 2 needs a unit, e.g. "2.37 us"');
+    expect(errorOf(twoLevel.replace('latency: 2 us', 'latency: 2 parsecs'))).toMatch(/^m\.yaml:13: levels\[1\]\.latency: "2 parsecs" is not a time with a unit \(s, ms, us/);
+    expect(errorOf(twoLevel.replace('    bandwidth: 1 GB/s\n', ''))).toBe('m.yaml:11: levels[1].bandwidth: is required');
+    expect(errorOf(twoLevel.replace('scope: node', 'scope: system'))).toMatch(/^m\.yaml:12: levels\[1\]\.scope: levels must go from the innermost scope outwards/);
+    expect(errorOf(twoLevel.replace('scope: system', 'scope: warp'))).toBe('m.yaml:12: levels[1].scope: "warp" is not one of socket, node, system');
+    expect(errorOf(twoLevel.replace('  switch_radix: 16', '  switch_radix: 1'))).toBe('m.yaml:16: network.switch_radix: must be an integer >= 2, got 1');
+    expect(errorOf(`${twoLevel}  - [unclosed\n`)).toMatch(/^m\.yaml:21: not valid YAML: /);
+    expect(() => loadMachine('/nonexistent/profile.yaml')).toThrow('/nonexistent/profile.yaml: cannot read: ENOENT');
+  });
+
+  it('loads a profile file by path', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'topocoll-machine-'));
+    const file = path.join(dir, 'two.yaml');
+    writeFileSync(file, twoLevel);
+    const m = loadProfile(file);
+    expect(m.source).toBe(file);
+    expect(m.levels.map((l) => l.name)).toEqual(['shm', 'net']);
+  });
+});
+
+describe('placement and topology', () => {
+  const machine = parseMachine(twoLevel, 'two.yaml');
+
+  it('fills sockets and NICs evenly by rank within a node', () => {
+    const pl = blockPlacement(16, 8, machine);
+    expect(pl.nodes).toBe(2);
+    expect(Array.from(pl.node)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1]);
+    expect(Array.from(pl.socket.subarray(0, 8))).toEqual([0, 0, 0, 0, 1, 1, 1, 1]);
+    expect(Array.from(pl.nic.subarray(6, 10))).toEqual([0, 0, 1, 1]);
+    const rr = roundRobinPlacement(6, 3, machine);
+    expect(Array.from(rr.node)).toEqual([0, 1, 2, 0, 1, 2]);
+    expect(() => placementFromNodes([0, -1], machine)).toThrow(/rank 1 is on node -1/);
+  });
+
+  it('picks the level where two ranks meet, falling back outwards', () => {
+    const topo = new Topology(machine, blockPlacement(32, 4, machine));
+    // No socket level in this profile: same socket and same node both use `shm`.
+    expect(topo.levelIndex(0, 1)).toBe(0);
+    expect(topo.levelIndex(0, 3)).toBe(0);
+    expect(topo.levelIndex(0, 4)).toBe(1);
+  });
+
+  it('counts one switch under a leaf, the network hops beyond', () => {
+    const topo = new Topology(machine, blockPlacement(32, 2, machine)); // 16 nodes, 4 per leaf switch
+    expect(topo.hops(0, 1)).toBe(0);
+    expect(topo.hops(0, 2)).toBe(1);
+    expect(topo.hops(0, 7)).toBe(1);
+    expect(topo.hops(0, 8)).toBe(3);
+  });
+});

@@ -3,10 +3,18 @@ import { describe, expect, it } from 'vitest';
 import * as registry from '../../src/select/registry';
 // @ts-expect-error plain ESM script
 import { HEADER_PATH, renderRegistryHeader } from '../../scripts/gen-native-registry.mjs';
+// @ts-expect-error plain ESM script
+import { README_PATH, renderReadme } from '../../scripts/gen-readme.mjs';
 
 describe('registry', () => {
   it('the generated native header matches src/select/registry.ts (run `npm run gen`)', () => {
     expect(readFileSync(HEADER_PATH, 'utf8')).toBe(renderRegistryHeader(registry));
+  });
+
+  it("the README's tables of algorithms, rules and variables match the registry (run `npm run gen`)", () => {
+    const readme = readFileSync(README_PATH, 'utf8');
+    expect(readme).toContain('<!-- gen:algorithms -->');
+    expect(readme).toBe(renderReadme(readme, registry));
   });
 
   it('every default rule names a registered algorithm, and every collective ends with a catch-all rule', () => {

@@ -1,12 +1,16 @@
 // topocoll: real MPI for Node.js, with topology- and multi-core-aware collectives.
-import { Comm, getSelf, getWorld, IN_PLACE } from './mpi/comm';
+import { ANY_SOURCE, ANY_TAG, Comm, getSelf, getWorld, IN_PLACE, PROC_NULL, UNDEFINED } from './mpi/comm';
+import { MpiError } from './mpi/errors';
 import { abort, finalize, init, initialized } from './mpi/lifecycle';
 import { addon } from './mpi/native';
-import { Request, waitAll, waitAny } from './mpi/request';
+import { BAND, BOR, BXOR, LAND, LOR, LXOR, MAX, MIN, OPS, PROD, SUM } from './mpi/ops';
+import { Request, waitAll, waitAllSync, waitAny } from './mpi/request';
 
-export type { BufferLike, SendBuffer } from './mpi/comm';
+export type { BufferLike, Comparison, SendBuffer, Status, VectorBuffer } from './mpi/comm';
 export type { InitOptions, InitResult, ThreadLevel } from './mpi/lifecycle';
-export { Comm, IN_PLACE, Request, abort, finalize, init, initialized, waitAll, waitAny };
+export type { ObjectOp, Op } from './mpi/ops';
+export { Comm, IN_PLACE, ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED, MpiError, Request, abort, finalize, init, initialized, waitAll, waitAllSync, waitAny };
+export { SUM, PROD, MIN, MAX, LAND, LOR, LXOR, BAND, BOR, BXOR, OPS };
 
 /** MPI_COMM_WORLD (MPI is initialized on first access). */
 export declare const world: Comm;
@@ -33,6 +37,11 @@ for (const [name, get] of [
 export function processorName(): string {
   init();
   return addon().processorName();
+}
+
+/** MPI_Get_library_version: the MPI library's own description ("Open MPI v4.1.4, ..."). */
+export function libraryVersion(): string {
+  return addon().buildInfo().libraryVersion.trim();
 }
 
 /** MPI_Wtime: seconds since an arbitrary time in the past. */

@@ -14,7 +14,14 @@ void throwMpiError(Napi::Env env, int code, const char* what) {
     PMPI_Error_class(code, &error_class);
     PMPI_Error_string(code, text, &len);
   }
-  Napi::Error err = Napi::Error::New(env, std::string(what) + ": " + text);
+  std::string message = std::string(what) + ": " + text;
+  Napi::FunctionReference& ctor = mpiErrorConstructor();
+  if (!ctor.IsEmpty()) {
+    // new MpiError(message, errorClass, errorString, errorClassName): `instanceof MpiError` holds in JS.
+    throw Napi::Error(env, ctor.New({Napi::String::New(env, message), Napi::Number::New(env, error_class), Napi::String::New(env, text),
+                                     Napi::String::New(env, mpiErrorClassName(error_class))}));
+  }
+  Napi::Error err = Napi::Error::New(env, message);
   err.Set("name", Napi::String::New(env, "MpiError"));
   err.Set("mpiErrorClass", Napi::Number::New(env, error_class));
   err.Set("mpiErrorString", Napi::String::New(env, text));
@@ -41,29 +48,40 @@ static MPI_Datatype typedArrayType(napi_typedarray_type t, size_t* bytes) {
   }
 }
 
+// On the path of every call: one N-API query per buffer (napi_get_typedarray_info gives the type,
+// length and data pointer at once), and the detached check only where a length of 0 could mean it.
 BufferView bufferArg(const Napi::Value& value, const char* name) {
-  Napi::Env env = value.Env();
-  BufferView v;
-  if (value.IsTypedArray()) {
-    auto ta = value.As<Napi::TypedArray>();
-    if (ta.ArrayBuffer().IsDetached()) throwType(env, std::string(name) + " is a detached buffer");
-    v.type = typedArrayType(ta.TypedArrayType(), &v.elementBytes);
-    v.count = static_cast<MPI_Count>(ta.ElementLength());
-    v.data = static_cast<char*>(ta.ArrayBuffer().Data()) + ta.ByteOffset();
-  } else if (value.IsDataView()) {
-    auto dv = value.As<Napi::DataView>();
-    if (dv.ArrayBuffer().IsDetached()) throwType(env, std::string(name) + " is a detached buffer");
-    v.count = static_cast<MPI_Count>(dv.ByteLength());
-    v.data = static_cast<char*>(dv.ArrayBuffer().Data()) + dv.ByteOffset();
-  } else if (value.IsArrayBuffer()) {
-    auto ab = value.As<Napi::ArrayBuffer>();
-    if (ab.IsDetached()) throwType(env, std::string(name) + " is a detached buffer");
-    v.count = static_cast<MPI_Count>(ab.ByteLength());
-    v.data = ab.Data();
+  napi_env env = value.Env();
+  napi_value v = value;
+  BufferView out;
+  bool is = false;
+  napi_value arraybuffer = nullptr;
+  if (napi_is_typedarray(env, v, &is) == napi_ok && is) {
+    napi_typedarray_type type;
+    size_t length = 0, offset = 0;
+    napi_get_typedarray_info(env, v, &type, &length, &out.data, &arraybuffer, &offset);
+    out.type = typedArrayType(type, &out.elementBytes);
+    out.count = static_cast<MPI_Count>(length);
+    if (length > 0) return out;
+  } else if (napi_is_dataview(env, v, &is) == napi_ok && is) {
+    size_t length = 0, offset = 0;
+    napi_get_dataview_info(env, v, &length, &out.data, &arraybuffer, &offset);
+    out.count = static_cast<MPI_Count>(length);
+    if (length > 0) return out;
+  } else if (napi_is_arraybuffer(env, v, &is) == napi_ok && is) {
+    size_t length = 0;
+    napi_get_arraybuffer_info(env, v, &out.data, &length);
+    out.count = static_cast<MPI_Count>(length);
+    arraybuffer = v;
+    if (length > 0) return out;
   } else {
-    throwType(env, std::string(name) + " must be a TypedArray, Buffer, DataView or ArrayBuffer");
+    throwType(value.Env(), std::string(name) + " must be a TypedArray, Buffer, DataView or ArrayBuffer");
   }
-  return v;
+  bool detached = false;
+  if (arraybuffer && napi_is_detached_arraybuffer(env, arraybuffer, &detached) == napi_ok && detached) {
+    throwType(value.Env(), std::string(name) + " is a detached buffer");
+  }
+  return out;
 }
 
 int64_t intArg(const Napi::Value& value, const char* name, int64_t min, int64_t max) {
@@ -91,14 +109,9 @@ MPI_Comm commArg(const Napi::Value& value, const char* name) {
   return table[h];
 }
 
+// Handles are never reused: a JS Comm that outlives its free() must not reach a newer communicator.
 int registerComm(MPI_Comm comm) {
   auto& table = commTable();
-  for (size_t i = 2; i < table.size(); ++i) {
-    if (table[i] == MPI_COMM_NULL) {
-      table[i] = comm;
-      return static_cast<int>(i);
-    }
-  }
   table.push_back(comm);
   return static_cast<int>(table.size() - 1);
 }
@@ -111,6 +124,12 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   initSchedules(env, exports);
   initHierarchy(env, exports);
   initTopology(env, exports);
+  initBench(env, exports);
+  initComm(env, exports);
+  initPointToPoint(env, exports);
+  initMpiCollectives(env, exports);
+  initModel(env, exports);
+  initMapping(env, exports);
   return exports;
 }
 

@@ -42,5 +42,16 @@ void initCollectives(Napi::Env env, Napi::Object exports);
 void initSchedules(Napi::Env env, Napi::Object exports);
 void initHierarchy(Napi::Env env, Napi::Object exports);
 void initTopology(Napi::Env env, Napi::Object exports);
+void initBench(Napi::Env env, Napi::Object exports);
+void initComm(Napi::Env env, Napi::Object exports);
+void initPointToPoint(Napi::Env env, Napi::Object exports);
+void initMpiCollectives(Napi::Env env, Napi::Object exports);
+void initModel(Napi::Env env, Napi::Object exports);
+void initMapping(Napi::Env env, Napi::Object exports);
+
+// The JS MpiError class (set by the TypeScript layer through setMpiErrorClass); empty until then.
+Napi::FunctionReference& mpiErrorConstructor();
+// The name of a standard MPI error class ("MPI_ERR_RANK"), or "MPI_ERR_UNKNOWN".
+const char* mpiErrorClassName(int errorClass);
 
 }  // namespace topocoll::addon

@@ -94,6 +94,16 @@ int CommState::hierarchy(const Hierarchy** out, std::string* error) {
   return MPI_SUCCESS;
 }
 
+mapping::RankMappingCache& CommState::rankMappings() {
+  if (!rank_mappings_) {
+    std::vector<int> node_of_slot(static_cast<size_t>(size_), 0);
+    if (hierarchy_)
+      for (int r = 0; r < size_; ++r) node_of_slot[r] = hierarchy_->nodeOf(r);
+    rank_mappings_ = std::make_unique<mapping::RankMappingCache>(std::move(node_of_slot));
+  }
+  return *rank_mappings_;
+}
+
 int CommState::shm(ShmContext** out) {
   if (!shm_) {
     const Hierarchy* h = nullptr;

@@ -10,6 +10,7 @@
 
 #include "generated/registry.h"
 #include "hierarchy/hierarchy.h"
+#include "mapping/remap/allgather_mapping.h"
 #include "schedule.h"
 #include "shm/shm_context.h"
 
@@ -49,6 +50,10 @@ class CommState {
   int shm(ShmContext** out);
   // The shared memory if already created, else null (no communication).
   ShmContext* shmIfCreated() const { return shm_.get(); }
+  // The rank mappings of the remapped algorithms (seed 004), each computed at first use from the
+  // hierarchy's nodes; no communication (pi is a deterministic function of the nodes). Needs
+  // the hierarchy detected first (hierarchy()).
+  mapping::RankMappingCache& rankMappings();
 
  private:
   CommState() = default;
@@ -77,6 +82,7 @@ class CommState {
   std::unordered_set<int64_t> traced_;
   std::unique_ptr<Hierarchy> hierarchy_;
   std::unique_ptr<ShmContext> shm_;  // declared after hierarchy_, which it points to
+  std::unique_ptr<mapping::RankMappingCache> rank_mappings_;
 };
 
 }  // namespace topocoll

@@ -6,6 +6,7 @@
 
 #include "algorithm_registry.h"
 #include "hierarchy/node_override.h"
+#include "rules.h"
 
 namespace topocoll {
 namespace {
@@ -110,6 +111,8 @@ bool loadConfigFromEnvironment(Config* out, std::string* error) {
     if (!parseParameter(static_cast<Parameter>(i), text ? text : entry.default_value, &c.values[i], error)) return false;
     c.texts[i] = text ? text : entry.default_value;
   }
+  // TOPOCOLL_RULES: read here (or kept as the Node side installed it), so a bad file stops init.
+  if (!rules::loadFromEnvironment(c.text(Parameter::Rules), error)) return false;
   *out = c;
   return true;
 }

@@ -10,6 +10,9 @@
 #include "comm_state.h"
 #include "config.h"
 #include "hierarchy/node_override.h"
+#include "model/select_model.h"
+#include "mapping/remap/remapped_allgather.h"
+#include "override.h"
 #include "select.h"
 #include "topology/runtime.h"
 
@@ -67,8 +70,42 @@ void trace(const Call& call, CommState* state, const Choice& choice) {
 }
 
 // Resolves the algorithm for a call, applying TOPOCOLL_FALLBACK where a forced one cannot run.
+// TOPOCOLL_SELECT=model: the call as the model sees it (the hierarchy is detected here, collectively).
+int modelCall(const Call& call, CommState* state, model::ModelCall* out) {
+  const Config& cfg = config();
+  std::string error;
+  int rc = state->hierarchy(&out->hierarchy, &error);
+  if (rc != MPI_SUCCESS) {
+    if (!error.empty() && state->rank() == 0) std::fprintf(stderr, "topocoll: %s\n", error.c_str());
+    return rc;
+  }
+  out->coll = call.coll;
+  out->comm = call.comm;
+  out->comm_serial = state->serial();
+  out->params = call.params;
+  out->params.p = state->size();
+  out->params.hierarchy = out->hierarchy;
+  out->params.max_outstanding = static_cast<int>(cfg.get(Parameter::AlltoallMaxOutstanding));
+  out->params.bcast_concurrency = static_cast<int>(cfg.get(Parameter::BcastConcurrency));
+  out->params.tile_bytes = cfg.get(Parameter::AlltoallTileBytes);
+  // A bcast block is one element; the others one rank's block.
+  int64_t count = std::max<int64_t>(call.params.count, 1);
+  out->block_bytes = call.coll == Collective::Bcast ? double(call.block_bytes) / double(count) : double(call.block_bytes);
+  int64_t element = std::max<int64_t>(1, call.coll == Collective::Bcast ? call.block_bytes / count : call.block_bytes / count);
+  out->params.element_bytes = element;
+  if (cfg.get(Parameter::Shm)) out->params.shm_elements = cfg.get(Parameter::ShmBytes) / element;  // before the segment exists
+  return MPI_SUCCESS;
+}
+
 int choose(const Call& call, CommState* state, Choice* choice) {
-  *choice = selectAlgorithm(call.coll, state->size(), call.block_bytes, call.total_bytes, config());
+  model::ModelCall model_call;
+  const model::ModelCall* modelled = nullptr;
+  if (config().get(Parameter::Select) == model::kSelectModel && !state->isInter()) {
+    int rc = modelCall(call, state, &model_call);
+    if (rc != MPI_SUCCESS) return rc;
+    modelled = &model_call;
+  }
+  *choice = selectAlgorithm(call.coll, state->size(), call.block_bytes, call.total_bytes, config(), modelled);
   if (choice->algorithm == kAlgorithmNative) return MPI_SUCCESS;
   const char* why = nullptr;
   if (state->isInter()) why = "intercommunicators are not handled by the engine";
@@ -84,7 +121,9 @@ int choose(const Call& call, CommState* state, Choice* choice) {
     }
   }
   if (!why) return MPI_SUCCESS;
-  bool forced = config().forced[static_cast<int>(call.coll)] != kAlgorithmAuto;
+  bool overridden = override_algorithm::forced(call.coll) != kAlgorithmAuto;
+  bool forced = overridden || config().forced[static_cast<int>(call.coll)] != kAlgorithmAuto;
+  if (overridden) override_algorithm::noteFallback(call.coll, why);
   if (forced && config().fallback() == FallbackMode::Error) {
     std::fprintf(stderr, "topocoll: %s=%s cannot run this call: %s (TOPOCOLL_FALLBACK=error)\n",
                  collectiveEntry(call.coll).env, choiceName(call.coll, choice->algorithm), why);
@@ -147,6 +186,10 @@ int dispatch(const Call& call, Bindings bindings, RequestOut request, Native nat
     params.rank = state->rank();
     params.max_outstanding = static_cast<int>(config().get(Parameter::AlltoallMaxOutstanding));
     if ((rc = multicoreParams(call, bindings, choice.algorithm, state, &params)) != MPI_SUCCESS) return rc;
+    if (call.coll == Collective::Allgather) {
+      // Remapped allgathers (seed 004): pi of this communicator, computed once per base algorithm.
+      if (const char* base = mapping::remappedAllgatherBase(choice.algorithm)) params.mapping = &state->rankMappings().allgather(base);
+    }
     auto schedule = state->schedule(call.coll, choice.algorithm, params);
     int tag = state->nextTag();
     if (!request) {

@@ -81,6 +81,9 @@ inline void addFlagWait(Round& r, int owner, int slot, int64_t stage) {
 }
 
 class Hierarchy;  // hierarchy/hierarchy.h
+namespace mapping {
+struct RankMapping;  // mapping/rank_mapping.h
+}
 
 // Everything a builder may depend on. Builders are pure functions of this.
 struct BuildParams {
@@ -97,6 +100,9 @@ struct BuildParams {
   int64_t shm_elements = 0;    // elements the node segment's data area holds per call; 0 = no shared memory
   int bcast_concurrency = 0;   // readers of one shm segment at a time (TOPOCOLL_BCAST_CONCURRENCY); 0 = from the hierarchy
   int64_t tile_bytes = 0;      // alltoall tile (TOPOCOLL_ALLTOALL_TILE_BYTES); 0 = from the shared cache
+  // Remapped allgathers (seed 004): pi of the communicator for the algorithm's base, computed once
+  // per communicator by the engine; null: the builder computes it from `hierarchy`.
+  const mapping::RankMapping* mapping = nullptr;
 };
 
 using ScheduleBuilder = Schedule (*)(const BuildParams&);

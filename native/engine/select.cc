@@ -1,6 +1,9 @@
 #include "select.h"
 
 #include "algorithm_registry.h"
+#include "model/select_model.h"
+#include "override.h"
+#include "rules.h"
 
 namespace topocoll {
 namespace {
@@ -19,10 +22,22 @@ bool matches(const generated::RuleEntry& r, int p, int64_t block_bytes, int64_t 
 
 }  // namespace
 
-Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t total_bytes, const Config& cfg) {
+Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t total_bytes, const Config& cfg,
+                       const model::ModelCall* model_call) {
+  // A run-time override (setAlgorithm, for benchmarks and tests) outranks the environment.
+  int overridden = override_algorithm::forced(coll);
+  if (overridden != kAlgorithmAuto) return {overridden, "forced by setAlgorithm (run-time override)"};
   int forced = cfg.forced[static_cast<int>(coll)];
   if (forced != kAlgorithmAuto) {
     return {forced, std::string("forced by ") + collectiveEntry(coll).env};
+  }
+  // TOPOCOLL_SELECT=model: the smallest predicted time; the rules where the model cannot run.
+  Choice modelled;
+  if (model_call && cfg.get(Parameter::Select) == model::kSelectModel && model::chooseByModel(*model_call, cfg, &modelled)) return modelled;
+  // TOPOCOLL_RULES: the first matching rule of the file, before the built-in defaults.
+  if (const rules::RuleSet* file = rules::current()) {
+    Choice ruled;
+    if (rules::select(*file, coll, p, block_bytes, total_bytes, cfg, &ruled.algorithm, &ruled.reason)) return ruled;
   }
   for (const auto& rule : generated::kDefaultRules) {
     if (rule.collective != coll || !matches(rule, p, block_bytes, total_bytes)) continue;

@@ -9,6 +9,10 @@
 
 namespace topocoll {
 
+namespace model {
+struct ModelCall;  // model/select_model.h
+}
+
 struct Choice {
   int algorithm = kAlgorithmNative;  // registry index, or kAlgorithmNative
   std::string reason;                // for TOPOCOLL_VERBOSE and `explain`
@@ -16,6 +20,8 @@ struct Choice {
 
 // block_bytes: one rank's block (allgather/alltoall) or the message (bcast); total_bytes: what a
 // rank receives in all.
-Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t total_bytes, const Config& cfg);
+// model_call: the communicator and call, for TOPOCOLL_SELECT=model (null: the rules decide).
+Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t total_bytes, const Config& cfg,
+                       const model::ModelCall* model_call = nullptr);
 
 }  // namespace topocoll

@@ -41,7 +41,10 @@ int completeProgressing(std::unique_ptr<CollectiveRequest> op) {
 static int afterInit(int rc) {
   if (rc != MPI_SUCCESS) return rc;
   std::string error;
-  if (engine::initialize(&error) == MPI_SUCCESS) return rc;
+  if (engine::initialize(&error) == MPI_SUCCESS) {
+    requests::hookMpiProgress();
+    return rc;
+  }
   int rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) std::fprintf(stderr, "topocoll: %s\n", error.c_str());
@@ -64,6 +67,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 }
 
 int MPI_Finalize(void) {
+  interpose::requests::unhookMpiProgress();
   engine::finalize();
   return PMPI_Finalize();
 }

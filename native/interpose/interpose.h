@@ -66,6 +66,11 @@ void progress();
 // Lets the other ranks sharing our cores run while we poll (oversubscribed jobs).
 void idle();
 
+// Registers progress() with the MPI's own progress loop where the MPI lets us (Open MPI:
+// opal_progress), so that blocking calls we do not define progress our collectives too.
+void hookMpiProgress();
+void unhookMpiProgress();
+
 }  // namespace requests
 
 template <typename Start>

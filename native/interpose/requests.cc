@@ -15,12 +15,18 @@
 // waiting on a collective this rank started, while this rank waits on that peer).
 // MPICH's MPIX_Grequest_start poll_fn would let MPICH poll for us, but Open MPI 4.1 has none, so
 // one mechanism serves both.
+// Blocking calls we do not define (MPI_Allreduce, MPI_Comm_dup, the setup collectives the engine
+// runs on a communicator's first use, ...) cannot poll that way. Under Open MPI, progress() is
+// also registered with opal_progress (as its own libnbc does), so every MPI call that waits
+// moves our collectives on; MPICH exports no such hook, so there a blocking call we do not
+// define does not progress them (docs/preload.md states the limitation).
 //
 // Lifetime: an Entry is freed by whichever of (our completion, MPI's free_fn) comes second.
 // MPICH calls free_fn from MPI_Request_free even before completion; Open MPI from
 // MPI_Grequest_complete when the user freed the request first; both call it exactly once.
 // MPI_Cancel on one of ours is the failed cancel MPI allows: the collective completes normally
 // and MPI_Test_cancelled reports false (cancelling a nonblocking collective is erroneous anyway).
+#include <dlfcn.h>
 #include <sched.h>
 
 #include <atomic>
@@ -46,6 +52,9 @@ struct Entry {
 std::recursive_mutex g_mutex;
 std::vector<Entry*> g_pending;
 std::atomic<int> g_pending_count{0};
+// Set while this thread runs progress(): the MPI calls it makes re-enter opal_progress, which
+// must not call progress() again.
+thread_local bool t_progressing = false;
 
 int queryFn(void* extra, MPI_Status* status) {
   auto* e = static_cast<Entry*>(extra);
@@ -98,8 +107,10 @@ int adopt(std::unique_ptr<CollectiveRequest> op, MPI_Request* request) {
 void progress() {
   if (!anyPending()) return;
   // Another thread progressing is as good as this one doing it.
+  if (t_progressing) return;
   std::unique_lock<std::recursive_mutex> lock(g_mutex, std::try_to_lock);
   if (!lock.owns_lock()) return;
+  t_progressing = true;
   for (size_t i = 0; i < g_pending.size();) {
     Entry* e = g_pending[i];
     bool done = false;
@@ -117,7 +128,37 @@ void progress() {
     g_pending_count.fetch_sub(1);
     complete(e);
   }
+  t_progressing = false;
 }
+
+#if defined(OMPI_MAJOR_VERSION)
+namespace {
+using OpalCallback = int (*)();
+int opalProgress() {
+  if (!anyPending()) return 0;
+  progress();
+  return 0;
+}
+bool g_hooked = false;
+}  // namespace
+
+void hookMpiProgress() {
+  if (g_hooked) return;
+  // libopen-pal is loaded with libmpi; looked up at run time so that no link flag is needed.
+  auto reg = reinterpret_cast<int (*)(OpalCallback)>(dlsym(RTLD_DEFAULT, "opal_progress_register"));
+  g_hooked = reg && reg(&opalProgress) == 0;
+}
+
+void unhookMpiProgress() {
+  if (!g_hooked) return;
+  auto unreg = reinterpret_cast<int (*)(OpalCallback)>(dlsym(RTLD_DEFAULT, "opal_progress_unregister"));
+  if (unreg) unreg(&opalProgress);
+  g_hooked = false;
+}
+#else
+void hookMpiProgress() {}
+void unhookMpiProgress() {}
+#endif
 
 void idle() { sched_yield(); }
 

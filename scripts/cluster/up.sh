@@ -16,6 +16,8 @@ check_name "$NAME"
   die "cluster \"$NAME\" is already up (or half up): run \`topocoll cluster down --name $NAME\` first"
 
 trap 'status=$?; if [ $status -ne 0 ]; then echo "topocoll cluster: bringing up \"$NAME\" failed; removing what was created" >&2; "$SCRIPTS_DIR/down.sh" "$NAME" >/dev/null 2>&1 || true; fi' EXIT
+# Interrupted (Ctrl-C, kill): exit through the EXIT trap above, which removes what was made.
+trap 'exit 130' INT TERM HUP
 
 SW=$(switch_name "$NAME")
 MASK=$(all_cpus_mask)

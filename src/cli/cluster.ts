@@ -141,6 +141,8 @@ export interface ClusterRunOptions {
   mpi?: ClusterMpi;
   /** Extra mpirun arguments, before the program. */
   mpirunArgs?: string[];
+  /** Stop the job after this many seconds (every process in the cluster's namespaces), exit 124. */
+  timeoutSeconds?: number;
 }
 
 /**
@@ -187,11 +189,38 @@ export function clusterCommand(state: ClusterState, program: string[], opts: Clu
   return [exec, args, { UCX_NET_DEVICES: 'eth0', UCX_TLS: 'tcp,self' }];
 }
 
-/** Runs `program` across the cluster; resolves to mpirun's exit status. */
+/** The processes running in the cluster's namespaces now: a job's mpirun, daemons and ranks. */
+export function clusterPids(state: ClusterState): number[] {
+  return [...state.hosts, `${state.name}-sw`].flatMap((ns) => {
+    const r = spawnSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' });
+    return (r.stdout ?? '').split('\n').filter((l) => /^\d+$/.test(l)).map(Number);
+  });
+}
+
+/** Kills every process in the cluster's namespaces (a job that overran or hung). */
+export function clusterKillJobs(state: ClusterState): void {
+  for (const pid of clusterPids(state)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
+
+/** Runs `program` across the cluster; resolves to mpirun's exit status (124 when timed out). */
 export function clusterRun(state: ClusterState, program: string[], opts: ClusterRunOptions = {}): Promise<number> {
-  const [cmd, args, env] = clusterCommand(state, program, opts);
+  const [cmd, args, env] = clusterCommand(state, [...program], opts);
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { stdio: ['inherit', 'inherit', 'pipe'], env: { ...process.env, ...env } });
+    let timedOut = false;
+    const timer = opts.timeoutSeconds
+      ? setTimeout(() => {
+          timedOut = true;
+          process.stderr.write(`topocoll cluster: the job ran past --timeout ${opts.timeoutSeconds} s; stopping every process in the cluster's namespaces\n`);
+          clusterKillJobs(state);
+        }, opts.timeoutSeconds * 1000)
+      : undefined;
     // Open MPI's rsh launcher warns when our agent has exec'd before it could setpgid it: harmless.
     let pending = '';
     child.stderr.on('data', (d: Buffer) => {
@@ -200,8 +229,9 @@ export function clusterRun(state: ClusterState, program: string[], opts: Cluster
       for (const l of lines) if (!/plm:rsh: Warning: setpgid/.test(l)) process.stderr.write(`${l}\n`);
     });
     child.on('close', (code, signal) => {
+      clearTimeout(timer);
       if (pending && !/plm:rsh: Warning: setpgid/.test(pending)) process.stderr.write(pending);
-      resolve(code ?? (signal ? 128 : 1));
+      resolve(timedOut ? 124 : code ?? (signal ? 128 : 1));
     });
   });
 }
@@ -220,7 +250,7 @@ export const cluster: Command = {
     'topocoll cluster up [--name NAME] [--hosts 4] [--slots 2] [--rate 1gbit] [--subnet 10.77.0]',
     '       topocoll cluster down [--name NAME]',
     '       topocoll cluster status [--name NAME] [--json]',
-    '       topocoll cluster run [--name NAME] [--np N] [--map-by slot|node] [--mpi openmpi|mpich] [--] PROGRAM [ARGS...]',
+    '       topocoll cluster run [--name NAME] [--np N] [--map-by slot|node] [--mpi openmpi|mpich] [--mpirun-args "ARGS"] [--timeout SECONDS] [--] PROGRAM [ARGS...]',
   ].join('\n'),
   async run(args) {
     const [sub, ...rest] = args;
@@ -261,12 +291,30 @@ export const cluster: Command = {
     let own = split >= 0 ? rest.slice(0, split) : rest;
     let program = split >= 0 ? rest.slice(split + 1) : [];
     if (split < 0) {
-      const at = rest.findIndex((a, i) => !a.startsWith('--') && !(i > 0 && rest[i - 1].startsWith('--') && !rest[i - 1].includes('=')));
-      if (at >= 0) [own, program] = [rest.slice(0, at), rest.slice(at)];
+      // Every option of `run` takes a value: --opt=value, or --opt value.
+      let at = 0;
+      while (at < rest.length && rest[at].startsWith('--')) at += rest[at].includes('=') ? 1 : 2;
+      [own, program] = [rest.slice(0, at), rest.slice(at)];
     }
-    const { options } = parseOptions(own, { name, np: { type: 'int', min: 1 }, 'map-by': { type: 'string', choices: ['slot', 'node'] }, mpi: { type: 'string', choices: ['openmpi', 'mpich'] } });
+    const { options, rest: stray } = parseOptions(own, {
+      name,
+      np: { type: 'int', min: 1 },
+      'map-by': { type: 'string', choices: ['slot', 'node'] },
+      mpi: { type: 'string', choices: ['openmpi', 'mpich'] },
+      'mpirun-args': { type: 'string' },
+      timeout: { type: 'int', min: 1 },
+    });
+    if (stray.length) throw new UsageError(`unexpected argument "${stray[0]}" before the program`);
+    if (program.length === 0) throw new UsageError(`give the program to run\nusage: ${this.usage}`);
     requireRoot();
     const state = requireState((options.name as string | undefined) ?? DEFAULT_CLUSTER);
-    return clusterRun(state, program, { np: options.np as number | undefined, mapBy: options['map-by'] as MapBy | undefined, mpi: options.mpi as ClusterMpi | undefined });
+    const mpirunArgs = options['mpirun-args'] === undefined ? undefined : String(options['mpirun-args']).split(/\s+/).filter(Boolean);
+    return clusterRun(state, program, {
+      np: options.np as number | undefined,
+      mapBy: options['map-by'] as MapBy | undefined,
+      mpi: options.mpi as ClusterMpi | undefined,
+      mpirunArgs,
+      timeoutSeconds: options.timeout as number | undefined,
+    });
   },
 };

@@ -4,15 +4,19 @@ import { addon } from '../mpi/native';
 import { collectiveInfo, COLLECTIVES, type CollectiveName } from '../select/registry';
 import type { Schedule } from '../select/schedule';
 import { summarize, type ScheduleSummary } from '../select/summary';
+import { enginePredictions, type EnginePrediction } from '../model/native';
 import type { Command } from './main';
 import { parseBytes, parseOptions, UsageError } from './args';
+import { installRulesFromEnvironment } from '../select/rules';
 
 export interface Explanation {
   collective: CollectiveName;
   np: number;
   bytes: number;
   chosen: { algorithm: string; reason: string };
-  candidates: Array<{ algorithm: string; summary: ScheduleSummary }>;
+  candidates: Array<{ algorithm: string; summary: ScheduleSummary; predicted_us?: number }>;
+  /** The engine's per-level Hockney predictions (what TOPOCOLL_SELECT=model decides by). */
+  model: { ppn: number; choice: { algorithm: string; reason: string } | null; predictions: EnginePrediction[] };
 }
 
 /** Builds every rank's schedule of `algorithm` (p schedules; fine up to a few thousand ranks). */
@@ -20,8 +24,13 @@ export function* allRankSchedules(coll: CollectiveName, algorithm: string, np: n
   for (let r = 0; r < np; r++) yield addon().buildSchedule(coll, algorithm, np, r, { count, root });
 }
 
-export function explainCall(coll: CollectiveName, np: number, bytes: number, only?: string): Explanation {
+/** Bytes of the node's shared data area the engine assumes before a segment exists (TOPOCOLL_SHM_BYTES' default). */
+const SHM_BYTES = 1 << 20;
+
+/** ppn: ranks per node, in rank order (default: all on one node). */
+export function explainCall(coll: CollectiveName, np: number, bytes: number, only?: string, ppn = np): Explanation {
   const native = addon();
+  installRulesFromEnvironment(native);
   native.loadConfig();
   const total = coll === 'allgather' || coll === 'alltoall' ? bytes * np : bytes;
   const chosen = native.selectAlgorithm(coll, np, bytes, total);
@@ -33,7 +42,25 @@ export function explainCall(coll: CollectiveName, np: number, bytes: number, onl
     algorithm,
     summary: summarize(allRankSchedules(coll, algorithm, np, count), blockBytes),
   }));
-  return { collective: coll, np, bytes, chosen, candidates };
+  // The engine's model, for this size and placement (ppn ranks per node).
+  const elementBytes = Math.max(1, blockBytes);
+  const model = enginePredictions(coll, np, {
+    count,
+    blockBytes,
+    elementBytes,
+    shmElements: Math.floor(SHM_BYTES / elementBytes),
+    nodes: ppn < np ? Array.from({ length: np }, (_, r) => Math.floor(r / ppn)) : undefined,
+  });
+  const predicted = new Map(model.predictions.map((m) => [m.algorithm, m.predicted_us]));
+  const modelled = process.env.TOPOCOLL_SELECT === 'model' && model.choice && !chosen.reason.startsWith('forced') ? model.choice : chosen;
+  return {
+    collective: coll,
+    np,
+    bytes,
+    chosen: modelled,
+    candidates: candidates.map((c) => ({ ...c, predicted_us: predicted.get(c.algorithm) })),
+    model: { ppn, ...model },
+  };
 }
 
 function formatBytes(n: number): string {
@@ -48,11 +75,12 @@ function formatBytes(n: number): string {
 
 export const explain: Command = {
   summary: 'show the algorithm chosen for a call, why, and what each candidate schedule costs',
-  usage: 'topocoll explain --coll <collective> --np <ranks> [--bytes <size>] [--algorithm <name>] [--json]',
+  usage: 'topocoll explain --coll <collective> --np <ranks> [--ppn <ranks per node>] [--bytes <size>] [--algorithm <name>] [--json]',
   async run(args) {
     const { options } = parseOptions(args, {
       coll: { type: 'string', choices: COLLECTIVES.map((c) => c.name) },
       np: { type: 'int', min: 1 },
+      ppn: { type: 'int', min: 1 },
       bytes: { type: 'string' },
       algorithm: { type: 'string' },
       json: { type: 'flag' },
@@ -65,7 +93,7 @@ export const explain: Command = {
       const valid = collectiveInfo(coll)!.algorithms.map((a) => a.name);
       if (!valid.includes(only)) throw new UsageError(`--algorithm=${only} is not a ${coll} algorithm; valid choices: ${valid.join(', ')}`);
     }
-    const e = explainCall(coll, Number(options.np), bytes, only);
+    const e = explainCall(coll, Number(options.np), bytes, only, (options.ppn as number | undefined) ?? Number(options.np));
     if (options.json) {
       console.log(JSON.stringify(e, null, 2));
       return 0;
@@ -73,9 +101,10 @@ export const explain: Command = {
     const what = coll === 'allgather' || coll === 'alltoall' ? 'per rank block' : coll === 'bcast' ? 'message' : '';
     console.log(`${coll} on ${e.np} ranks${what ? `, ${formatBytes(bytes)} ${what}` : ''}`);
     console.log(`chosen: ${e.chosen.algorithm} (${e.chosen.reason})\n`);
-    const header = ['algorithm', 'rounds', 'msgs/rank', 'max bytes/rank', 'max distance', 'ALCD'];
-    const rows = e.candidates.map(({ algorithm, summary: s }) => [
+    const header = ['algorithm', 'predicted', 'rounds', 'msgs/rank', 'max bytes/rank', 'max distance', 'ALCD'];
+    const rows = e.candidates.map(({ algorithm, summary: s, predicted_us }) => [
       algorithm + (algorithm === e.chosen.algorithm ? ' *' : ''),
+      predicted_us === undefined ? '-' : `${predicted_us.toFixed(2)} us`,
       String(s.rounds),
       String(s.maxMessages),
       formatBytes(s.maxBytesSent),
@@ -85,6 +114,12 @@ export const explain: Command = {
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
     for (const r of [header, ...rows]) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  '));
     for (const c of e.candidates) for (const n of c.summary.notes) console.log(`note (${c.algorithm}): ${n}`);
+    const nodes = Math.ceil(e.np / e.model.ppn);
+    console.log(
+      `\npredicted: the engine's per-level Hockney model (TOPOCOLL_SELECT=model), ${e.model.ppn} ranks per node on ${nodes} node${nodes > 1 ? 's' : ''}, ` +
+        `default levels (docs/models.md)${e.model.choice ? `; model picks ${e.model.choice.algorithm}` : ''}`,
+    );
+    for (const m of e.model.predictions) if (m.skipped) console.log(`not predicted (${m.algorithm}): ${m.skipped}`);
     return 0;
   },
 };

@@ -12,6 +12,9 @@ export interface Command {
 const COMMANDS: Record<string, () => Command> = {
   info: () => require('./info').info,
   explain: () => require('./explain').explain,
+  simulate: () => require('./simulate').simulate,
+  bench: () => require('./bench').bench,
+  tune: () => require('./tune').tune,
   preload: () => require('./preload').preload,
   mpirun: () => require('./mpirun').mpirun,
   topology: () => require('./topology').topology,

@@ -69,6 +69,8 @@ export interface CompiledRank {
   readonly spans?: CompiledSpans;
   /** Present when the schedule has flag ops. */
   readonly flags?: CompiledFlags;
+  /** A fallback the algorithm took (from the builder), when compiled natively. */
+  readonly note?: string;
 }
 
 function bufferCode(name: unknown): number {

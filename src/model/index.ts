@@ -1,14 +1,16 @@
 // Models of collective cost: machine profiles, Hockney/LogGP/contention (seed 002), ALCD
 // (seed 000), the symbolic replayer and the timing simulator. simulateCommand() is the entry
 // point `topocoll simulate` wraps.
-import { collectiveInfo, type CollectiveName } from '../select/registry';
-import type { Schedule, ScheduleParams } from '../select/schedule';
-import type { RhoLaw } from './contention';
+import { collectiveInfo, COLLECTIVES, type CollectiveInfo, type CollectiveName } from '../select/registry';
+import type { ScheduleParams } from '../select/schedule';
+import { nativeTiming, type CompiledProvider, type ScheduleProvider } from './native';
+import { rhoAt, type RhoLaw } from './contention';
 import { costModel, MODEL_NAMES, type ModelName } from './cost';
 import { loadProfile, type Machine } from './machine';
 import { blockPlacement } from './placement';
 import { verifyCollective } from './replay';
 import { simulate } from './simulate';
+import { compileSchedule, type CompiledRank } from './compiled';
 
 export * from './alcd';
 export * from './compiled';
@@ -17,25 +19,17 @@ export * from './cost';
 export * from './engine';
 export * from './machine';
 export * from './messages';
+export * from './native';
 export * from './placement';
+export * from './plot';
 export * from './replay';
 export * from './seed002';
 export * from './simulate';
 
-/** What a schedule provider is asked for: the addon's buildSchedule() in production. */
-export interface ScheduleRequest {
-  readonly collective: CollectiveName;
-  readonly algorithm: string;
-  readonly p: number;
-  readonly rank: number;
-  readonly params: ScheduleParams;
-}
-
-export type ScheduleProvider = (request: ScheduleRequest) => Schedule;
 
 export interface SimulateArgs {
   readonly coll: CollectiveName;
-  /** One algorithm, several, or 'all' (every algorithm the registry lists for the collective). */
+  /** One algorithm, several, or 'all' (every algorithm of the collective that has a builder). */
   readonly algorithm: string | readonly string[];
   readonly np: number;
   readonly ppn: number;
@@ -51,7 +45,19 @@ export interface SimulateArgs {
   readonly inPlace?: boolean;
   /** Replay symbolically before timing and refuse a wrong schedule. Default: np <= 1024. */
   readonly verify?: boolean;
+  /** Every rank's schedule as objects (the symbolic replay needs them). */
   readonly schedules: ScheduleProvider;
+  /** The same schedules already flattened (faster; the addon's compiledSchedule). Default: compile `schedules`. */
+  readonly compiled?: CompiledProvider;
+  /** The algorithms that have builders; 'all' means these. Default: every algorithm of the registry. */
+  readonly available?: readonly string[];
+  /**
+   * Run the timing in the addon (nativeTiming) where the model allows (hockney, contention with
+   * a numeric ρ). Same rules as simulate(); needed for pairwise alltoall at 8192 ranks in seconds.
+   */
+  readonly nativeTiming?: boolean;
+  /** Elements (bytes) of the node's shared data area given to shared-memory algorithms. Default 1 MiB. */
+  readonly shmBytes?: number;
 }
 
 export interface SimulateRow {
@@ -68,15 +74,17 @@ export interface SimulateRow {
   readonly note: string;
 }
 
-function algorithmsOf(coll: CollectiveName, wanted: string | readonly string[]): string[] {
+function algorithmsOf(coll: CollectiveName, wanted: string | readonly string[], available?: readonly string[]): { info: CollectiveInfo; list: string[] } {
   const info = collectiveInfo(coll);
-  if (!info) throw new Error(`unknown collective '${coll}'`);
+  if (!info) throw new Error(`unknown collective '${coll}' (valid: ${COLLECTIVES.map((c) => c.name).join(', ')})`);
   const known = info.algorithms.map((a) => a.name);
-  const list = wanted === 'all' ? known : typeof wanted === 'string' ? [wanted] : [...wanted];
+  const runnable = available ? known.filter((a) => available.includes(a)) : known;
+  const list = wanted === 'all' ? runnable : typeof wanted === 'string' ? [wanted] : [...wanted];
   for (const name of list) {
     if (!known.includes(name)) throw new Error(`cannot simulate ${coll} algorithm '${name}' (valid: ${known.join(', ')}, all)`);
+    if (!runnable.includes(name)) throw new Error(`${coll} algorithm '${name}' has no builder in this build (built: ${runnable.join(', ') || 'none'})`);
   }
-  return list;
+  return { info, list };
 }
 
 /** Predicts each requested algorithm's time on the machine; one row per algorithm. */
@@ -89,35 +97,53 @@ export function simulateCommand(args: SimulateArgs): SimulateRow[] {
   const machine = typeof args.machine === 'string' ? loadProfile(args.machine) : args.machine;
   const model = costModel(modelName, machine, { rho: args.rho, p: np });
   const placement = blockPlacement(np, ppn, machine);
+  const { info, list } = algorithmsOf(coll, args.algorithm, args.available);
 
   // Blocks are bytes-sized units: a bcast moves `bytes` one-byte elements; allgather and
-  // alltoall move one block of `bytes` per rank.
-  const params: ScheduleParams = {
+  // alltoall move one block of `bytes` one-byte elements per rank.
+  const shmElements = args.shmBytes ?? 1 << 20;
+  const base: ScheduleParams = {
     count: coll === 'barrier' ? 0 : bytes,
     root: args.root ?? 0,
     inPlace: args.inPlace ?? false,
+    elementBytes: 1,
   };
+  // Shared-memory algorithms see the placement's nodes and a data area; the others are pure
+  // functions of (p, rank), and 8192-entry node lists per rank would only slow them down.
+  const shmParams: ScheduleParams = { ...base, nodes: Array.from(placement.node), shmElements };
   const blockBytes = coll === 'bcast' ? 1 : coll === 'barrier' ? 0 : bytes;
 
-  return algorithmsOf(coll, args.algorithm).map((algorithm) => {
-    const scheduleFor = (rank: number) => args.schedules({ collective: coll, algorithm, p: np, rank, params });
+  return list.map((algorithm) => {
+    const params = info.algorithms.find((a) => a.name === algorithm)?.shm ? shmParams : base;
+    const request = (rank: number) => ({ collective: coll, algorithm, p: np, rank, params });
+    const scheduleFor = (rank: number) => args.schedules(request(rank));
     if (args.verify ?? np <= 1024) {
-      const check = verifyCollective(coll, np, scheduleFor, { count: params.count, root: params.root, inPlace: params.inPlace });
+      const check = verifyCollective(coll, np, scheduleFor, {
+        count: params.count,
+        root: params.root,
+        inPlace: params.inPlace,
+        nodes: params.nodes,
+        shmElements: params.shmElements,
+      });
       if (!check.ok) throw new Error(`${coll} ${algorithm} on ${np} ranks is wrong: ${check.error}`);
     }
+    const rho = typeof args.rho === 'number' ? args.rho : args.rho && rhoAt(args.rho, np);
+    if (args.nativeTiming && modelName !== 'loggp') {
+      const t = nativeTiming(request(0), machine, placement, modelName, blockBytes, rho);
+      return { algorithm, model: modelName, predicted_us: t.seconds * 1e6, rounds: t.rounds, bytes: t.bytes, messages: t.messages, alcd: t.alcd, note: t.note };
+    }
     let note = '';
-    const result = simulate({
-      p: np,
-      schedules: (rank) => {
-        const s = scheduleFor(rank);
-        if (rank === 0) note = s.note;
-        return s;
-      },
-      machine,
-      placement,
-      model,
-      blockBytes,
-    });
+    const compiled = (rank: number): CompiledRank => {
+      const c = args.compiled ? args.compiled(request(rank)) : undefined;
+      if (c) {
+        if (rank === 0) note = c.note ?? '';
+        return c;
+      }
+      const s = scheduleFor(rank);
+      if (rank === 0) note = s.note;
+      return compileSchedule(s, np, false);
+    };
+    const result = simulate({ p: np, compiled, machine, placement, model, blockBytes });
     return {
       algorithm,
       model: modelName,

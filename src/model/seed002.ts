@@ -1,7 +1,7 @@
 // Seed 002's Tables 5-6: alltoall times measured on BXJ (IMB, 512-8192 processes, 4 KB and
 // 16 KB blocks, 8 and 12 processes per node) next to the paper's "old model" (eq. 2) and
 // "new model" (eq. 4). compareSeed002() recomputes both from a machine profile and calibrates
-// the contention load ρ on the 512- and 1024-process rows; docs/models.md shows the result.
+// the contention load ρ on the 512- and 1024-process rows only; docs/models.md shows the result.
 import {
   alltoallContentionTime,
   alltoallLongTime,
@@ -91,18 +91,28 @@ export interface Seed002Series {
   readonly law: RhoLaw;
 }
 
+/**
+ * How the calibration rows are pooled into ρ laws: `all`, one law ρ(p) through the eight
+ * 512/1024 rows of both tables (the default: the load is taken to depend on the machine size
+ * only); `series`, one law per (block size, processes per node) through its two rows.
+ */
+export type RhoPooling = 'all' | 'series';
+
 export interface Seed002Comparison {
   readonly rows: readonly Seed002Result[];
+  readonly pooling: RhoPooling;
+  /** The laws fitted: one (blockBytes and ppn 0) when pooling all, four per series. */
   readonly series: readonly Seed002Series[];
 }
 
 const US = 1e-6;
 
-export function compareSeed002(machine: Machine): Seed002Comparison {
+export function compareSeed002(machine: Machine, pooling: RhoPooling = 'all'): Seed002Comparison {
   const caseOf = (row: Seed002Row): AlltoallCase => ({ p: row.p, blockBytes: row.blockBytes, ppn: row.ppn });
-  const seriesKey = (row: Seed002Row) => `${row.blockBytes}/${row.ppn}`;
+  const seriesKey = (row: Seed002Row) => (pooling === 'all' ? 'all' : `${row.blockBytes}/${row.ppn}`);
 
-  // One law per (block size, processes per node): the load depends on both.
+  // ρ of every calibration row from its measured time (eq. 4 solved for ρ), then a least-squares
+  // law of ln(1 - ρ) on ln p per pool.
   const laws = new Map<string, Seed002Series>();
   for (const row of SEED002_TABLES) {
     const key = seriesKey(row);
@@ -111,7 +121,8 @@ export function compareSeed002(machine: Machine): Seed002Comparison {
       p: r.p,
       rho: rhoFromAlltoallTime(machine, caseOf(r), r.measuredUs * US),
     }));
-    laws.set(key, { blockBytes: row.blockBytes, ppn: row.ppn, law: fitRhoLaw(points) });
+    const pooled = pooling === 'all';
+    laws.set(key, { blockBytes: pooled ? 0 : row.blockBytes, ppn: pooled ? 0 : row.ppn, law: fitRhoLaw(points) });
   }
 
   const rows = SEED002_TABLES.map((row): Seed002Result => {
@@ -131,5 +142,5 @@ export function compareSeed002(machine: Machine): Seed002Comparison {
       error: predictedUs / row.measuredUs - 1,
     };
   });
-  return { rows, series: [...laws.values()] };
+  return { rows, pooling, series: [...laws.values()] };
 }

@@ -27,7 +27,9 @@ import { scheduleOf, type ScheduleSource } from './replay';
 
 export interface SimulationInput {
   readonly p: number;
-  readonly schedules: ScheduleSource;
+  /** Every rank's schedule; or `compiled`, already flattened (the addon's compiledSchedule). */
+  readonly schedules?: ScheduleSource;
+  readonly compiled?: (rank: number) => CompiledRank;
   readonly machine: Machine;
   readonly placement: Placement;
   readonly model: CostModel;
@@ -177,8 +179,10 @@ export function simulate(input: SimulationInput): SimulationResult {
   if (placement.node.length !== p) throw new RangeError(`placement covers ${placement.node.length} ranks, not ${p}`);
   const ranks: CompiledRank[] = new Array(p);
   let rounds = 0;
+  const { schedules, compiled } = input;
+  if (!schedules && !compiled) throw new Error('simulate needs schedules or compiled schedules');
   for (let r = 0; r < p; r++) {
-    ranks[r] = compileSchedule(scheduleOf(input.schedules, r), p, false);
+    ranks[r] = compiled ? compiled(r) : compileSchedule(scheduleOf(schedules!, r), p, false);
     rounds = Math.max(rounds, ranks[r].rounds);
   }
   const timing = new TimingReplay(ranks, new Topology(machine, placement), model, blockBytes);

@@ -1,7 +1,14 @@
 // Communicators. Buffers are TypedArrays, Buffers, DataViews or ArrayBuffers, passed to MPI
-// without copying; counts come from their lengths.
+// without copying; counts come from their lengths, the MPI datatype from the element type
+// (DataView/ArrayBuffer: bytes). Every method has a nonblocking twin (i-prefixed) returning an
+// awaitable Request, and an object-mode twin (…Object) for plain JS values, serialized with v8.
+//
+// barrier, bcast, allgather and alltoall run in the topocoll engine (algorithm chosen per call);
+// the other collectives and point-to-point run in the system MPI.
+import v8 from 'node:v8';
 import { addon } from './native';
 import { init } from './lifecycle';
+import { objectOpFunction, ObjectOp, Op, opIndex } from './ops';
 import { Request } from './request';
 
 export type BufferLike = ArrayBufferView | ArrayBuffer;
@@ -10,12 +17,75 @@ export type BufferLike = ArrayBufferView | ArrayBuffer;
 export const IN_PLACE: unique symbol = Symbol('topocoll.IN_PLACE');
 export type SendBuffer = BufferLike | typeof IN_PLACE;
 
+/** Receive from any rank (MPI_ANY_SOURCE). */
+export const ANY_SOURCE = -1;
+/** Receive any tag (MPI_ANY_TAG). */
+export const ANY_TAG = -1;
+/** The null process: sends to it and receives from it complete at once and move nothing. */
+export const PROC_NULL = -2;
+/** split(): the colour of a rank that joins no new communicator (MPI_UNDEFINED). */
+export const UNDEFINED = -32766;
+
+/** What a receive (or probe) found. */
+export interface Status {
+  /** The sender's rank (PROC_NULL for a receive from PROC_NULL). */
+  source: number;
+  /** The message's tag. */
+  tag: number;
+  /** Elements received, in the receive buffer's element type (probe: bytes). */
+  count: number;
+  /** Bytes received. */
+  bytes: number;
+}
+
+/** A buffer of a v-collective: counts[i] elements for rank i at displs[i] (default: packed in rank order). */
+export interface VectorBuffer<T extends BufferLike = BufferLike> {
+  buffer: T;
+  counts: ArrayLike<number>;
+  displs?: ArrayLike<number>;
+}
+
+/** How two communicators relate (MPI_Comm_compare). */
+export type Comparison = 'ident' | 'congruent' | 'similar' | 'unequal';
+const COMPARISONS: Comparison[] = ['ident', 'congruent', 'similar', 'unequal'];
+
 function sendArg(buf: SendBuffer): BufferLike | null {
   return buf === IN_PLACE ? null : buf;
 }
 
+function vectorArg(spec: VectorBuffer | null | undefined, what: string, name: string): VectorBuffer | null {
+  if (spec === null || spec === undefined) return null;
+  if (typeof spec !== 'object' || !('buffer' in spec) || !('counts' in spec)) {
+    throw new TypeError(`${what}: ${name} must be { buffer, counts, displs? } (or null where it is not significant)`);
+  }
+  return spec;
+}
+
+// Lengths of serialized values travel as float64: exact up to 2^53 bytes, one MPI type for all.
+function lengths(parts: readonly Uint8Array[]): Float64Array {
+  return Float64Array.from(parts, (b) => b.byteLength);
+}
+
+function concat(parts: readonly Uint8Array[]): Buffer {
+  return Buffer.concat(parts as Uint8Array[]);
+}
+
+function split(data: Buffer, counts: ArrayLike<number>): unknown[] {
+  const out: unknown[] = [];
+  let at = 0;
+  for (let i = 0; i < counts.length; i++) {
+    out.push(v8.deserialize(data.subarray(at, at + counts[i])));
+    at += counts[i];
+  }
+  return out;
+}
+
+function fillStatus(status: Partial<Status> | undefined, from: Status): void {
+  if (status) Object.assign(status, { source: from.source, tag: from.tag, count: from.count, bytes: from.bytes });
+}
+
 export class Comm {
-  /** @internal index into the addon's communicator table */
+  /** @internal index into the addon's communicator table (never reused, so a freed one stays invalid) */
   readonly handle: number;
   #rank = -1;
   #size = -1;
@@ -33,6 +103,97 @@ export class Comm {
   get size(): number {
     if (this.#size < 0) this.#size = addon().commSize(this.handle);
     return this.#size;
+  }
+
+  // --- Communicator management ---
+
+  /** A new communicator with the same group (MPI_Comm_dup): its own message space. */
+  dup(): Comm {
+    return new Comm(addon().commDup(this.handle));
+  }
+
+  /**
+   * Ranks with the same `color` form a new communicator, ordered by `key` then old rank
+   * (MPI_Comm_split). A rank passing UNDEFINED joins none and gets null.
+   */
+  split(color: number, key = 0): Comm | null {
+    const h = addon().commSplit(this.handle, color, key);
+    return h < 0 ? null : new Comm(h);
+  }
+
+  /** The ranks that share memory with this one (one communicator per node; MPI_COMM_TYPE_SHARED). */
+  splitShared(key = 0): Comm {
+    return new Comm(addon().commSplitShared(this.handle, key));
+  }
+
+  /** Frees the communicator (collective); any later use of it throws. COMM_WORLD/COMM_SELF cannot be freed. */
+  free(): void {
+    addon().commFree(this.handle);
+    this.#rank = -1;
+    this.#size = -1;
+  }
+
+  /** MPI_Comm_compare. */
+  compare(other: Comm): Comparison {
+    return COMPARISONS[addon().commCompare(this.handle, other.handle)];
+  }
+
+  /**
+   * The algorithm the topocoll engine's selection picks for a `collective` (allgather, bcast,
+   * barrier, alltoall) on this communicator with `bytes` per rank (bcast: the message), and why:
+   * a forced TOPOCOLL_<COLL>_ALGORITHM, a TOPOCOLL_RULES rule, or the built-in defaults. At run
+   * time an algorithm that cannot run (no shared memory, say) falls back to `native`;
+   * TOPOCOLL_VERBOSE=1 prints what each call actually ran.
+   */
+  algorithmFor(collective: string, bytes: number): { algorithm: string; reason: string } {
+    const total = collective === 'allgather' || collective === 'alltoall' ? bytes * this.size : bytes;
+    return addon().selectAlgorithm(collective, this.size, bytes, total);
+  }
+
+  // --- Point-to-point ---
+
+  /** Sends `buf` to `dest` (MPI_Send: may return before it is received). */
+  send(buf: BufferLike, dest: number, tag = 0): void {
+    addon().send(this.handle, buf, dest, tag, false);
+  }
+
+  /** Synchronous send (MPI_Ssend): returns once the receive has started. */
+  ssend(buf: BufferLike, dest: number, tag = 0): void {
+    addon().send(this.handle, buf, dest, tag, true);
+  }
+
+  /** Receives into `buf` (which must be large enough: MPI_ERR_TRUNCATE otherwise). */
+  recv(buf: BufferLike, source = ANY_SOURCE, tag = ANY_TAG): Status {
+    return addon().recv(this.handle, buf, source, tag);
+  }
+
+  /** Sends `sendbuf` to `dest` and receives into `recvbuf` from `source`, without deadlock (MPI_Sendrecv). */
+  sendrecv(sendbuf: BufferLike, dest: number, recvbuf: BufferLike, source = ANY_SOURCE, sendtag = 0, recvtag = ANY_TAG): Status {
+    return addon().sendrecv(this.handle, sendbuf, dest, sendtag, recvbuf, source, recvtag);
+  }
+
+  isend(buf: BufferLike, dest: number, tag = 0): Request<void> {
+    return new Request(addon().isend(this.handle, buf, dest, tag, false), () => undefined, [buf]);
+  }
+
+  issend(buf: BufferLike, dest: number, tag = 0): Request<void> {
+    return new Request(addon().isend(this.handle, buf, dest, tag, true), () => undefined, [buf]);
+  }
+
+  /** Nonblocking receive; the request resolves to the Status. */
+  irecv(buf: BufferLike, source = ANY_SOURCE, tag = ANY_TAG): Request<Status> {
+    const native = addon().irecv(this.handle, buf, source, tag);
+    return new Request(native, () => native.status() as Status, [buf]);
+  }
+
+  /** Waits for a matching message without receiving it (count in bytes). */
+  probe(source = ANY_SOURCE, tag = ANY_TAG): Status {
+    return addon().probe(this.handle, source, tag);
+  }
+
+  /** The status of a matching message if one has arrived, else null. */
+  iprobe(source = ANY_SOURCE, tag = ANY_TAG): Status | null {
+    return addon().iprobe(this.handle, source, tag);
   }
 
   // --- Collectives run by the topocoll engine (algorithm chosen per call) ---
@@ -73,6 +234,257 @@ export class Comm {
 
   ialltoall<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T): Request<T> {
     return new Request(addon().alltoall(this.handle, sendArg(sendbuf), recvbuf, true), () => recvbuf, [sendbuf, recvbuf]);
+  }
+
+  // --- Collectives run by the system MPI ---
+
+  /**
+   * Every rank's `sendbuf` lands in the root's `recvbuf` in rank order; returns recvbuf at the root,
+   * null elsewhere (where recvbuf may be null). IN_PLACE at the root: its block is already in place.
+   */
+  gather<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T | null, root = 0): T | null {
+    addon().gather(this.handle, sendArg(sendbuf), recvbuf, root, false);
+    return this.rank === root ? recvbuf : null;
+  }
+
+  igather<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T | null, root = 0): Request<T | null> {
+    const native = addon().gather(this.handle, sendArg(sendbuf), recvbuf, root, true);
+    return new Request(native, () => (this.rank === root ? recvbuf : null), [sendbuf, recvbuf]);
+  }
+
+  /** gather with a count (and displacement) per rank, significant at the root only. */
+  gatherv<T extends BufferLike>(sendbuf: SendBuffer, recv: VectorBuffer<T> | null, root = 0): T | null {
+    const r = vectorArg(recv, 'gatherv', 'recv');
+    addon().gatherv(this.handle, sendArg(sendbuf), r?.buffer ?? null, r?.counts, r?.displs, root, false);
+    return this.rank === root ? (r!.buffer as T) : null;
+  }
+
+  igatherv<T extends BufferLike>(sendbuf: SendBuffer, recv: VectorBuffer<T> | null, root = 0): Request<T | null> {
+    const r = vectorArg(recv, 'igatherv', 'recv');
+    const native = addon().gatherv(this.handle, sendArg(sendbuf), r?.buffer ?? null, r?.counts, r?.displs, root, true);
+    return new Request(native, () => (this.rank === root ? (r!.buffer as T) : null), [sendbuf, r?.buffer]);
+  }
+
+  /**
+   * Block i of the root's `sendbuf` lands in rank i's `recvbuf` (sendbuf may be null elsewhere).
+   * IN_PLACE as recvbuf at the root: the root's block stays where it is.
+   */
+  scatter<T extends BufferLike>(sendbuf: BufferLike | null, recvbuf: T | typeof IN_PLACE, root = 0): T | null {
+    addon().scatter(this.handle, sendbuf, sendArg(recvbuf), root, false);
+    return recvbuf === IN_PLACE ? null : recvbuf;
+  }
+
+  iscatter<T extends BufferLike>(sendbuf: BufferLike | null, recvbuf: T | typeof IN_PLACE, root = 0): Request<T | null> {
+    const native = addon().scatter(this.handle, sendbuf, sendArg(recvbuf), root, true);
+    return new Request(native, () => (recvbuf === IN_PLACE ? null : recvbuf), [sendbuf, recvbuf]);
+  }
+
+  /** scatter with a count (and displacement) per rank, significant at the root only. */
+  scatterv<T extends BufferLike>(send: VectorBuffer | null, recvbuf: T | typeof IN_PLACE, root = 0): T | null {
+    const s = vectorArg(send, 'scatterv', 'send');
+    addon().scatterv(this.handle, s?.buffer ?? null, s?.counts, s?.displs, sendArg(recvbuf), root, false);
+    return recvbuf === IN_PLACE ? null : recvbuf;
+  }
+
+  iscatterv<T extends BufferLike>(send: VectorBuffer | null, recvbuf: T | typeof IN_PLACE, root = 0): Request<T | null> {
+    const s = vectorArg(send, 'iscatterv', 'send');
+    const native = addon().scatterv(this.handle, s?.buffer ?? null, s?.counts, s?.displs, sendArg(recvbuf), root, true);
+    return new Request(native, () => (recvbuf === IN_PLACE ? null : recvbuf), [s?.buffer, recvbuf]);
+  }
+
+  /** allgather with a count (and displacement) per rank. */
+  allgatherv<T extends BufferLike>(sendbuf: SendBuffer, recv: VectorBuffer<T>): T {
+    const r = vectorArg(recv, 'allgatherv', 'recv')!;
+    addon().allgatherv(this.handle, sendArg(sendbuf), r?.buffer, r?.counts, r?.displs, false);
+    return r.buffer as T;
+  }
+
+  iallgatherv<T extends BufferLike>(sendbuf: SendBuffer, recv: VectorBuffer<T>): Request<T> {
+    const r = vectorArg(recv, 'iallgatherv', 'recv')!;
+    const native = addon().allgatherv(this.handle, sendArg(sendbuf), r?.buffer, r?.counts, r?.displs, true);
+    return new Request(native, () => r.buffer as T, [sendbuf, r?.buffer]);
+  }
+
+  /** alltoall with counts and displacements per rank on both sides (send may be IN_PLACE). */
+  alltoallv<T extends BufferLike>(send: VectorBuffer | typeof IN_PLACE, recv: VectorBuffer<T>): T {
+    const s = send === IN_PLACE ? null : vectorArg(send, 'alltoallv', 'send')!;
+    const r = vectorArg(recv, 'alltoallv', 'recv')!;
+    addon().alltoallv(this.handle, s ? s.buffer : null, s?.counts, s?.displs, r?.buffer, r?.counts, r?.displs, false);
+    return r.buffer as T;
+  }
+
+  ialltoallv<T extends BufferLike>(send: VectorBuffer | typeof IN_PLACE, recv: VectorBuffer<T>): Request<T> {
+    const s = send === IN_PLACE ? null : vectorArg(send, 'ialltoallv', 'send')!;
+    const r = vectorArg(recv, 'ialltoallv', 'recv')!;
+    const native = addon().alltoallv(this.handle, s ? s.buffer : null, s?.counts, s?.displs, r?.buffer, r?.counts, r?.displs, true);
+    return new Request(native, () => r.buffer as T, [s?.buffer, r?.buffer]);
+  }
+
+  /** Element-wise `op` over every rank's `sendbuf` into the root's `recvbuf` (null elsewhere). */
+  reduce<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T | null, op: Op = 'SUM', root = 0): T | null {
+    addon().reduce(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'reduce'), root, false);
+    return this.rank === root ? recvbuf : null;
+  }
+
+  ireduce<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T | null, op: Op = 'SUM', root = 0): Request<T | null> {
+    const native = addon().reduce(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'ireduce'), root, true);
+    return new Request(native, () => (this.rank === root ? recvbuf : null), [sendbuf, recvbuf]);
+  }
+
+  /** Element-wise `op` over every rank's `sendbuf`, into every rank's `recvbuf`. */
+  allreduce<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: Op = 'SUM'): T {
+    addon().allreduce(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'allreduce'), false);
+    return recvbuf;
+  }
+
+  iallreduce<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: Op = 'SUM'): Request<T> {
+    const native = addon().allreduce(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'iallreduce'), true);
+    return new Request(native, () => recvbuf, [sendbuf, recvbuf]);
+  }
+
+  /** Reduces size × n elements and leaves block i (n elements) on rank i (MPI_Reduce_scatter_block). */
+  reduceScatterBlock<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: Op = 'SUM'): T {
+    addon().reduceScatterBlock(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'reduceScatterBlock'), false);
+    return recvbuf;
+  }
+
+  ireduceScatterBlock<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: Op = 'SUM'): Request<T> {
+    const native = addon().reduceScatterBlock(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'ireduceScatterBlock'), true);
+    return new Request(native, () => recvbuf, [sendbuf, recvbuf]);
+  }
+
+  /** Inclusive prefix reduction: rank i gets op over ranks 0..i. */
+  scan<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: Op = 'SUM'): T {
+    addon().scan(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'scan'), false);
+    return recvbuf;
+  }
+
+  iscan<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: Op = 'SUM'): Request<T> {
+    const native = addon().scan(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'iscan'), true);
+    return new Request(native, () => recvbuf, [sendbuf, recvbuf]);
+  }
+
+  /** Exclusive prefix reduction: rank i gets op over ranks 0..i-1 (rank 0's recvbuf is left as it was). */
+  exscan<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: Op = 'SUM'): T {
+    addon().exscan(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'exscan'), false);
+    return recvbuf;
+  }
+
+  iexscan<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: Op = 'SUM'): Request<T> {
+    const native = addon().exscan(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'iexscan'), true);
+    return new Request(native, () => recvbuf, [sendbuf, recvbuf]);
+  }
+
+  // --- Object mode: plain JS values, serialized with v8.serialize (structured-clone types) ---
+
+  /** Sends a JS value to `dest`. */
+  sendObject(value: unknown, dest: number, tag = 0): void {
+    addon().send(this.handle, v8.serialize(value), dest, tag, false);
+  }
+
+  /** Receives a JS value of any size; fills `status` when given. */
+  recvObject<T = unknown>(source = ANY_SOURCE, tag = ANY_TAG, status?: Partial<Status>): T {
+    const r = addon().recvBytes(this.handle, source, tag);
+    fillStatus(status, r);
+    return v8.deserialize(r.data) as T;
+  }
+
+  isendObject(value: unknown, dest: number, tag = 0): Request<void> {
+    const data = v8.serialize(value);
+    return new Request(addon().isend(this.handle, data, dest, tag, false), () => undefined, [data]);
+  }
+
+  /** Nonblocking receive of a JS value of any size (matched probe, then receive). */
+  irecvObject<T = unknown>(source = ANY_SOURCE, tag = ANY_TAG): Request<T> {
+    const native = addon().irecvBytes(this.handle, source, tag);
+    return new Request(native, () => v8.deserialize(native.data()) as T, []);
+  }
+
+  /** Sends `value` to `dest` and receives a value from `source`, without deadlock. */
+  sendrecvObject<T = unknown>(value: unknown, dest: number, source = ANY_SOURCE, sendtag = 0, recvtag = ANY_TAG): T {
+    const out = this.isendObject(value, dest, sendtag);
+    const got = this.recvObject<T>(source, recvtag);
+    out.wait();
+    return got;
+  }
+
+  /** The root's `value` on every rank. */
+  bcastObject<T>(value: T, root = 0): T {
+    const atRoot = this.rank === root;
+    const data = atRoot ? v8.serialize(value) : undefined;
+    const length = new Float64Array([data ? data.byteLength : 0]);
+    this.bcast(length, root);
+    if (atRoot) {
+      this.bcast(data!, root);
+      return value;
+    }
+    const incoming = Buffer.allocUnsafe(length[0]);
+    this.bcast(incoming, root);
+    return v8.deserialize(incoming) as T;
+  }
+
+  /** Every rank's value, in rank order, at the root (null elsewhere). */
+  gatherObject<T>(value: T, root = 0): T[] | null {
+    const data = v8.serialize(value);
+    const atRoot = this.rank === root;
+    const counts = atRoot ? new Float64Array(this.size) : null;
+    this.gather(new Float64Array([data.byteLength]), counts, root);
+    const incoming = atRoot ? Buffer.allocUnsafe(counts!.reduce((a, b) => a + b, 0)) : null;
+    this.gatherv(data, atRoot ? { buffer: incoming!, counts: counts! } : null, root);
+    return atRoot ? (split(incoming!, counts!) as T[]) : null;
+  }
+
+  /** values[i] (one per rank, given at the root) goes to rank i. */
+  scatterObject<T>(values: readonly T[] | null, root = 0): T {
+    const atRoot = this.rank === root;
+    let parts: Uint8Array[] = [];
+    if (atRoot) {
+      if (!Array.isArray(values) || values.length !== this.size) {
+        throw new RangeError(`scatterObject: the root needs an array of ${this.size} values (one per rank)`);
+      }
+      parts = values.map((v) => v8.serialize(v));
+    }
+    const counts = atRoot ? lengths(parts) : null;
+    const length = new Float64Array(1);
+    this.scatter(counts, length, root);
+    const incoming = Buffer.allocUnsafe(length[0]);
+    this.scatterv(atRoot ? { buffer: concat(parts), counts: counts! } : null, incoming, root);
+    return v8.deserialize(incoming) as T;
+  }
+
+  /** Every rank's value, in rank order, on every rank. */
+  allgatherObject<T>(value: T): T[] {
+    const data = v8.serialize(value);
+    const counts = this.allgather(new Float64Array([data.byteLength]), new Float64Array(this.size));
+    const incoming = Buffer.allocUnsafe(counts.reduce((a, b) => a + b, 0));
+    this.allgatherv(data, { buffer: incoming, counts });
+    return split(incoming, counts) as T[];
+  }
+
+  /** values[j] goes to rank j; returns the values from every rank, in rank order. */
+  alltoallObject<T>(values: readonly T[]): T[] {
+    if (!Array.isArray(values) || values.length !== this.size) {
+      throw new RangeError(`alltoallObject: needs an array of ${this.size} values (one per rank)`);
+    }
+    const parts = values.map((v) => v8.serialize(v));
+    const sendcounts = lengths(parts);
+    const recvcounts = this.alltoall(sendcounts, new Float64Array(this.size));
+    const incoming = Buffer.allocUnsafe(recvcounts.reduce((a, b) => a + b, 0));
+    this.alltoallv({ buffer: concat(parts), counts: sendcounts }, { buffer: incoming, counts: recvcounts });
+    return split(incoming, recvcounts) as T[];
+  }
+
+  /** `op` (an Op name or a function) folded over every rank's value in rank order, at the root (null elsewhere). */
+  reduceObject<T>(value: T, op: ObjectOp<T>, root = 0): T | null {
+    const fold = objectOpFunction(op, 'reduceObject');
+    const all = this.gatherObject(value, root);
+    return all ? all.reduce((a, b) => fold(a, b)) : null;
+  }
+
+  /** `op` folded over every rank's value in rank order, on every rank. */
+  allreduceObject<T>(value: T, op: ObjectOp<T>): T {
+    const fold = objectOpFunction(op, 'allreduceObject');
+    return this.allgatherObject(value).reduce((a, b) => fold(a, b));
   }
 }
 

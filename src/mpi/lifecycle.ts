@@ -3,6 +3,7 @@
 // no rank waits forever for a dead one.
 import { addon, launcherFor, launcherWorldSize, loadedFlavour } from './native';
 import { installTopologyFromEnvironment } from '../topology';
+import { installRulesFromEnvironment } from '../select/rules';
 
 export type ThreadLevel = 'single' | 'funneled' | 'serialized' | 'multiple';
 
@@ -21,6 +22,7 @@ export interface InitResult {
 }
 
 let state: InitResult | undefined;
+let requestedLevel: ThreadLevel = 'single';
 let aborting = false;
 
 function levelName(value: number): ThreadLevel {
@@ -28,20 +30,40 @@ function levelName(value: number): ThreadLevel {
   return (Object.keys(levels) as ThreadLevel[]).find((k) => levels[k] === value) ?? 'single';
 }
 
+/**
+ * Open MPI 4.1's AVX reduction component saturates 8-bit MPI_SUM (int8/uint8) instead of wrapping
+ * (open-mpi/ompi#8045). Unless the user chose op components (OMPI_MCA_op), exclude it before
+ * MPI_Init reads its parameters, so that Int8Array/Uint8Array sums wrap as MPI specifies.
+ */
+export function avoidOpenMpiAvxOp(env: NodeJS.ProcessEnv, flavour: string): void {
+  if (flavour === 'openmpi' && env.OMPI_MCA_op === undefined) env.OMPI_MCA_op = '^avx';
+}
+
 /** Initializes MPI (once). Called implicitly by the first use of `world` or any communicator. */
 export function init(options: InitOptions = {}): InitResult {
-  if (state) return state;
+  if (state) {
+    if (options.threadLevel !== undefined && options.threadLevel !== requestedLevel) {
+      throw new Error(
+        `init: MPI is already initialized (thread level "${requestedLevel}" requested); call init({ threadLevel }) before any other use of topocoll`,
+      );
+    }
+    return state;
+  }
   const native = addon();
+  avoidOpenMpiAvxOp(process.env, loadedFlavour());
   const level = options.threadLevel ?? 'single';
   const levels = native.threadLevels as Record<string, number>;
   if (!(level in levels)) {
     throw new TypeError(`init: threadLevel "${level}" is not valid; valid choices: ${Object.keys(levels).join(', ')}`);
   }
   // A bad TOPOCOLL_* value stops us here, before MPI_Init, so nothing is left half-started.
+  installRulesFromEnvironment(native); // TOPOCOLL_RULES (YAML or JSON), before loadConfig reads it as JSON
   native.loadConfig();
   installTopologyFromEnvironment(native); // TOPOCOLL_TOPOLOGY, read here (YAML or JSON) for the engine
   const r = native.init(levels[level]);
+  requestedLevel = level;
   state = { provided: levelName(r.provided), initializedHere: r.initializedHere };
+  native.commErrorsReturn(1); // COMM_SELF too: MPI errors become MpiErrors, not a dead job
   if (options.exitHandlers !== false) installExitHandlers();
   checkLauncherAgreement();
   return state;

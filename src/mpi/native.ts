@@ -2,6 +2,7 @@
 // under lib/native/<flavour>/; the launcher's environment tells which mpirun started the job.
 import fs from 'node:fs';
 import path from 'node:path';
+import { MpiError } from './errors';
 
 export type Flavour = 'openmpi' | 'mpich';
 export const FLAVOUR_TITLES: Record<Flavour, string> = { openmpi: 'Open MPI', mpich: 'MPICH' };
@@ -71,6 +72,8 @@ export function addon(): any {
     const flavour = chooseFlavour();
     // eslint-disable-next-line @typescript-eslint/no-var-requires
     loaded = { flavour, addon: require(path.join(nativeRoot, flavour, 'topocoll_native.node')) };
+    // MPI failures thrown by the addon are then `instanceof MpiError`.
+    loaded.addon.setMpiErrorClass?.(MpiError);
   }
   return loaded.addon;
 }

@@ -8,52 +8,70 @@ export interface NativeRequest {
   wait(): unknown;
 }
 
-/** Polls spinning on setImmediate first (latency), then on growing timers (CPU). */
-const SPIN_POLLS = 64;
+/**
+ * Polls spin on setImmediate for the first SPIN_MS (latency: each poll still lets timers and I/O
+ * run), then back off on timers growing to MAX_DELAY_MS (CPU). A count of spins would end in
+ * microseconds, far sooner than a peer rank that shares a core gets to run.
+ */
+const SPIN_MS = 10;
 const MAX_DELAY_MS = 4;
+
+// Requests in flight stay reachable from here until they complete, so that MPI never writes into a
+// buffer the garbage collector has freed, even when the program drops the Request.
+const inFlight = new Set<Request<any>>();
 
 export class Request<T = void> implements PromiseLike<T> {
   #native: NativeRequest | null;
-  #result: () => T;
+  #result: (() => T) | null;
+  #value: T | undefined;
   #keepAlive: unknown[];
   #done = false;
   #promise?: Promise<T>;
 
-  /** @internal `keepAlive` holds the buffers MPI is reading or writing until completion. */
+  /**
+   * @internal `result` computes the value once the operation has completed; `keepAlive` holds the
+   * buffers MPI is reading or writing until then.
+   */
   constructor(native: NativeRequest, result: () => T, keepAlive: unknown[]) {
     this.#native = native;
     this.#result = result;
     this.#keepAlive = keepAlive;
+    inFlight.add(this);
+  }
+
+  /** True once the operation has completed (without progressing it). */
+  get done(): boolean {
+    return this.#done;
   }
 
   /** True once the operation has completed (progresses it once). */
   test(): boolean {
-    if (!this.#done && this.#native!.test()) this.#complete();
+    if (!this.#done && this.#progress(() => this.#native!.test())) this.#complete();
     return this.#done;
   }
 
   /** Blocks until the operation completes and returns its result. */
   wait(): T {
     if (!this.#done) {
-      this.#native!.wait();
+      this.#progress(() => this.#native!.wait());
       this.#complete();
     }
-    return this.#result();
+    return this.#value as T;
   }
 
   /** The result, once the operation has completed without blocking the event loop. */
   promise(): Promise<T> {
     this.#promise ??= new Promise<T>((resolve, reject) => {
-      let polls = 0;
+      const started = performance.now();
+      let slowPolls = 0;
       const poll = () => {
         try {
-          if (this.test()) return resolve(this.#result());
+          if (this.test()) return resolve(this.#value as T);
         } catch (e) {
           return reject(e);
         }
-        polls++;
-        if (polls < SPIN_POLLS) setImmediate(poll);
-        else setTimeout(poll, Math.min(MAX_DELAY_MS, (polls - SPIN_POLLS) >> 4));
+        if (performance.now() - started < SPIN_MS) setImmediate(poll);
+        else setTimeout(poll, Math.min(MAX_DELAY_MS, slowPolls++ >> 4));
       };
       poll();
     });
@@ -67,11 +85,30 @@ export class Request<T = void> implements PromiseLike<T> {
     return this.promise().then(onfulfilled, onrejected);
   }
 
+  // An MPI error ends the request (the addon has released it): stop tracking it, and rethrow.
+  #progress<R>(step: () => R): R {
+    try {
+      return step();
+    } catch (e) {
+      inFlight.delete(this);
+      this.#keepAlive = [];
+      throw e;
+    }
+  }
+
   #complete(): void {
     this.#done = true;
+    inFlight.delete(this);
+    this.#value = this.#result!();
     this.#native = null;
+    this.#result = null;
     this.#keepAlive = [];
   }
+}
+
+/** Blocks until every request has completed; returns their results in order (MPI_Waitall). */
+export function waitAllSync<T>(requests: readonly Request<T>[]): T[] {
+  return requests.map((r) => r.wait());
 }
 
 /** Waits for every request; resolves to their results in order. */

@@ -33,6 +33,10 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
       { name: 'recursive_doubling', summary: 'log p steps for power-of-two p, exchange of doubling halves; non-power-of-two via fold-in', origin: 'seed 000; MPICH' },
       { name: 'bruck', summary: 'ceil(log p) steps, send 2^k blocks to rank-2^k, final rotation', origin: 'seed 000; Bruck et al. 1997' },
       { name: 'neighbor_exchange', summary: 'p/2 steps of exchanges with alternating neighbours; odd p in (p+3)/2 steps', origin: 'seed 000' },
+      { name: 'bruck_exch', summary: 'Bruck under a rank mapping pi that keeps its heavy edges inside nodes; each rank first swaps its block to the rank running its number', origin: 'seed 004 (Kurnosov)' },
+      { name: 'bruck_reorder', summary: 'Bruck under a rank mapping pi that keeps its heavy edges inside nodes, then a local permutation of the result', origin: 'seed 004 (Kurnosov)' },
+      { name: 'recursive_doubling_exch', summary: 'recursive doubling under a rank mapping pi (initial block swap); other p through its fold-in variant', origin: 'seed 004 (Kurnosov)' },
+      { name: 'recursive_doubling_reorder', summary: 'recursive doubling under a rank mapping pi, then a local permutation of the result; other p through its fold-in variant', origin: 'seed 004 (Kurnosov)' },
       { name: 'hierarchical', summary: 'blocks gathered in node shared memory, ring among node leaders, result read from shared memory', origin: 'seed 001', shm: true },
     ],
   },
@@ -149,4 +153,6 @@ export const PARAMETERS: readonly ParameterInfo[] = [
   { env: 'TOPOCOLL_ALLTOALL_TILE_BYTES', kind: 'int', default: '0', min: 0, max: 1073741824, summary: 'tiled alltoall: tile size in bytes; 0 = from the shared cache (its size / (4 x ranks sharing it))' },
   { env: 'TOPOCOLL_VIRTUAL_NODES', kind: 'string', default: '', syntax: 'block:K, cyclic:N or a list of node numbers, one per rank (0,0,1,1)', summary: 'treat groups of ranks of one host as separate nodes (to run and test the multi-node paths on one host): block:K = K consecutive ranks per node, cyclic:N = round-robin over N nodes, or an explicit list' },
   { env: 'TOPOCOLL_TOPOLOGY', kind: 'string', default: '', syntax: 'the path of a topology file (YAML or JSON; a preloaded C/Fortran program reads JSON only)', summary: 'the machine as a tree of levels with their latency and bandwidth, host groups and virtual nodes (seed 004); read at init, see docs/topology.md' },
+  { env: 'TOPOCOLL_SELECT', kind: 'choice', default: 'rules', choices: ['rules', 'model'], summary: 'how `auto` picks an algorithm: rules (the rules file, then the built-in defaults) or model (the smallest time predicted by the per-level Hockney model for the communicator and its placement; see docs/models.md)' },
+  { env: 'TOPOCOLL_RULES', kind: 'string', default: '', syntax: 'the path of a rules file (YAML or JSON, version 1, see schemas/rules.schema.json; a preloaded C/Fortran program reads JSON only)', summary: 'tuning rules written by `topocoll tune`: per collective and size range, the algorithm to use; between a forced TOPOCOLL_<COLL>_ALGORITHM and the built-in defaults; see docs/benchmarks.md' },
 ];

@@ -3,6 +3,7 @@ import { loadTopology, normalizeTopology } from './file';
 
 export * from './file';
 export * from './resolve';
+export * from './describe';
 
 /** The variable naming the topology file. */
 export const TOPOLOGY_ENV = 'TOPOCOLL_TOPOLOGY';

@@ -1,16 +1,27 @@
 /* Conformance of the intercepted collectives, for a C program under the preload library.
  *
- * Every case runs twice: through MPI_* (the engine, when libtopocoll.so is preloaded) and through
- * PMPI_* (the system MPI), from identical buffers. Both results must equal the expected bytes,
- * and the whole receive buffers, holes of non-contiguous types included, must be identical.
- * Cases: allgather, bcast, barrier, alltoall x sizes {0, 1, 7, 1024, 65539, 1 MiB} (payload
- * bytes per block) x {MPI_BYTE, a strided vector resized to a larger extent} x {in place or not;
- * bcast: root 0 or last} x {blocking, MPI_Wait, MPI_Test loop, MPI_Waitall with point-to-point
- * requests}, on MPI_COMM_WORLD; then the other completion calls, split/dup communicators,
- * MPI_COMM_SELF, progress while blocked, MPI_Cancel/MPI_Request_free, and the MPI-4 `_c`
- * entry points where the MPI has them.
- *   conformance [--max-bytes N]     (sizes above N are left out; default 1 MiB)
- * Rank 0 prints "conformance: N cases, F failures" and every rank exits 1 on any failure. */
+ * Every data case runs twice: through MPI_* (the engine, when libtopocoll.so is preloaded) and
+ * through PMPI_* (the system MPI), from identical buffers. Both results must equal the expected
+ * bytes, and the whole receive buffers, holes of non-contiguous types included, must be identical.
+ *
+ * 1. Every algorithm this build has (asked of the library: topocoll_algorithms, so that new ones
+ *    are covered without a list here), plus native and auto, forced in turn with
+ *    topocoll_force_algorithm: allgather, bcast, alltoall x counts {0, 1, 7, large} x element
+ *    kinds {byte, strided vector resized, struct with holes, indexed resized with lb > 0} x
+ *    {same types, MPI_IN_PLACE, packed bytes against the derived receive type; bcast: root 0,
+ *    last, middle} x {blocking, nonblocking}; barrier x {blocking, nonblocking}.
+ * 2. With auto: every completion call (Wait, Test, Waitall/any/some mixed with point-to-point
+ *    requests, Testall/any/some, Request_get_status), split/dup/self communicators, several
+ *    collectives in flight, progress while blocked elsewhere, MPI_Cancel/MPI_Request_free,
+ *    intercommunicators (passed through), many communicators created and freed (state freed with
+ *    them), and the MPI-4 `_c` entry points where the MPI has them.
+ *   conformance [--large N] [--max-bytes N] [--require-topocoll]
+ *     --large: payload bytes per block of the large count (default 70000)
+ *     --max-bytes: sizes above it are left out of part 2 (default 1 MiB)
+ *     --require-topocoll: fail unless libtopocoll.so is loaded and handles the calls
+ * Rank 0 prints "algorithms <coll>: a,b,c" lines and "conformance: N cases on P ranks,
+ * F failures"; every rank exits 1 on any failure. */
+#include <dlfcn.h>
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -27,16 +38,17 @@ enum Mode { BLOCKING, WAIT, TEST_LOOP, WAITALL_P2P, TESTALL, WAITANY_P2P, TESTAN
 static const char* const kModeNames[] = {"blocking", "wait", "test-loop", "waitall+p2p", "testall",
                                          "waitany+p2p", "testany", "waitsome+p2p", "testsome", "request_get_status"};
 
-/* An element type: `payload` data bytes at byte offsets disp[0..payload) inside `extent` bytes. */
+/* An element type: `payload` data bytes at byte offsets disp[0..payload) inside `extent` bytes.
+ * `packed`: an element of the same type signature with its payload bytes contiguous, in order. */
 typedef struct {
   const char* name;
-  MPI_Datatype type;
+  MPI_Datatype type, packed;
   int payload;
   MPI_Aint extent;
-  int disp[8];
+  int disp[16];
 } Kind;
 
-enum { KIND_BYTES, KIND_STRIDED, NKIND };
+enum { KIND_BYTES, KIND_STRIDED, KIND_STRUCT, KIND_INDEXED_LB, NKIND };
 static Kind kinds[NKIND];
 
 typedef struct {
@@ -45,10 +57,12 @@ typedef struct {
   const Kind* kind;
   MPI_Count count; /* elements per block */
   int in_place;
+  int packed_send; /* the send side uses kind->packed: same signature, another type map */
   int root;
   int large; /* through the MPI-4 _c entry points */
   MPI_Comm comm;
   const char* comm_name;
+  const char* algorithm;
 } Case;
 
 static int g_world_rank, g_cases, g_failures;
@@ -63,9 +77,9 @@ static void fail(const Case* c, const char* fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "FAIL rank %d: %s %s count=%lld %s%s root=%d mode=%s comm=%s: %s\n", g_world_rank, kCollNames[c->coll],
-          c->kind ? c->kind->name : "-", (long long)c->count, c->in_place ? "in-place " : "", c->large ? "_c " : "",
-          c->root, kModeNames[c->mode], c->comm_name, what);
+  fprintf(stderr, "FAIL rank %d: %s[%s] %s count=%lld %s%s%sroot=%d mode=%s comm=%s: %s\n", g_world_rank, kCollNames[c->coll],
+          c->algorithm ? c->algorithm : "auto", c->kind ? c->kind->name : "-", (long long)c->count, c->in_place ? "in-place " : "",
+          c->packed_send ? "packed-send " : "", c->large ? "_c " : "", c->root, kModeNames[c->mode], c->comm_name, what);
 }
 
 static unsigned char pattern(uint32_t seed, uint64_t i) {
@@ -79,6 +93,12 @@ static unsigned char pattern(uint32_t seed, uint64_t i) {
 static uint32_t seedOf(int src, int dst) { return (uint32_t)(g_id * 1009 + src * 131 + dst * 7 + 1); }
 
 static size_t blockBytes(const Case* c) { return (size_t)c->count * (size_t)c->kind->extent; }
+/* A block of the send buffer: packed payload bytes, or laid out like the receive blocks. */
+static size_t sendBlockBytes(const Case* c) { return c->packed_send ? (size_t)c->count * c->kind->payload : blockBytes(c); }
+
+static void fillPacked(char* block, const Case* c, uint32_t seed) {
+  for (MPI_Count i = 0; i < c->count * c->kind->payload; i++) block[i] = (char)pattern(seed, (uint64_t)i);
+}
 
 /* Writes the payload of one block; the holes are left as they are. */
 static void fillBlock(char* block, const Case* c, uint32_t seed) {
@@ -113,6 +133,7 @@ typedef struct {
 static int run(const Case* c, const Buffers* b, int system, MPI_Request* req) {
   const void* sb = c->in_place ? MPI_IN_PLACE : b->send;
   MPI_Datatype t = c->kind ? c->kind->type : MPI_BYTE;
+  MPI_Datatype st = c->packed_send ? c->kind->packed : t;
   int n = (int)c->count;
 #if MPI_VERSION >= 4
   if (c->large && !system) {
@@ -126,15 +147,15 @@ static int run(const Case* c, const Buffers* b, int system, MPI_Request* req) {
 #endif
   if (system) {
     switch (c->coll) {
-      case ALLGATHER: return PMPI_Allgather(sb, n, t, b->recv, n, t, c->comm);
-      case ALLTOALL: return PMPI_Alltoall(sb, n, t, b->recv, n, t, c->comm);
+      case ALLGATHER: return PMPI_Allgather(sb, n, st, b->recv, n, t, c->comm);
+      case ALLTOALL: return PMPI_Alltoall(sb, n, st, b->recv, n, t, c->comm);
       case BCAST: return PMPI_Bcast(b->recv, n, t, c->root, c->comm);
       default: return PMPI_Barrier(c->comm);
     }
   }
   switch (c->coll) {
-    case ALLGATHER: return req ? MPI_Iallgather(sb, n, t, b->recv, n, t, c->comm, req) : MPI_Allgather(sb, n, t, b->recv, n, t, c->comm);
-    case ALLTOALL: return req ? MPI_Ialltoall(sb, n, t, b->recv, n, t, c->comm, req) : MPI_Alltoall(sb, n, t, b->recv, n, t, c->comm);
+    case ALLGATHER: return req ? MPI_Iallgather(sb, n, st, b->recv, n, t, c->comm, req) : MPI_Allgather(sb, n, st, b->recv, n, t, c->comm);
+    case ALLTOALL: return req ? MPI_Ialltoall(sb, n, st, b->recv, n, t, c->comm, req) : MPI_Alltoall(sb, n, st, b->recv, n, t, c->comm);
     case BCAST: return req ? MPI_Ibcast(b->recv, n, t, c->root, c->comm, req) : MPI_Bcast(b->recv, n, t, c->root, c->comm);
     default: return req ? MPI_Ibarrier(c->comm, req) : MPI_Barrier(c->comm);
   }
@@ -206,18 +227,22 @@ static int complete(const Case* c, MPI_Request coll) {
 /* ---- data cases --------------------------------------------------------------------------- */
 
 static void prepare(const Case* c, Buffers* b, int rank, int size) {
-  size_t block = blockBytes(c);
+  size_t block = blockBytes(c), send_block = sendBlockBytes(c);
   size_t recv_blocks = c->coll == BCAST ? 1 : (size_t)size;
-  b->send = malloc(block * size + 1);
+  b->send = malloc(send_block * size + 1);
   b->recv = malloc(block * recv_blocks + 1);
-  memset(b->send, kHole, block * size + 1);
+  memset(b->send, kHole, send_block * size + 1);
   memset(b->recv, kHole, block * recv_blocks + 1);
   switch (c->coll) {
     case ALLGATHER:
-      fillBlock(c->in_place ? b->recv + rank * block : b->send, c, seedOf(rank, 0));
+      if (c->packed_send) fillPacked(b->send, c, seedOf(rank, 0));
+      else fillBlock(c->in_place ? b->recv + rank * block : b->send, c, seedOf(rank, 0));
       break;
     case ALLTOALL:
-      for (int d = 0; d < size; d++) fillBlock((c->in_place ? b->recv : b->send) + d * block, c, seedOf(rank, d));
+      for (int d = 0; d < size; d++) {
+        if (c->packed_send) fillPacked(b->send + d * send_block, c, seedOf(rank, d));
+        else fillBlock((c->in_place ? b->recv : b->send) + d * block, c, seedOf(rank, d));
+      }
       break;
     case BCAST: {
       fillBlock(b->recv, c, rank == c->root ? seedOf(c->root, 0) : seedOf(size + 7, 3));
@@ -337,7 +362,7 @@ static void matrix(MPI_Comm comm, const char* name, long max_bytes, enum Mode fi
       }
       for (int s = 0; s < NSIZES; s += size_stride) {
         if (kSizes[s] > max_bytes) continue;
-        for (int k = 0; k < NKIND; k++) {
+        for (int k = 0; k < NKIND; k += 1 + (size_stride > 1)) {
           for (int variant = 0; variant < 2; variant++) {
             c.kind = &kinds[k];
             c.count = countFor(c.kind, kSizes[s]);
@@ -348,6 +373,72 @@ static void matrix(MPI_Comm comm, const char* name, long max_bytes, enum Mode fi
         }
       }
     }
+  }
+}
+
+/* ---- every algorithm of the build -------------------------------------------------------------- */
+
+typedef int (*AlgorithmsFn)(const char* collective, char* buf, int size);
+typedef int (*ForceFn)(const char* collective, const char* algorithm);
+static AlgorithmsFn g_algorithms; /* null without the library (or under TOPOCOLL_PASSTHROUGH) */
+static ForceFn g_force;
+
+static void force(enum Coll coll, const char* algorithm) {
+  if (g_force && g_force(kCollNames[coll], algorithm) != 0) {
+    fprintf(stderr, "FAIL rank %d: topocoll_force_algorithm(%s, %s) refused\n", g_world_rank, kCollNames[coll], algorithm);
+    g_failures++;
+  }
+}
+
+/* One algorithm of one collective: counts {0, 1, 7, large} x every kind x three variants x
+ * {blocking, nonblocking}. A barrier has no data: blocking and nonblocking. */
+static void algorithmCases(enum Coll coll, const char* algorithm, long large_bytes) {
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  Case c = {.coll = coll, .comm = MPI_COMM_WORLD, .comm_name = "world", .algorithm = algorithm};
+  if (coll == BARRIER) {
+    for (int m = BLOCKING; m <= WAIT; m++) {
+      c.mode = m;
+      runCase(&c);
+    }
+    return;
+  }
+  for (int k = 0; k < NKIND; k++) {
+    MPI_Count counts[] = {0, 1, 7, countFor(&kinds[k], large_bytes)};
+    for (int n = 0; n < 4; n++) {
+      for (int variant = 0; variant < 3; variant++) {
+        if (variant == 2 && coll != BCAST && k == KIND_BYTES) continue; /* packed bytes are the bytes */
+        for (int m = BLOCKING; m <= WAIT; m++) {
+          c.kind = &kinds[k];
+          c.count = counts[n];
+          c.mode = m;
+          c.in_place = coll != BCAST && variant == 1;
+          c.packed_send = coll != BCAST && variant == 2;
+          c.root = coll != BCAST ? 0 : variant == 0 ? 0 : variant == 1 ? size - 1 : size / 2;
+          runCase(&c);
+        }
+      }
+    }
+  }
+}
+
+/* Native, auto and every algorithm the library can run, forced in turn. */
+static void everyAlgorithm(long large_bytes) {
+  for (int coll = 0; coll < NCOLL; coll++) {
+    char list[1024] = "native,auto";
+    if (g_algorithms) {
+      size_t used = strlen(list);
+      list[used] = ',';
+      if (g_algorithms(kCollNames[coll], list + used + 1, (int)(sizeof list - used - 1)) <= 0) list[used] = 0;
+    } else {
+      strcpy(list, "system");
+    }
+    if (g_world_rank == 0) printf("algorithms %s: %s\n", kCollNames[coll], list);
+    for (char *save = NULL, *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+      force(coll, name);
+      algorithmCases(coll, name, large_bytes);
+    }
+    force(coll, "auto");
   }
 }
 
@@ -421,6 +512,11 @@ static void progressCases(MPI_Comm comm) {
    * the others wait for first. */
   MPI_Comm other;
   PMPI_Comm_dup(comm, &other);
+#if !defined(OMPI_MAJOR_VERSION)
+  /* MPICH has no progress hook: the setup collectives of a communicator's first use would not
+   * progress the pending allgather (docs/preload.md), so `other` is set up beforehand. */
+  MPI_Barrier(other);
+#endif
   c = (Case){.coll = ALLGATHER, .mode = WAIT, .kind = &kinds[KIND_BYTES], .count = 3000, .comm = comm,
              .comm_name = "world: blocked in MPI_Bcast on another comm"};
   g_id++, g_cases++;
@@ -488,31 +584,199 @@ static void largeCount(MPI_Comm comm, long max_bytes) {
 #endif
 }
 
+/* ---- intercommunicators: passed through to the system MPI, which must give the same bytes -------- */
+
+static void intercommCases(void) {
+  int wrank, wsize;
+  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+  MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+  if (wsize < 2) return;
+  int color = wrank % 2;
+  MPI_Comm local, inter;
+  PMPI_Comm_split(MPI_COMM_WORLD, color, wrank, &local);
+  PMPI_Intercomm_create(local, 0, MPI_COMM_WORLD, 1 - color, 91, &inter);
+  int rank, remote;
+  MPI_Comm_rank(inter, &rank);
+  MPI_Comm_remote_size(inter, &remote);
+  const int n = 1000;
+  Case c = {.coll = ALLGATHER, .mode = BLOCKING, .kind = &kinds[KIND_BYTES], .count = n, .comm = inter, .comm_name = "intercomm"};
+  char *send = malloc((size_t)n * remote), *ours = malloc((size_t)n * remote), *sys = malloc((size_t)n * remote);
+  for (int m = BLOCKING; m <= WAIT; m++) {
+    c.mode = m;
+    /* allgather: block r of the result is remote rank r's; its byte i is (color, r, i) */
+    for (int i = 0; i < n; i++) send[i] = (char)(color * 100 + rank * 7 + i);
+    for (int coll = ALLGATHER; coll <= ALLTOALL; coll++) {
+      c.coll = coll;
+      g_id++, g_cases++;
+      memset(ours, 0, (size_t)n * remote);
+      memset(sys, 0, (size_t)n * remote);
+      MPI_Request req = MPI_REQUEST_NULL;
+      int rc = MPI_SUCCESS, root = MPI_PROC_NULL;
+      if (coll == BCAST) { /* group 0's rank 0 broadcasts to group 1 */
+        root = color == 0 ? (rank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+        if (root == MPI_ROOT) memcpy(ours, send, n), memcpy(sys, send, n);
+      }
+      switch (coll) {
+        case ALLGATHER: rc = m ? MPI_Iallgather(send, n, MPI_BYTE, ours, n, MPI_BYTE, inter, &req) : MPI_Allgather(send, n, MPI_BYTE, ours, n, MPI_BYTE, inter); break;
+        case BCAST: rc = m ? MPI_Ibcast(ours, n, MPI_BYTE, root, inter, &req) : MPI_Bcast(ours, n, MPI_BYTE, root, inter); break;
+        case BARRIER: rc = m ? MPI_Ibarrier(inter, &req) : MPI_Barrier(inter); break;
+        default: {
+          char* blocks = malloc((size_t)n * remote);
+          for (int d = 0; d < remote; d++)
+            for (int i = 0; i < n; i++) blocks[d * n + i] = (char)(color * 50 + rank * 11 + d * 3 + i);
+          rc = m ? MPI_Ialltoall(blocks, n, MPI_BYTE, ours, n, MPI_BYTE, inter, &req) : MPI_Alltoall(blocks, n, MPI_BYTE, ours, n, MPI_BYTE, inter);
+          if (rc == MPI_SUCCESS && m) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+          PMPI_Alltoall(blocks, n, MPI_BYTE, sys, n, MPI_BYTE, inter);
+          for (int r = 0; r < remote; r++)
+            for (int i = 0; i < n; i++)
+              if (ours[r * n + i] != (char)((1 - color) * 50 + r * 11 + rank * 3 + i)) {
+                fail(&c, "alltoall block %d byte %d wrong", r, i);
+                r = remote;
+                break;
+              }
+          free(blocks);
+          req = MPI_REQUEST_NULL;
+          break;
+        }
+      }
+      if (rc == MPI_SUCCESS && req != MPI_REQUEST_NULL) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS) fail(&c, "returned %d", rc);
+      if (coll == ALLGATHER) {
+        PMPI_Allgather(send, n, MPI_BYTE, sys, n, MPI_BYTE, inter);
+        for (int r = 0; r < remote; r++)
+          if (ours[r * n] != (char)((1 - color) * 100 + r * 7) || ours[r * n + n - 1] != (char)((1 - color) * 100 + r * 7 + n - 1))
+            fail(&c, "allgather block %d is not remote rank %d's", r, r);
+      } else if (coll == BCAST) {
+        PMPI_Bcast(sys, n, MPI_BYTE, root, inter);
+        if (color == 1 && ours[n - 1] != (char)(0 * 100 + 0 * 7 + n - 1)) fail(&c, "bcast did not deliver the root's bytes");
+      }
+      if (memcmp(ours, sys, (size_t)n * remote) != 0) fail(&c, "result differs from the system MPI's");
+    }
+  }
+  free(send), free(ours), free(sys);
+  PMPI_Comm_free(&inter);
+  PMPI_Comm_free(&local);
+}
+
+/* ---- communicator state is freed with the communicator ----------------------------------------- */
+
+/* Creates, uses and frees `iterations` communicators. Each first use makes the engine cache state
+ * on the communicator, with a private duplicate of it; freeing the communicator must free both.
+ * A freed handle is reused by the next one (Open MPI: its table index, MPICH: its object slot),
+ * so the handles seen stay few; a leaked duplicate would make every one of them new, and
+ * eventually exhaust MPICH's 2048 context ids. */
+static void commLifecycle(int iterations) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  Case c = {.coll = ALLGATHER, .mode = BLOCKING, .kind = &kinds[KIND_BYTES], .count = 8, .comm_name = "create/use/free loop"};
+  MPI_Fint seen[16];
+  int distinct = 0, bad = 0;
+  g_cases++;
+  for (int i = 0; i < iterations && !bad; i++) {
+    MPI_Comm comm;
+    int rc = i % 2 ? MPI_Comm_dup(MPI_COMM_WORLD, &comm) : MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &comm);
+    if (rc != MPI_SUCCESS) {
+      fail(&c, "iteration %d: creating the communicator returned %d", i, rc);
+      break;
+    }
+    int mine[2] = {i, rank}, all[64][2];
+    int p = size < 64 ? size : 64;
+    if (size <= 64) {
+      rc = MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
+      for (int r = 0; r < p && rc == MPI_SUCCESS; r++) {
+        int want = i % 2 ? r : size - 1 - r;
+        if (all[r][0] != i || all[r][1] != want) {
+          fail(&c, "iteration %d: block %d holds (%d, %d)", i, r, all[r][0], all[r][1]);
+          bad = 1;
+          break;
+        }
+      }
+    }
+    if (rc == MPI_SUCCESS) rc = MPI_Barrier(comm);
+    if (rc != MPI_SUCCESS) {
+      fail(&c, "iteration %d: collective returned %d", i, rc);
+      bad = 1;
+    }
+    MPI_Fint handle = MPI_Comm_c2f(comm);
+    int known = 0;
+    for (int k = 0; k < distinct; k++) known |= seen[k] == handle;
+    if (!known && distinct < 16) seen[distinct++] = handle;
+    MPI_Comm_free(&comm);
+  }
+  if (distinct >= 16) fail(&c, "%d communicators created and freed one at a time gave 16 or more distinct handles: state leaks", iterations);
+}
+
 static void defineKinds(void) {
-  kinds[KIND_BYTES] = (Kind){.name = "byte", .type = MPI_BYTE, .payload = 1, .extent = 1, .disp = {0}};
+  kinds[KIND_BYTES] = (Kind){.name = "byte", .type = MPI_BYTE, .packed = MPI_BYTE, .payload = 1, .extent = 1, .disp = {0}};
+  MPI_Datatype t, packed;
+
   /* 3 blocks of 2 bytes, stride 4 (extent 10), resized to 16: 6 data bytes, 10 holes. */
-  MPI_Datatype vec, strided;
-  MPI_Type_vector(3, 2, 4, MPI_BYTE, &vec);
-  MPI_Type_create_resized(vec, 0, 16, &strided);
-  MPI_Type_commit(&strided);
-  MPI_Type_free(&vec);
-  kinds[KIND_STRIDED] = (Kind){.name = "vector(3,2,4)/16", .type = strided, .payload = 6, .extent = 16, .disp = {0, 1, 4, 5, 8, 9}};
+  MPI_Type_vector(3, 2, 4, MPI_BYTE, &t);
+  MPI_Type_create_resized(t, 0, 16, &kinds[KIND_STRIDED].type);
+  MPI_Type_free(&t);
+  MPI_Type_contiguous(6, MPI_BYTE, &packed);
+  kinds[KIND_STRIDED] = (Kind){.name = "vector(3,2,4)/16", .type = kinds[KIND_STRIDED].type, .packed = packed, .payload = 6, .extent = 16,
+                               .disp = {0, 1, 4, 5, 8, 9}};
+
+  /* struct {char @0; short @2; int @8}, extent 16: 7 data bytes of three basic types, 9 holes. */
+  int lens[3] = {1, 1, 1};
+  MPI_Aint disps[3] = {0, 2, 8}, packed_disps[3] = {0, 1, 3};
+  MPI_Datatype types[3] = {MPI_CHAR, MPI_SHORT, MPI_INT};
+  MPI_Type_create_struct(3, lens, disps, types, &t);
+  MPI_Type_create_resized(t, 0, 16, &kinds[KIND_STRUCT].type);
+  MPI_Type_free(&t);
+  MPI_Type_create_struct(3, lens, packed_disps, types, &t);
+  MPI_Type_create_resized(t, 0, 7, &packed);
+  MPI_Type_free(&t);
+  kinds[KIND_STRUCT] = (Kind){.name = "struct{char,short,int}/16", .type = kinds[KIND_STRUCT].type, .packed = packed, .payload = 7,
+                              .extent = 16, .disp = {0, 2, 3, 8, 9, 10, 11}};
+
+  /* indexed {2 bytes @2, 1 byte @7} resized to lb 2, extent 8: the data starts past the origin. */
+  int ilens[2] = {2, 1}, idisps[2] = {2, 7};
+  MPI_Type_indexed(2, ilens, idisps, MPI_BYTE, &t);
+  MPI_Type_create_resized(t, 2, 8, &kinds[KIND_INDEXED_LB].type);
+  MPI_Type_free(&t);
+  MPI_Type_contiguous(3, MPI_BYTE, &packed);
+  kinds[KIND_INDEXED_LB] = (Kind){.name = "indexed{2@2,1@7}/lb2/8", .type = kinds[KIND_INDEXED_LB].type, .packed = packed, .payload = 3,
+                                  .extent = 8, .disp = {2, 3, 7}};
+  for (int k = 1; k < NKIND; k++) {
+    MPI_Type_commit(&kinds[k].type);
+    MPI_Type_commit(&kinds[k].packed);
+  }
 }
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  long max_bytes = 1 << 20;
-  for (int i = 1; i < argc; i++)
+  long max_bytes = 1 << 20, large_bytes = 70000;
+  int require_topocoll = 0;
+  for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--max-bytes") && i + 1 < argc) max_bytes = atol(argv[++i]);
+    else if (!strcmp(argv[i], "--large") && i + 1 < argc) large_bytes = atol(argv[++i]);
+    else if (!strcmp(argv[i], "--require-topocoll")) require_topocoll = 1;
+    else {
+      fprintf(stderr, "conformance: unknown argument \"%s\"; valid: --max-bytes N, --large N, --require-topocoll\n", argv[i]);
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+  }
   const char* pass = getenv("TOPOCOLL_PASSTHROUGH");
   int under_system_mpi = pass && !strcmp(pass, "1");
+  g_algorithms = (AlgorithmsFn)dlsym(RTLD_DEFAULT, "topocoll_algorithms");
+  g_force = (ForceFn)dlsym(RTLD_DEFAULT, "topocoll_force_algorithm");
+  if (under_system_mpi) g_algorithms = NULL, g_force = NULL;
   int size;
   MPI_Comm_rank(MPI_COMM_WORLD, &g_world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (require_topocoll && !g_force) {
+    if (g_world_rank == 0) fprintf(stderr, "conformance: libtopocoll.so is not loaded (topocoll_force_algorithm not found)\n");
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  }
   defineKinds();
 
-  matrix(MPI_COMM_WORLD, "world", max_bytes, BLOCKING, WAITALL_P2P, 1);
-  matrix(MPI_COMM_WORLD, "world", max_bytes < 1024 ? max_bytes : 1024, TESTALL, GET_STATUS, 2);
+  everyAlgorithm(large_bytes);
+
+  matrix(MPI_COMM_WORLD, "world", max_bytes, BLOCKING, WAITALL_P2P, 2);
+  matrix(MPI_COMM_WORLD, "world", max_bytes < 1024 ? max_bytes : 1024, TESTALL, GET_STATUS, 3);
 
   MPI_Comm split, dup;
   MPI_Comm_split(MPI_COMM_WORLD, g_world_rank % 2, size - g_world_rank, &split); /* reversed order */
@@ -528,12 +792,17 @@ int main(int argc, char** argv) {
   progressCases(MPI_COMM_WORLD);
   cancelAndFree(MPI_COMM_WORLD, under_system_mpi);
   largeCount(MPI_COMM_WORLD, max_bytes);
+  intercommCases();
+  commLifecycle(300);
 
   int failures = 0, cases = 0;
   PMPI_Allreduce(&g_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   PMPI_Allreduce(&g_cases, &cases, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (g_world_rank == 0) printf("conformance: %d cases on %d ranks, %d failures\n", cases, size, failures);
-  MPI_Type_free(&kinds[KIND_STRIDED].type);
+  for (int k = 1; k < NKIND; k++) {
+    MPI_Type_free(&kinds[k].type);
+    MPI_Type_free(&kinds[k].packed);
+  }
   MPI_Finalize();
   return failures ? 1 : 0;
 }

@@ -1,20 +1,33 @@
 #!/bin/sh
-# Builds and runs the standalone (MPI-free) native tests and benchmarks of the rank-mapping core.
+# Builds and runs the standalone (MPI-free) native tests and benchmarks of the rank-mapping core
+# (native/engine/mapping/*.cc; the engine-facing mapping/remap/ is tested through the addon).
 #   test/native/build.sh            build, run the tests, run the benchmark
 #   test/native/build.sh --no-bench build and run the tests only
-# Output binaries go to build-native-tests/ (ignored by git through build-*/).
+#   test/native/build.sh --bench-only [bench args]  build and run the benchmark only
+# Output goes to build-native-tests/ (ignored by git through build-*/); objects are rebuilt only
+# when their source or a header of the mapping core is newer.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out="$root/build-native-tests"
-mkdir -p "$out"
+mkdir -p "$out/obj"
 CXX=${CXX:-g++}
 CXXFLAGS=${CXXFLAGS:-"-O2 -std=c++17 -Wall -Wextra -Wno-unused-parameter"}
-sources=$(ls "$root"/native/engine/mapping/*.cc)
-# shellcheck disable=SC2086
-$CXX $CXXFLAGS -I"$root/native/engine" -pthread -o "$out/partitioner_test" "$root/test/native/partitioner_test.cc" $sources
-# shellcheck disable=SC2086
-$CXX $CXXFLAGS -I"$root/native/engine" -pthread -o "$out/partitioner_bench" "$root/bench/native/partitioner_bench.cc" $sources
-"$out/partitioner_test"
-if [ "${1:-}" != "--no-bench" ]; then
-  "$out/partitioner_bench"
+mode=${1:-}
+[ $# -gt 0 ] && shift
+newest_header=$(ls -t "$root"/native/engine/mapping/*.h | head -n 1)
+for src in "$root"/native/engine/mapping/*.cc; do
+  obj="$out/obj/$(basename "$src" .cc).o"
+  if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_header" -nt "$obj" ]; then echo "$src $obj"; fi
+done | xargs -r -n 2 -P "$(nproc)" sh -c "$CXX $CXXFLAGS -I'$root/native/engine' -pthread -c \"\$0\" -o \"\$1\""
+objects=""
+for src in "$root"/native/engine/mapping/*.cc; do objects="$objects $out/obj/$(basename "$src" .cc).o"; done
+if [ "$mode" != "--bench-only" ]; then
+  # shellcheck disable=SC2086
+  $CXX $CXXFLAGS -I"$root/native/engine" -pthread -o "$out/partitioner_test" "$root/test/native/partitioner_test.cc" $objects
+  "$out/partitioner_test"
+fi
+if [ "$mode" != "--no-bench" ]; then
+  # shellcheck disable=SC2086
+  $CXX $CXXFLAGS -I"$root/native/engine" -pthread -o "$out/partitioner_bench" "$root/bench/native/partitioner_bench.cc" $objects
+  "$out/partitioner_bench" "$@"
 fi

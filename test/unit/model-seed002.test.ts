@@ -97,27 +97,39 @@ describe('seed 002 Tables 5-6 with the BXJ profile', () => {
     }
   });
 
-  it('calibrates ρ(p) per series on the 512- and 1024-process rows', () => {
-    expect(series).toHaveLength(4);
-    for (const r of rows.filter((row) => row.calibration)) expect(Math.abs(r.error), label(r)).toBeLessThan(1e-9);
-    for (const s of series) {
-      expect(s.law.p0).toBe(512);
-      expect(s.law.gamma).toBeGreaterThan(0.3); // load rises with the machine size
-    }
+  it('calibrates one ρ(p) law on the eight 512- and 1024-process rows only', () => {
+    expect(series).toHaveLength(1);
+    const [{ law }] = series;
+    expect(law.p0).toBe(512);
+    expect(law.gamma).toBeGreaterThan(0.3); // load rises with the machine size
+    const calibrationRhos = rows.filter((r) => r.calibration).map((r) => r.measuredRho);
+    expect(calibrationRhos).toHaveLength(8);
+    for (const r of rows) expect(r.rho).toBeCloseTo(rhoAt(law, r.p), 12);
+    // A least-squares law through eight points: the calibration rows themselves within 25%.
+    for (const r of rows.filter((row) => row.calibration)) expect(Math.abs(r.error), label(r)).toBeLessThan(0.25);
   });
 
-  it('predicts 2048-8192 within 20%, except the congestion burst and three 8192-process rows', () => {
+  it('predicts 2048-8192 within 20%, except the congestion burst and the two 8192 x 12-per-node rows', () => {
     const predicted = rows.filter((r) => !r.calibration && !isCongestionBurst(r));
     const misses = predicted.filter((r) => Math.abs(r.error) >= 0.2);
     expect(predicted).toHaveLength(11);
-    expect(misses.map(label)).toEqual(['8192/4KB/12ppn', '8192/16KB/8ppn', '8192/16KB/12ppn']);
-    // Every miss is an underestimate: the measured time jumps at 8192 beyond what 512-1024 show.
+    expect(misses.map(label)).toEqual(['8192/4KB/12ppn', '8192/16KB/12ppn']);
+    // Both misses are underestimates: from 4096 to 8192 processes at 12 per node the measured
+    // time grows 5.8x and 6.7x, where every other doubling of Tables 5-6 costs 2.3-3.0x.
     for (const r of misses) expect(r.error).toBeLessThan(-0.2);
-    for (const r of predicted.filter((row) => !misses.includes(row))) expect(Math.abs(r.error), label(r)).toBeLessThan(0.2);
+    for (const r of predicted.filter((row) => !misses.includes(row))) expect(Math.abs(r.error), label(r)).toBeLessThan(0.15);
     // The paper's ρ, fitted row by row after measuring, needed 0.97 at 8192 x 12 where the law says 0.95.
     const worst = rows.find((r) => label(r) === '8192/16KB/12ppn')!;
     expect(worst.paperRho).toBeGreaterThan(0.965);
     expect(worst.rho).toBeLessThan(0.95);
+  });
+
+  it('per-series laws (exact through two points each) do worse: three 8192-process rows miss', () => {
+    const perSeries = compareSeed002(bxj, 'series');
+    expect(perSeries.series).toHaveLength(4);
+    for (const r of perSeries.rows.filter((row) => row.calibration)) expect(Math.abs(r.error), label(r)).toBeLessThan(1e-9);
+    const misses = perSeries.rows.filter((r) => !r.calibration && !isCongestionBurst(r) && Math.abs(r.error) >= 0.2);
+    expect(misses.map(label)).toEqual(['8192/4KB/12ppn', '8192/16KB/8ppn', '8192/16KB/12ppn']);
   });
 
   it('reads ρ back from a time', () => {

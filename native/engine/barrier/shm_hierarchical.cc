@@ -52,7 +52,9 @@ Schedule buildShmHierarchicalBarrier(const BuildParams& bp) {
     sub.hierarchy = nullptr;
     sub.p = h.nodeCount();
     sub.rank = node;
-    appendOnSubset(&s, Collective::Barrier, "dissemination", sub, h.leaders());
+    if (!appendFirstOnSubset(&s, Collective::Barrier, {"dissemination", "recursive_doubling"}, sub, h.leaders())) {
+      appendSubsetBarrier(&s, sub, h.leaders());
+    }
   }
   // Release: once our entry is marked (the leader's release is its own), mark the children's.
   if (me != leader || !children.empty()) {

@@ -32,7 +32,8 @@ Schedule buildHierarchicalBcast(const BuildParams& bp) {
     sub.p = h.nodeCount();
     sub.rank = node;
     sub.root = h.nodeOf(bp.root);
-    appendOnSubset(&s, Collective::Bcast, bytes < kShortBytes ? "binomial" : "scatter_allgather", sub, leaders);
+    if (bytes < kShortBytes) appendSubsetBcast(&s, {"binomial", "scatter_allgather"}, sub, leaders);
+    else appendSubsetBcast(&s, {"scatter_allgather", "binomial"}, sub, leaders);
   }
   NodeBcastPlan plan;
   plan.source = leader;
@@ -49,8 +50,8 @@ Schedule buildHierarchicalBcast(const BuildParams& bp) {
     sub.p = static_cast<int>(members.size());
     sub.rank = indexIn(members, bp.rank);
     sub.root = indexIn(members, leader);
-    appendOnSubset(&s, Collective::Bcast, "binomial", sub, members);
-    s.note = "no room in the shared data area: binomial inside the node";
+    appendSubsetBcast(&s, {"binomial", "scatter_allgather"}, sub, members);
+    addNote(&s, "no room in the shared data area: binomial inside the node");
     return s;
   }
   appendNodeBcast(&s, bp.rank, plan);

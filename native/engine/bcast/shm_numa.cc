@@ -37,8 +37,8 @@ Schedule buildShmNumaBcast(const BuildParams& bp) {
   if (bp.count * std::max<int64_t>(bp.element_bytes, 1) < kSmallBytes || bp.shm_elements == 0) {
     std::vector<int> all(bp.p);
     for (int r = 0; r < bp.p; ++r) all[r] = r;
-    appendOnSubset(&s, Collective::Bcast, "binomial", sub, all);
-    if (bp.shm_elements == 0 && bp.count * std::max<int64_t>(bp.element_bytes, 1) >= kSmallBytes) s.note = "no shared memory: binomial";
+    appendSubsetBcast(&s, {"binomial", "scatter_allgather"}, sub, all);
+    if (bp.shm_elements == 0 && bp.count * std::max<int64_t>(bp.element_bytes, 1) >= kSmallBytes) addNote(&s, "no shared memory: binomial");
     return s;
   }
   s.shm = ShmUse::Data;
@@ -49,7 +49,7 @@ Schedule buildShmNumaBcast(const BuildParams& bp) {
     sub.p = h.nodeCount();
     sub.rank = node;
     sub.root = h.nodeOf(bp.root);
-    appendOnSubset(&s, Collective::Bcast, "scatter_allgather", sub, leaders);
+    appendSubsetBcast(&s, {"scatter_allgather", "binomial"}, sub, leaders);
   }
   NodeBcastPlan plan;
   plan.source = leader;
@@ -69,8 +69,8 @@ Schedule buildShmNumaBcast(const BuildParams& bp) {
     sub.p = static_cast<int>(h.members(node).size());
     sub.rank = indexIn(h.members(node), bp.rank);
     sub.root = indexIn(h.members(node), leader);
-    appendOnSubset(&s, Collective::Bcast, "binomial", sub, h.members(node));
-    s.note = "elements too large for the shared data area: binomial inside the node";
+    appendSubsetBcast(&s, {"binomial", "scatter_allgather"}, sub, h.members(node));
+    addNote(&s, "elements too large for the shared data area: binomial inside the node");
     return s;
   }
   appendNodeBcast(&s, bp.rank, plan);

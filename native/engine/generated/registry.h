@@ -7,11 +7,11 @@ namespace topocoll::generated {
 enum class Collective : int { Allgather = 0, Bcast = 1, Barrier = 2, Alltoall = 3 };
 inline constexpr int kCollectiveCount = 4;
 
-inline constexpr const char* kAllgatherAlgorithms[] = {"ring", "recursive_doubling", "bruck", "neighbor_exchange", "hierarchical"};
+inline constexpr const char* kAllgatherAlgorithms[] = {"ring", "recursive_doubling", "bruck", "neighbor_exchange", "bruck_exch", "bruck_reorder", "recursive_doubling_exch", "recursive_doubling_reorder", "hierarchical"};
 inline constexpr const char* kBcastAlgorithms[] = {"binomial", "scatter_allgather", "shm_numa", "hierarchical"};
 inline constexpr const char* kBarrierAlgorithms[] = {"dissemination", "recursive_doubling", "shm_hierarchical"};
 inline constexpr const char* kAlltoallAlgorithms[] = {"bruck", "isend_irecv", "pairwise", "ring", "tiled"};
-inline constexpr bool kAllgatherAlgorithmUsesShm[] = {false, false, false, false, true};
+inline constexpr bool kAllgatherAlgorithmUsesShm[] = {false, false, false, false, false, false, false, false, true};
 inline constexpr bool kBcastAlgorithmUsesShm[] = {false, false, true, true};
 inline constexpr bool kBarrierAlgorithmUsesShm[] = {false, false, true};
 inline constexpr bool kAlltoallAlgorithmUsesShm[] = {false, false, false, false, false};
@@ -25,7 +25,7 @@ struct CollectiveEntry {
 };
 
 inline constexpr CollectiveEntry kCollectives[] = {
-    {"allgather", "TOPOCOLL_ALLGATHER_ALGORITHM", kAllgatherAlgorithms, 5, kAllgatherAlgorithmUsesShm},
+    {"allgather", "TOPOCOLL_ALLGATHER_ALGORITHM", kAllgatherAlgorithms, 9, kAllgatherAlgorithmUsesShm},
     {"bcast", "TOPOCOLL_BCAST_ALGORITHM", kBcastAlgorithms, 4, kBcastAlgorithmUsesShm},
     {"barrier", "TOPOCOLL_BARRIER_ALGORITHM", kBarrierAlgorithms, 3, kBarrierAlgorithmUsesShm},
     {"alltoall", "TOPOCOLL_ALLTOALL_ALGORITHM", kAlltoallAlgorithms, 5, kAlltoallAlgorithmUsesShm},
@@ -61,10 +61,11 @@ inline constexpr RuleEntry kDefaultRules[] = {
 
 enum class ParameterKind : int { Bool = 0, Int = 1, Choice = 2, String = 3 };
 
-enum class Parameter : int { Verbose = 0, Fallback = 1, Stats = 2, Passthrough = 3, AlltoallMaxOutstanding = 4, Shm = 5, Numa = 6, ShmBytes = 7, BcastConcurrency = 8, AlltoallTileBytes = 9, VirtualNodes = 10, Topology = 11 };
-inline constexpr int kParameterCount = 12;
+enum class Parameter : int { Verbose = 0, Fallback = 1, Stats = 2, Passthrough = 3, AlltoallMaxOutstanding = 4, Shm = 5, Numa = 6, ShmBytes = 7, BcastConcurrency = 8, AlltoallTileBytes = 9, VirtualNodes = 10, Topology = 11, Select = 12, Rules = 13 };
+inline constexpr int kParameterCount = 14;
 
 inline constexpr const char* kFallbackChoices[] = {"error", "warn", "silent"};
+inline constexpr const char* kSelectChoices[] = {"rules", "model"};
 
 struct ParameterEntry {
   const char* env;
@@ -89,6 +90,8 @@ inline constexpr ParameterEntry kParameters[] = {
     {"TOPOCOLL_ALLTOALL_TILE_BYTES", ParameterKind::Int, "0", 0, 1073741824, nullptr, 0},
     {"TOPOCOLL_VIRTUAL_NODES", ParameterKind::String, "", 0, 0, nullptr, 0},
     {"TOPOCOLL_TOPOLOGY", ParameterKind::String, "", 0, 0, nullptr, 0},
+    {"TOPOCOLL_SELECT", ParameterKind::Choice, "rules", 0, 0, kSelectChoices, 2},
+    {"TOPOCOLL_RULES", ParameterKind::String, "", 0, 0, nullptr, 0},
 };
 
 }  // namespace topocoll::generated

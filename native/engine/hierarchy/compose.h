@@ -2,6 +2,7 @@
 // among a subset of the ranks (the node leaders), and read the hierarchy a builder was given.
 #pragma once
 
+#include <initializer_list>
 #include <vector>
 
 #include "../algorithm_registry.h"
@@ -18,11 +19,36 @@ std::vector<int> nodeLeaders(const Hierarchy& h, int root);
 
 // Appends the schedule of the registered algorithm `name` of `coll`, run by `members` (comm
 // ranks; `sub` has p = members.size(), rank = my index among them, and root an index too),
-// with its peers renamed to comm ranks. Returns false (appending nothing) when this build has
-// no builder for `name` (or its schedule uses units or shared memory itself). Units of spans are those of `sub`; the caller keeps them consistent.
-bool appendOnSubset(Schedule* out, Collective coll, const char* name, const BuildParams& sub, const std::vector<int>& members);
+// with its peers renamed to comm ranks. One block of `sub` is `scale` units of the caller's
+// schedule (its spans and scratch are scaled), so that a leader's allgather can move a whole
+// node's blocks as one. Returns false (appending nothing) when this build has no builder for
+// `name`, or its schedule cuts blocks or uses shared memory itself.
+bool appendOnSubset(Schedule* out, Collective coll, const char* name, const BuildParams& sub, const std::vector<int>& members,
+                    int64_t scale = 1);
+
+// The first of `names` that appendOnSubset() can append; its name, or null when none can. The
+// inter-node steps of the hierarchical algorithms name the classic algorithms they want in order
+// of preference, so that each is used as soon as the build has it.
+const char* appendFirstOnSubset(Schedule* out, Collective coll, std::initializer_list<const char*> names, const BuildParams& sub,
+                                const std::vector<int>& members, int64_t scale = 1);
+
+// Last-resort steps among `members` for builds without any of the classic algorithms a
+// composition asks for (each says so in the schedule's note):
+// a barrier, as a ring allgather of empty blocks (p-1 steps, every rank hears from all) or, without
+// ring either, a gather to and release from members[0];
+void appendSubsetBarrier(Schedule* out, const BuildParams& sub, const std::vector<int>& members);
+// a bcast of `data` from members[sub.root], sent by the root to every member.
+void appendLinearBcast(Schedule* out, const BuildParams& sub, const std::vector<int>& members, BlockSpan data);
+
+// A bcast of the whole vector (sub.count elements) among `members` with the first of `names`
+// this build has, else appendLinearBcast().
+void appendSubsetBcast(Schedule* out, std::initializer_list<const char*> names, const BuildParams& sub,
+                       const std::vector<int>& members);
 
 // Index of `rank` in `members`, or -1.
 int indexIn(const std::vector<int>& members, int rank);
+
+// Adds `text` to the schedule's note ("; "-separated).
+void addNote(Schedule* s, const std::string& text);
 
 }  // namespace topocoll

@@ -25,7 +25,7 @@ namespace topocoll::mapping {
 struct PartitionOptions {
   uint64_t seed = 1;
   int threads = 1;          // > 1 runs independent halves of the recursion on worker threads
-  int coarsen_to = 48;      // coarsest graph size of each bisection
+  int coarsen_to = 16;      // coarsest graph size of each bisection
   int initial_tries = 4;    // LND bisections (2 grow directions per root) on the coarsest graph
   int refined_tries = 2;    // how many of the best of those get FM refinement
   int refine_passes = 8;    // FM passes per level

@@ -66,9 +66,10 @@ int ShmContext::create(MPI_Comm comm, const Hierarchy& h, const ShmOptions& opti
 
   int ok = 1, rc;
   std::string why;
+  // The split is collective over comm: a rank alone on its node takes part without a color.
+  MPI_Comm node_comm = MPI_COMM_NULL;
+  if ((rc = PMPI_Comm_split(comm, ctx->node_size_ > 1 ? node : MPI_UNDEFINED, ctx->node_rank_, &node_comm)) != MPI_SUCCESS) return rc;
   if (ctx->node_size_ > 1) {
-    MPI_Comm node_comm = MPI_COMM_NULL;
-    if ((rc = PMPI_Comm_split(comm, node, ctx->node_rank_, &node_comm)) != MPI_SUCCESS) return rc;
     // Each rank's flags near the rank; each part of a channel's data on its NUMA node.
     std::vector<NumaRange> numa;
     if (options.numa && numaMachine()) {

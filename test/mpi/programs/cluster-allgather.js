@@ -32,6 +32,35 @@ for (const n of [0, 1, 1000, 65536]) {
     if (recv[i] !== want) bad.push({ n, i, got: recv[i], want });
   }
 }
+// Every allgather of the engine, the four remapped ones included, forced in turn, on the
+// communicators split off the world: the first p ranks and the other size - p, for every p, so
+// that each algorithm meets even, uneven and (with --map-by node) interleaved host layouts. The
+// result must be in the communicator's rank order whatever the mapping did.
+const ALGORITHMS = ['ring', 'bruck', 'recursive_doubling', 'bruck_exch', 'bruck_reorder', 'recursive_doubling_exch', 'recursive_doubling_reorder'];
+let checked = 0;
+for (let p = 1; p <= world.size; p++) {
+  const comm = world.split(world.rank < p ? 0 : 1, world.rank);
+  for (const algorithm of ALGORITHMS) {
+    addon().setAlgorithm('allgather', algorithm);
+    for (const n of [1, 3000]) {
+      const send = new Int32Array(n).map((_, i) => (comm.rank * 104729 + i * 17 + p) | 0);
+      const recv = new Int32Array(n * comm.size).fill(-1);
+      comm.allgather(send, recv);
+      checked++;
+      for (let i = 0; i < recv.length; i++) {
+        const r = Math.floor(i / n);
+        if (recv[i] !== ((r * 104729 + (i % n) * 17 + p) | 0)) {
+          if (bad.length < 5) bad.push({ algorithm, p, commSize: comm.size, n, i, got: recv[i] });
+          break;
+        }
+      }
+    }
+    const fellBack = addon().takeFallback('allgather');
+    if (fellBack && bad.length < 5) bad.push({ algorithm, p, fellBack });
+  }
+  addon().setAlgorithm('allgather', null);
+  comm.free();
+}
 // The engine's own view: its hierarchy detection (shared-memory nodes) and, with
 // TOPOCOLL_TOPOLOGY, the topology it resolved at init.
 const nodes = addon().hierarchy(0).ranks.map((r) => r.node);
@@ -39,5 +68,5 @@ const topology = addon().worldTopology();
 console.log(JSON.stringify({
   rank: world.rank, size: world.size, host, netns, address,
   hosts: gatherStrings(host), netnses: gatherStrings(netns), addresses: gatherStrings(address ?? ''),
-  nodes, z: topology && topology.resolved.z, bad,
+  nodes, z: topology && topology.resolved.z, checked, bad,
 }));

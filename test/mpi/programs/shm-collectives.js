@@ -1,7 +1,7 @@
 // Exercises barrier, bcast, allgather and alltoall through the engine with whatever algorithms
 // the environment forces (the shm tests force the multi-core ones), blocking and nonblocking,
 // several sizes, roots and in place; every received byte is checked. Prints one JSON line per
-// rank: {rank, checks, bad}.
+// rank: {rank, pid, checks, bad} (the pid lets the test look for segments left in /dev/shm).
 //   node shm-collectives.js [scale]    scale (default 1) multiplies the large sizes
 const tc = require('../../../dist/index.js');
 const { world, IN_PLACE } = tc;
@@ -127,4 +127,4 @@ for (let round = 0; round < 3; round++) {
   expectArray(`ialltoall ${round}`, aaRecv, aaWant);
 }
 
-console.log(JSON.stringify({ rank: me, checks, bad }));
+console.log(JSON.stringify({ rank: me, pid: process.pid, checks, bad }));

@@ -1,0 +1,303 @@
+// Benchmark support: a run-time algorithm override, and timing loops run in C++ so that the
+// numbers are the collective's and not the JS call's (as OSU and IMB time theirs in C).
+//
+//   setAlgorithm(collective, name | null)   force `name` (an algorithm, 'native' or 'auto'/null = clear)
+//   getAlgorithm(collective) -> name | null the override in force
+//   takeFallback(collective) -> why | null  whether an overridden algorithm fell back to native since
+//                                           the last call (then native ran: the timing is not its own)
+//   benchCollective(comm, collective, bytes, options) -> {timesUs, iterations, slots, errors}
+//   pingPong(comm, a, b, bytes, iterations) -> half round-trip in microseconds, on every rank
+//   installRules(json, source, lines)       the Node side hands over a rules file it read (YAML
+//                                           or JSON) before loadConfig(); see rules.h
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "addon.h"
+#include "algorithm_registry.h"
+#include "config.h"
+#include "engine.h"
+#include "override.h"
+#include "rules.h"
+
+namespace topocoll::addon {
+namespace {
+
+Collective benchCollectiveArg(const Napi::Value& v) {
+  Collective coll;
+  if (!v.IsString() || !collectiveByName(v.As<Napi::String>().Utf8Value(), &coll)) {
+    std::string names;
+    for (int c = 0; c < generated::kCollectiveCount; ++c) names += std::string(c ? ", " : "") + generated::kCollectives[c].name;
+    throwType(v.Env(), "collective must be one of: " + names);
+  }
+  return coll;
+}
+
+Napi::Value SetAlgorithm(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Collective coll = benchCollectiveArg(info[0]);
+  int algorithm = kAlgorithmAuto;
+  if (!info[1].IsNull() && !info[1].IsUndefined()) {
+    if (!info[1].IsString()) throwType(env, "setAlgorithm: name must be a string or null");
+    std::string name = info[1].As<Napi::String>().Utf8Value();
+    std::string error;
+    if (name.empty() || !parseAlgorithmChoice(coll, name.c_str(), &algorithm, &error)) {
+      // parseAlgorithmChoice names the environment variable; here the argument is the input.
+      const auto& entry = collectiveEntry(coll);
+      std::string valid = "auto, native";
+      for (int i = 0; i < entry.algorithm_count; ++i) valid += std::string(", ") + entry.algorithms[i];
+      throwType(env, "setAlgorithm: \"" + name + "\" is not an algorithm of " + entry.name + "; valid choices: " + valid + " (or null)");
+    }
+  }
+  override_algorithm::setForced(coll, algorithm);
+  return env.Undefined();
+}
+
+Napi::Value GetAlgorithm(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Collective coll = benchCollectiveArg(info[0]);
+  int a = override_algorithm::forced(coll);
+  if (a == kAlgorithmAuto) return env.Null();
+  return Napi::String::New(env, a == kAlgorithmNative ? "native" : algorithmName(coll, a));
+}
+
+Napi::Value TakeFallback(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string why = override_algorithm::takeFallback(benchCollectiveArg(info[0]));
+  if (why.empty()) return env.Null();
+  return Napi::String::New(env, why);
+}
+
+// Send and receive pools kept between calls: first-touching tens of MiB per cell would cost
+// more than the cell. Rotating through slots of the pools keeps small messages out of cache
+// (IMB's -off_cache, OSU's buffer rotation).
+std::vector<unsigned char>& sendPool() {
+  static std::vector<unsigned char> pool;
+  return pool;
+}
+std::vector<unsigned char>& recvPool() {
+  static std::vector<unsigned char> pool;
+  return pool;
+}
+
+int64_t roundUp(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
+
+// The byte a rank puts at `offset` of what it sends to `dst` in check round `round`.
+unsigned char pattern(int src, int dst, int64_t offset, int round) {
+  return static_cast<unsigned char>(src * 131 + dst * 31 + offset * 7 + round * 13 + 1);
+}
+
+struct Shape {
+  int64_t send_bytes = 0, recv_bytes = 0;
+};
+
+Shape shapeOf(Collective coll, int p, int64_t bytes) {
+  switch (coll) {
+    case Collective::Allgather: return {bytes, bytes * p};
+    case Collective::Alltoall: return {bytes * p, bytes * p};
+    case Collective::Bcast: return {0, bytes};
+    default: return {0, 0};
+  }
+}
+
+int runOnce(Collective coll, MPI_Comm comm, int64_t bytes, int root, unsigned char* send, unsigned char* recv) {
+  switch (coll) {
+    case Collective::Allgather: return engine::allgather(send, bytes, MPI_BYTE, recv, bytes, MPI_BYTE, comm);
+    case Collective::Alltoall: return engine::alltoall(send, bytes, MPI_BYTE, recv, bytes, MPI_BYTE, comm);
+    case Collective::Bcast: return engine::bcast(recv, bytes, MPI_BYTE, root, comm);
+    case Collective::Barrier: return engine::barrier(comm);
+    default: return MPI_ERR_OTHER;
+  }
+}
+
+// One checked call: every byte received is the one its sender put there. Returns mismatches.
+int64_t checkedCall(Napi::Env env, Collective coll, MPI_Comm comm, int p, int rank, int64_t bytes, int root, int round,
+                    unsigned char* send, unsigned char* recv) {
+  Shape s = shapeOf(coll, p, bytes);
+  std::memset(recv, 0, s.recv_bytes);
+  if (coll == Collective::Allgather) {
+    for (int64_t i = 0; i < bytes; ++i) send[i] = pattern(rank, 0, i, round);
+  } else if (coll == Collective::Alltoall) {
+    for (int d = 0; d < p; ++d)
+      for (int64_t i = 0; i < bytes; ++i) send[d * bytes + i] = pattern(rank, d, i, round);
+  } else if (coll == Collective::Bcast && rank == root) {
+    for (int64_t i = 0; i < bytes; ++i) recv[i] = pattern(root, 0, i, round);
+  }
+  check(env, runOnce(coll, comm, bytes, root, send, recv), "benchCollective");
+  int64_t wrong = 0;
+  if (coll == Collective::Allgather) {
+    for (int r = 0; r < p; ++r)
+      for (int64_t i = 0; i < bytes; ++i) wrong += recv[r * bytes + i] != pattern(r, 0, i, round);
+  } else if (coll == Collective::Alltoall) {
+    for (int r = 0; r < p; ++r)
+      for (int64_t i = 0; i < bytes; ++i) wrong += recv[r * bytes + i] != pattern(r, rank, i, round);
+  } else if (coll == Collective::Bcast) {
+    for (int64_t i = 0; i < bytes; ++i) wrong += recv[i] != pattern(root, 0, i, round);
+  }
+  return wrong;
+}
+
+double numberOption(const Napi::Object& o, const char* key, double fallback) {
+  Napi::Value v = o.Get(key);
+  if (v.IsUndefined() || v.IsNull()) return fallback;
+  return static_cast<double>(intArg(v, key, 0, INT64_MAX / 4));
+}
+
+// benchCollective(comm, collective, bytes, {iterations = 0 (adapt), targetUs = 20000,
+//   minIterations = 3, maxIterations = 100000, warmup = 0 (adapt), repetitions = 5,
+//   rotateBytes = 0, check = false, root = 0}). Collective over comm: every rank passes the same
+// arguments. Each repetition is the slowest rank's mean time per call over `iterations` calls
+// after a barrier (as OSU reports), in microseconds.
+Napi::Value BenchCollective(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MPI_Comm comm = commArg(info[0]);
+  Collective coll = benchCollectiveArg(info[1]);
+  int64_t bytes = intArg(info[2], "bytes", 0, INT_MAX);
+  Napi::Object opt = info[3].IsObject() ? info[3].As<Napi::Object>() : Napi::Object::New(env);
+  int64_t iterations = static_cast<int64_t>(numberOption(opt, "iterations", 0));
+  double target_us = numberOption(opt, "targetUs", 20000);
+  int64_t min_iterations = std::max<int64_t>(1, static_cast<int64_t>(numberOption(opt, "minIterations", 3)));
+  int64_t max_iterations = std::max<int64_t>(min_iterations, static_cast<int64_t>(numberOption(opt, "maxIterations", 100000)));
+  int64_t warmup = static_cast<int64_t>(numberOption(opt, "warmup", 0));
+  int repetitions = static_cast<int>(std::max(1.0, numberOption(opt, "repetitions", 5)));
+  int64_t rotate_bytes = static_cast<int64_t>(numberOption(opt, "rotateBytes", 0));
+  bool check_data = opt.Get("check").ToBoolean();
+  int p = 0, rank = 0;
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &rank);
+  int root = static_cast<int>(numberOption(opt, "root", 0));
+  if (root >= p) throwRange(env, "benchCollective: root " + std::to_string(root) + " is not a rank of the communicator");
+  if (coll == Collective::Barrier) bytes = 0;
+
+  Shape shape = shapeOf(coll, p, bytes);
+  if (shape.recv_bytes > (int64_t{1} << 34) / 1) throwRange(env, "benchCollective: bytes too large for this benchmark");
+  // Slots 64-byte aligned and disjoint; as many as fit in rotateBytes (at least one).
+  int64_t send_stride = roundUp(std::max<int64_t>(shape.send_bytes, 1), 64);
+  int64_t recv_stride = roundUp(std::max<int64_t>(shape.recv_bytes, 1), 64);
+  int64_t slots = std::max<int64_t>(1, std::min(rotate_bytes / send_stride, rotate_bytes / recv_stride));
+  if (shape.send_bytes == 0) slots = std::max<int64_t>(1, rotate_bytes / recv_stride);
+  if (shape.recv_bytes == 0) slots = 1;
+  auto& send_pool = sendPool();
+  auto& recv_pool = recvPool();
+  if (static_cast<int64_t>(send_pool.size()) < slots * send_stride) send_pool.resize(slots * send_stride, 0);
+  if (static_cast<int64_t>(recv_pool.size()) < slots * recv_stride) recv_pool.resize(slots * recv_stride, 0);
+  auto call = [&](int64_t i) {
+    int64_t slot = i % slots;
+    return runOnce(coll, comm, bytes, root, send_pool.data() + slot * send_stride, recv_pool.data() + slot * recv_stride);
+  };
+
+  int64_t errors = 0;
+  if (check_data) {
+    int64_t wrong = 0;
+    int rounds = static_cast<int>(std::min<int64_t>(slots, 3));
+    for (int r = 0; r < rounds; ++r) {
+      int64_t slot = r * (slots / rounds);
+      wrong += checkedCall(env, coll, comm, p, rank, bytes, root, r, send_pool.data() + slot * send_stride,
+                           recv_pool.data() + slot * recv_stride);
+    }
+    check(env, PMPI_Allreduce(&wrong, &errors, 1, MPI_INT64_T, MPI_SUM, comm), "benchCollective");
+  }
+
+  // Iterations from a probe: double the count until the slowest rank spent a tenth of the
+  // target; every rank sees the same maximum, so every rank runs the same number of calls.
+  if (iterations <= 0) {
+    double per_call = 0;
+    for (int64_t k = 1;; k *= 2) {
+      check(env, PMPI_Barrier(comm), "benchCollective");
+      double t0 = PMPI_Wtime();
+      for (int64_t i = 0; i < k; ++i) check(env, call(i), "benchCollective");
+      double local = PMPI_Wtime() - t0, slowest = 0;
+      check(env, PMPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm), "benchCollective");
+      per_call = slowest / k * 1e6;
+      if (slowest * 1e6 >= target_us / 10 || k >= max_iterations) break;
+    }
+    iterations = std::clamp<int64_t>(static_cast<int64_t>(target_us / std::max(per_call, 1e-3)), min_iterations, max_iterations);
+    if (warmup <= 0) warmup = std::max<int64_t>(1, iterations / 10);
+  }
+  for (int64_t i = 0; i < warmup; ++i) check(env, call(i), "benchCollective");
+
+  auto times = Napi::Array::New(env, repetitions);
+  for (int r = 0; r < repetitions; ++r) {
+    check(env, PMPI_Barrier(comm), "benchCollective");
+    double t0 = PMPI_Wtime();
+    for (int64_t i = 0; i < iterations; ++i) check(env, call(i), "benchCollective");
+    double local = (PMPI_Wtime() - t0) / static_cast<double>(iterations), slowest = 0;
+    check(env, PMPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm), "benchCollective");
+    times.Set(r, Napi::Number::New(env, slowest * 1e6));
+  }
+  auto out = Napi::Object::New(env);
+  out.Set("timesUs", times);
+  out.Set("iterations", Napi::Number::New(env, static_cast<double>(iterations)));
+  out.Set("slots", Napi::Number::New(env, static_cast<double>(slots)));
+  out.Set("errors", Napi::Number::New(env, static_cast<double>(errors)));
+  return out;
+}
+
+// pingPong(comm, a, b, bytes, iterations): ranks a and b bounce `bytes` back and forth with PMPI
+// (not through the engine); every rank of comm gets a's measured half round-trip in microseconds.
+Napi::Value PingPong(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MPI_Comm comm = commArg(info[0]);
+  int p = 0, rank = 0;
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &rank);
+  int a = static_cast<int>(intArg(info[1], "a", 0, p - 1));
+  int b = static_cast<int>(intArg(info[2], "b", 0, p - 1));
+  if (a == b) throwRange(env, "pingPong: a and b must be different ranks");
+  int64_t bytes = intArg(info[3], "bytes", 0, INT_MAX);
+  int64_t iterations = intArg(info[4], "iterations", 1, 100000000);
+  std::vector<unsigned char> buffer(std::max<int64_t>(bytes, 1));
+  double half_rtt = 0;
+  const int tag = 7;
+  if (rank == a || rank == b) {
+    int peer = rank == a ? b : a;
+    int count = static_cast<int>(bytes);
+    int warmup = static_cast<int>(std::min<int64_t>(iterations, 10));
+    double t0 = 0;
+    for (int64_t i = -warmup; i < iterations; ++i) {
+      if (i == 0) t0 = PMPI_Wtime();
+      if (rank == a) {
+        check(env, PMPI_Send(buffer.data(), count, MPI_BYTE, peer, tag, comm), "pingPong");
+        check(env, PMPI_Recv(buffer.data(), count, MPI_BYTE, peer, tag, comm, MPI_STATUS_IGNORE), "pingPong");
+      } else {
+        check(env, PMPI_Recv(buffer.data(), count, MPI_BYTE, peer, tag, comm, MPI_STATUS_IGNORE), "pingPong");
+        check(env, PMPI_Send(buffer.data(), count, MPI_BYTE, peer, tag, comm), "pingPong");
+      }
+    }
+    half_rtt = (PMPI_Wtime() - t0) / static_cast<double>(iterations) / 2 * 1e6;
+  }
+  check(env, PMPI_Bcast(&half_rtt, 1, MPI_DOUBLE, a, comm), "pingPong");
+  return Napi::Number::New(env, half_rtt);
+}
+
+// installRules(json, source, lines): `lines[i]` is rule i's line in the file `source`.
+Napi::Value InstallRules(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsString() || !info[1].IsString()) throwType(env, "installRules(json, source, lines): json and source must be strings");
+  std::vector<int> lines;
+  if (info[2].IsArray()) {
+    auto a = info[2].As<Napi::Array>();
+    for (uint32_t i = 0; i < a.Length(); ++i) lines.push_back(static_cast<int>(intArg(a.Get(i), "lines[i]", 0, INT_MAX)));
+  }
+  std::string error;
+  if (!rules::install(info[0].As<Napi::String>().Utf8Value(), info[1].As<Napi::String>().Utf8Value(), lines, &error)) {
+    throw Napi::Error::New(env, "topocoll: TOPOCOLL_RULES: " + error);
+  }
+  return env.Undefined();
+}
+
+}  // namespace
+
+void initBench(Napi::Env env, Napi::Object exports) {
+  exports.Set("setAlgorithm", Napi::Function::New(env, SetAlgorithm));
+  exports.Set("getAlgorithm", Napi::Function::New(env, GetAlgorithm));
+  exports.Set("takeFallback", Napi::Function::New(env, TakeFallback));
+  exports.Set("benchCollective", Napi::Function::New(env, BenchCollective));
+  exports.Set("pingPong", Napi::Function::New(env, PingPong));
+  exports.Set("installRules", Napi::Function::New(env, InstallRules));
+}
+
+}  // namespace topocoll::addon

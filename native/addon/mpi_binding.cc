@@ -1,0 +1,324 @@
+#include "mpi_binding.h"
+
+#include <climits>
+
+namespace topocoll::addon {
+
+int commSizeOf(MPI_Comm comm) {
+  int p = 0;
+  PMPI_Comm_size(comm, &p);
+  return p;
+}
+
+static std::string rankRange(int p) { return "[0, " + std::to_string(p - 1) + "]"; }
+
+static int rankNumber(const Napi::Value& v, const char* name) {
+  Napi::Env env = v.Env();
+  if (!v.IsNumber()) throwType(env, std::string(name) + " must be a rank (a number)");
+  double d = v.As<Napi::Number>().DoubleValue();
+  if (d != static_cast<double>(static_cast<int>(d))) throwType(env, std::string(name) + " must be an integer rank");
+  return static_cast<int>(d);
+}
+
+int destArg(const Napi::Value& v, MPI_Comm comm, const char* name) {
+  int r = rankNumber(v, name), p = commSizeOf(comm);
+  if (r == kJsProcNull) return MPI_PROC_NULL;
+  if (r < 0 || r >= p) {
+    throwRange(v.Env(), std::string(name) + " = " + std::to_string(r) + " is not a rank of this communicator; valid: " + rankRange(p) +
+                            " or PROC_NULL");
+  }
+  return r;
+}
+
+int sourceArg(const Napi::Value& v, MPI_Comm comm, const char* name) {
+  int r = rankNumber(v, name), p = commSizeOf(comm);
+  if (r == kJsAnySource) return MPI_ANY_SOURCE;
+  if (r == kJsProcNull) return MPI_PROC_NULL;
+  if (r < 0 || r >= p) {
+    throwRange(v.Env(), std::string(name) + " = " + std::to_string(r) + " is not a rank of this communicator; valid: " + rankRange(p) +
+                            ", ANY_SOURCE or PROC_NULL");
+  }
+  return r;
+}
+
+static int tagUpperBound() {
+  static int ub = [] {
+    int* value = nullptr;
+    int flag = 0;
+    PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &flag);
+    return flag && value ? *value : 32767;  // 32767: the least MPI guarantees
+  }();
+  return ub;
+}
+
+int tagArg(const Napi::Value& v, const char* name, bool allowAny) {
+  Napi::Env env = v.Env();
+  if (!v.IsNumber()) throwType(env, std::string(name) + " must be a number");
+  double d = v.As<Napi::Number>().DoubleValue();
+  if (d != static_cast<double>(static_cast<int64_t>(d))) throwType(env, std::string(name) + " must be an integer");
+  int64_t t = static_cast<int64_t>(d);
+  if (allowAny && t == kJsAnyTag) return MPI_ANY_TAG;
+  if (t < 0 || t > tagUpperBound()) {
+    throwRange(env, std::string(name) + " = " + std::to_string(t) + " is out of range; valid: [0, " + std::to_string(tagUpperBound()) + "]" +
+                        (allowAny ? " or ANY_TAG" : ""));
+  }
+  return static_cast<int>(t);
+}
+
+int rootArg(const Napi::Value& v, MPI_Comm comm) {
+  int r = rankNumber(v, "root"), p = commSizeOf(comm);
+  if (r < 0 || r >= p) throwRange(v.Env(), "root = " + std::to_string(r) + " is not a rank of this communicator; valid: " + rankRange(p));
+  return r;
+}
+
+bool largeCount(Napi::Env env, MPI_Count count, const char* what) {
+  if (count <= INT_MAX) return false;
+  if (!kHasLargeCount) {
+    throwRange(env, std::string(what) + ": " + std::to_string(count) +
+                        " elements exceed 2^31-1, and this MPI has no MPI-4 large-count calls; split the buffer, or build topocoll "
+                        "against an MPI-4 library (TOPOCOLL_MPI=mpich)");
+  }
+  return true;
+}
+
+std::string elementTypeName(MPI_Datatype t) {
+  if (t == MPI_INT8_T) return "Int8Array";
+  if (t == MPI_UINT8_T) return "Uint8Array";
+  if (t == MPI_INT16_T) return "Int16Array";
+  if (t == MPI_UINT16_T) return "Uint16Array";
+  if (t == MPI_INT32_T) return "Int32Array";
+  if (t == MPI_UINT32_T) return "Uint32Array";
+  if (t == MPI_FLOAT) return "Float32Array";
+  if (t == MPI_DOUBLE) return "Float64Array";
+  if (t == MPI_INT64_T) return "BigInt64Array";
+  if (t == MPI_UINT64_T) return "BigUint64Array";
+  return "untyped bytes (DataView/ArrayBuffer)";
+}
+
+namespace {
+
+struct OpEntry {
+  const char* name;
+  MPI_Op op;
+  bool arithmetic;  // valid on floating point too; else integers only (bitwise: bytes too)
+  bool bitwise;
+};
+
+const OpEntry kOps[] = {
+    {"SUM", MPI_SUM, true, false},     {"PROD", MPI_PROD, true, false}, {"MIN", MPI_MIN, true, false},
+    {"MAX", MPI_MAX, true, false},     {"LAND", MPI_LAND, false, false}, {"LOR", MPI_LOR, false, false},
+    {"LXOR", MPI_LXOR, false, false}, {"BAND", MPI_BAND, false, true}, {"BOR", MPI_BOR, false, true},
+    {"BXOR", MPI_BXOR, false, true},
+};
+constexpr int kOpCount = sizeof(kOps) / sizeof(kOps[0]);
+
+enum class ElementKind { Integer, Floating, Bytes };
+
+ElementKind kindOf(MPI_Datatype t) {
+  if (t == MPI_FLOAT || t == MPI_DOUBLE) return ElementKind::Floating;
+  if (t == MPI_BYTE) return ElementKind::Bytes;
+  return ElementKind::Integer;
+}
+
+bool opValidFor(const OpEntry& op, ElementKind kind) {
+  switch (kind) {
+    case ElementKind::Integer: return true;
+    case ElementKind::Floating: return op.arithmetic;
+    case ElementKind::Bytes: return op.bitwise;
+  }
+  return false;
+}
+
+}  // namespace
+
+static std::string validOps(ElementKind kind) {
+  std::string valid;
+  for (const OpEntry& e : kOps) {
+    if (opValidFor(e, kind)) valid += (valid.empty() ? "" : ", ") + std::string(e.name);
+  }
+  return valid;
+}
+
+MPI_Op opArg(const Napi::Value& v, const BufferView& buf, const char* what) {
+  Napi::Env env = v.Env();
+  ElementKind kind = kindOf(buf.type);
+  if (!v.IsNumber()) throwType(env, std::string(what) + ": op must be one of " + validOps(kind));
+  int index = v.As<Napi::Number>().Int32Value();
+  if (index < 0 || index >= kOpCount) throwType(env, std::string(what) + ": unknown op; valid ops: " + validOps(kind));
+  const OpEntry& e = kOps[index];
+  if (!opValidFor(e, kind)) {
+    throwType(env, std::string(what) + ": op " + e.name + " is not defined for " + elementTypeName(buf.type) + " elements; valid ops: " + validOps(kind));
+  }
+  return e.op;
+}
+
+Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype type) {
+  MPI_Count count = 0, bytes = 0;
+  PMPI_Get_elements_x(&status, type, &count);
+  PMPI_Get_elements_x(&status, MPI_BYTE, &bytes);
+  int source = status.MPI_SOURCE == MPI_PROC_NULL ? kJsProcNull : status.MPI_SOURCE == MPI_ANY_SOURCE ? kJsAnySource : status.MPI_SOURCE;
+  auto o = Napi::Object::New(env);
+  o.Set("source", Napi::Number::New(env, source));
+  o.Set("tag", Napi::Number::New(env, status.MPI_TAG == MPI_ANY_TAG ? kJsAnyTag : status.MPI_TAG));
+  o.Set("count", Napi::Number::New(env, static_cast<double>(count)));
+  o.Set("bytes", Napi::Number::New(env, static_cast<double>(bytes)));
+  return o;
+}
+
+// --- MpiRequestWrap ---
+
+Napi::FunctionReference MpiRequestWrap::constructor_;
+
+void MpiRequestWrap::Init(Napi::Env env, Napi::Object exports) {
+  Napi::Function ctor = DefineClass(env, "MpiRequest",
+                                    {InstanceMethod("test", &MpiRequestWrap::Test), InstanceMethod("wait", &MpiRequestWrap::Wait),
+                                     InstanceMethod("status", &MpiRequestWrap::Status), InstanceMethod("data", &MpiRequestWrap::Data)});
+  constructor_ = Napi::Persistent(ctor);
+  constructor_.SuppressDestruct();
+  exports.Set("MpiRequest", ctor);
+}
+
+Napi::Object MpiRequestWrap::New(Napi::Env env, MPI_Request request, MPI_Datatype type, std::shared_ptr<void> keep) {
+  Napi::Object obj = constructor_.New({});
+  MpiRequestWrap* w = Unwrap(obj);
+  w->request_ = request;
+  w->type_ = type;
+  w->keep_ = std::move(keep);
+  return obj;
+}
+
+Napi::Object MpiRequestWrap::NewMatchedReceive(Napi::Env env, MPI_Comm comm, int source, int tag) {
+  Napi::Object obj = constructor_.New({});
+  MpiRequestWrap* w = Unwrap(obj);
+  w->probing_ = true;
+  w->comm_ = comm;
+  w->source_ = source;
+  w->tag_ = tag;
+  return obj;
+}
+
+MpiRequestWrap::MpiRequestWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<MpiRequestWrap>(info) {}
+
+void MpiRequestWrap::receiveMatched(Napi::Env env, MPI_Message message, const MPI_Status& probed) {
+  probing_ = false;
+  MPI_Count bytes = 0;
+  PMPI_Get_elements_x(&probed, MPI_BYTE, &bytes);
+  bool big = largeCount(env, bytes, "recvObject");
+  auto buffer = Napi::Buffer<char>::New(env, static_cast<size_t>(bytes));
+  data_ = Napi::Persistent(buffer);
+  finish(env, TOPOCOLL_COUNT_CALL(big, Imrecv, buffer.Data(), bytes, MPI_BYTE, &message, &request_), "MPI_Imrecv");
+}
+
+// An error ends the request: MPI may already have freed it.
+void MpiRequestWrap::finish(Napi::Env env, int code, const char* what) {
+  if (code != MPI_SUCCESS) {
+    done_ = true;
+    keep_.reset();
+    throwMpiError(env, code, what);
+  }
+}
+
+Napi::Value MpiRequestWrap::Test(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!done_) {
+    if (probing_) {
+      int matched = 0;
+      MPI_Message message;
+      MPI_Status probed;
+      finish(env, PMPI_Improbe(source_, tag_, comm_, &matched, &message, &probed), "MPI_Improbe");
+      if (!matched) return Napi::Boolean::New(env, false);
+      receiveMatched(env, message, probed);
+    }
+    int flag = 0;
+    finish(env, PMPI_Test(&request_, &flag, &status_), "MPI_Test");
+    if (flag) {
+      done_ = true;
+      keep_.reset();
+    }
+  }
+  return Napi::Boolean::New(env, done_);
+}
+
+Napi::Value MpiRequestWrap::Wait(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!done_) {
+    if (probing_) {
+      MPI_Message message;
+      MPI_Status probed;
+      finish(env, PMPI_Mprobe(source_, tag_, comm_, &message, &probed), "MPI_Mprobe");
+      receiveMatched(env, message, probed);
+    }
+    finish(env, PMPI_Wait(&request_, &status_), "MPI_Wait");
+    done_ = true;
+    keep_.reset();
+  }
+  return env.Undefined();
+}
+
+Napi::Value MpiRequestWrap::Status(const Napi::CallbackInfo& info) {
+  if (!done_) throwType(info.Env(), "status: the request has not completed");
+  return statusObject(info.Env(), status_, type_);
+}
+
+Napi::Value MpiRequestWrap::Data(const Napi::CallbackInfo& info) {
+  if (!done_ || data_.IsEmpty()) return info.Env().Undefined();
+  return data_.Value();
+}
+
+}  // namespace topocoll::addon
+
+namespace topocoll::addon {
+
+Napi::FunctionReference& mpiErrorConstructor() {
+  static Napi::FunctionReference ctor;
+  return ctor;
+}
+
+const char* mpiErrorClassName(int errorClass) {
+  switch (errorClass) {
+#define TOPOCOLL_ERROR_CLASS(name) \
+  case name: return #name;
+    TOPOCOLL_ERROR_CLASS(MPI_SUCCESS)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_BUFFER)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_COUNT)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_TYPE)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_TAG)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_COMM)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_RANK)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_REQUEST)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_ROOT)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_GROUP)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_OP)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_TOPOLOGY)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_DIMS)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_ARG)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_TRUNCATE)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_OTHER)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_INTERN)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_IN_STATUS)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_PENDING)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_NO_MEM)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_KEYVAL)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_INFO)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_WIN)
+#undef TOPOCOLL_ERROR_CLASS
+    default: return "MPI_ERR_UNKNOWN";
+  }
+}
+
+void initMpiBinding(Napi::Env env, Napi::Object exports) {
+  MpiRequestWrap::Init(env, exports);
+  exports.Set("setMpiErrorClass", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    if (!info[0].IsFunction()) throwType(info.Env(), "setMpiErrorClass: expects the MpiError class");
+    mpiErrorConstructor() = Napi::Persistent(info[0].As<Napi::Function>());
+    mpiErrorConstructor().SuppressDestruct();
+    return info.Env().Undefined();
+  }));
+  // Sentinels as JS sees them (identical under both MPIs; translated at the boundary).
+  exports.Set("ANY_SOURCE", kJsAnySource);
+  exports.Set("ANY_TAG", kJsAnyTag);
+  exports.Set("PROC_NULL", kJsProcNull);
+  exports.Set("UNDEFINED", kJsUndefined);
+}
+
+}  // namespace topocoll::addon

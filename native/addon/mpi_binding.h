@@ -1,0 +1,88 @@
+// Helpers of the MPI binding proper (communicators, point-to-point, the collectives the system MPI
+// runs): rank/tag/root/op arguments checked before any MPI call, the MPI-4 large-count switch, and
+// a JS object for a request of the system MPI.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "addon.h"
+
+namespace topocoll::addon {
+
+// Counts above INT_MAX need the MPI-4 `_c` calls. TOPOCOLL_COUNT_CALL(big, Send, ...) calls
+// PMPI_Send_c when `big`, else PMPI_Send; largeCount() has already refused `big` where the MPI
+// has no `_c` calls, so the plain call only ever sees counts that fit an int.
+#if MPI_VERSION >= 4
+constexpr bool kHasLargeCount = true;
+#define TOPOCOLL_COUNT_CALL(big, name, ...) ((big) ? PMPI_##name##_c(__VA_ARGS__) : PMPI_##name(__VA_ARGS__))
+#else
+constexpr bool kHasLargeCount = false;
+#define TOPOCOLL_COUNT_CALL(big, name, ...) ((void)(big), PMPI_##name(__VA_ARGS__))
+#endif
+
+// Rank and colour sentinels as JS sees them, the same under both MPIs (whose MPI_ANY_SOURCE,
+// MPI_PROC_NULL and MPI_UNDEFINED values differ); translated at the boundary.
+constexpr int kJsAnySource = -1;
+constexpr int kJsProcNull = -2;
+constexpr int kJsAnyTag = -1;
+constexpr int kJsUndefined = -32766;
+
+int commSizeOf(MPI_Comm comm);
+// A destination rank: 0..p-1 or PROC_NULL.
+int destArg(const Napi::Value& v, MPI_Comm comm, const char* name);
+// A source rank: 0..p-1, ANY_SOURCE or PROC_NULL.
+int sourceArg(const Napi::Value& v, MPI_Comm comm, const char* name);
+// A tag: 0..MPI_TAG_UB, or ANY_TAG where `allowAny`.
+int tagArg(const Napi::Value& v, const char* name, bool allowAny);
+// A root rank: 0..p-1.
+int rootArg(const Napi::Value& v, MPI_Comm comm);
+
+// True when `count` needs the large-count calls; a RangeError naming `what` where the MPI has none.
+bool largeCount(Napi::Env env, MPI_Count count, const char* what);
+
+// The JS name of a buffer's elements ("Float64Array", "bytes"), for messages.
+std::string elementTypeName(MPI_Datatype type);
+// The reduction op at index `v` (SUM, PROD, MIN, MAX, LAND, LOR, LXOR, BAND, BOR, BXOR), checked
+// against the element type of `buf`: a TypeError lists the ops valid for it.
+MPI_Op opArg(const Napi::Value& v, const BufferView& buf, const char* what);
+
+// {source, tag, count, bytes}: count in elements of `type`, sources translated for JS.
+Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype type);
+
+// Registers MpiRequest, setMpiErrorClass and the rank/tag sentinels (called by initPointToPoint).
+void initMpiBinding(Napi::Env env, Napi::Object exports);
+
+// A request of the system MPI as a JS object: test() → boolean, wait(), status(), data().
+class MpiRequestWrap : public Napi::ObjectWrap<MpiRequestWrap> {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+  // A started request; `keep` owns what MPI reads until completion (count and displacement arrays).
+  static Napi::Object New(Napi::Env env, MPI_Request request, MPI_Datatype type, std::shared_ptr<void> keep = nullptr);
+  // A receive of a message of unknown size (object mode): matched by MPI_Improbe when progressed,
+  // then received into a new Buffer that data() returns.
+  static Napi::Object NewMatchedReceive(Napi::Env env, MPI_Comm comm, int source, int tag);
+  explicit MpiRequestWrap(const Napi::CallbackInfo& info);
+
+ private:
+  Napi::Value Test(const Napi::CallbackInfo& info);
+  Napi::Value Wait(const Napi::CallbackInfo& info);
+  Napi::Value Status(const Napi::CallbackInfo& info);
+  Napi::Value Data(const Napi::CallbackInfo& info);
+  void receiveMatched(Napi::Env env, MPI_Message message, const MPI_Status& probed);
+  void finish(Napi::Env env, int code, const char* what);
+
+  MPI_Request request_ = MPI_REQUEST_NULL;
+  MPI_Status status_{};
+  MPI_Datatype type_ = MPI_BYTE;
+  std::shared_ptr<void> keep_;
+  bool done_ = false;
+  // Matched receive: probing until a message matches (comm_, source_, tag_).
+  bool probing_ = false;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int source_ = 0, tag_ = 0;
+  Napi::Reference<Napi::Buffer<char>> data_;
+  static Napi::FunctionReference constructor_;
+};
+
+}  // namespace topocoll::addon

@@ -1,0 +1,500 @@
+// The collectives the engine does not implement, run by the system MPI: gather(v), scatter(v),
+// allgatherv, alltoallv, reduce, allreduce, reduce_scatter_block, scan, exscan, blocking or
+// nonblocking (the last argument). Every argument is checked before the MPI call; a null send
+// buffer means MPI_IN_PLACE (scatter: a null receive buffer at the root).
+#include <climits>
+#include <type_traits>
+#include <vector>
+
+#include "addon.h"
+#include "mpi_binding.h"
+
+namespace topocoll::addon {
+namespace {
+
+bool absent(const Napi::Value& v) { return v.IsNull() || v.IsUndefined(); }
+
+int rankOf(MPI_Comm comm) {
+  int r = 0;
+  PMPI_Comm_rank(comm, &r);
+  return r;
+}
+
+void sameElementType(Napi::Env env, const char* what, const BufferView& send, const BufferView& recv) {
+  if (send.type != recv.type) {
+    throwType(env, std::string(what) + ": sendbuf (" + elementTypeName(send.type) + ") and recvbuf (" + elementTypeName(recv.type) +
+                       ") must have the same element type");
+  }
+}
+
+void requireLength(Napi::Env env, const char* what, const char* name, const BufferView& buf, MPI_Count need) {
+  if (buf.count < need) {
+    throwRange(env, std::string(what) + ": " + name + " holds " + std::to_string(buf.count) + " elements, needs " + std::to_string(need));
+  }
+}
+
+MPI_Count blocksOf(Napi::Env env, const char* what, const char* name, const BufferView& buf, int p) {
+  if (buf.count % p != 0) {
+    throwRange(env, std::string(what) + ": " + name + " length (" + std::to_string(buf.count) +
+                        ") must be a multiple of the communicator size (" + std::to_string(p) + ")");
+  }
+  return buf.count / p;
+}
+
+void inPlaceOnlyAtRoot(Napi::Env env, const char* what, bool atRoot) {
+  if (!atRoot) throwType(env, std::string(what) + ": IN_PLACE is valid only at the root");
+}
+
+// Blocking (request == nullptr) or nonblocking into an MpiRequest that keeps `keep` alive.
+template <typename Call>
+Napi::Value complete(Napi::Env env, bool nonblocking, const char* what, MPI_Datatype type, std::shared_ptr<void> keep, Call call) {
+  if (!nonblocking) {
+    check(env, call(nullptr), what);
+    return env.Undefined();
+  }
+  MPI_Request request = MPI_REQUEST_NULL;
+  check(env, call(&request), what);
+  return MpiRequestWrap::New(env, request, type, std::move(keep));
+}
+
+// Counts and displacements of a v-collective, in elements, in the form MPI takes: int arrays, or
+// MPI_Count/MPI_Aint arrays for the large-count calls.
+struct Layout {
+  std::vector<MPI_Count> counts;
+  std::vector<MPI_Aint> displs;
+  std::vector<int> counts32, displs32;
+  bool needsLarge = false;
+  void narrow() {
+    counts32.assign(counts.begin(), counts.end());
+    displs32.assign(displs.begin(), displs.end());
+  }
+};
+
+std::vector<MPI_Count> wholeNumbers(Napi::Env env, const char* what, const char* name, const Napi::Value& v, int p) {
+  if (!v.IsObject() || !(v.IsArray() || v.IsTypedArray())) throwType(env, std::string(what) + ": " + name + " must be an array of " + std::to_string(p) + " numbers");
+  Napi::Object o = v.As<Napi::Object>();
+  uint32_t length = o.Get("length").As<Napi::Number>().Uint32Value();
+  if (length != static_cast<uint32_t>(p)) {
+    throwRange(env, std::string(what) + ": " + name + " has " + std::to_string(length) + " entries, needs one per rank (" + std::to_string(p) + ")");
+  }
+  std::vector<MPI_Count> out(p);
+  for (int i = 0; i < p; ++i) {
+    Napi::Value e = o.Get(static_cast<uint32_t>(i));
+    double d = e.IsNumber() ? e.As<Napi::Number>().DoubleValue() : -1;
+    if (!(d >= 0) || d != static_cast<double>(static_cast<int64_t>(d))) {
+      throwType(env, std::string(what) + ": " + name + "[" + std::to_string(i) + "] must be a whole number >= 0");
+    }
+    out[i] = static_cast<MPI_Count>(d);
+  }
+  return out;
+}
+
+// counts (one per rank) and displs (default: packed in rank order), checked against `buf`.
+std::shared_ptr<Layout> layoutArg(Napi::Env env, const char* what, const char* countsName, const char* displsName, const Napi::Value& countsV,
+                                  const Napi::Value& displsV, int p, const BufferView& buf, const char* bufName) {
+  auto L = std::make_shared<Layout>();
+  L->counts = wholeNumbers(env, what, countsName, countsV, p);
+  if (absent(displsV)) {
+    MPI_Aint at = 0;
+    for (MPI_Count c : L->counts) {
+      L->displs.push_back(at);
+      at += c;
+    }
+  } else {
+    for (MPI_Count d : wholeNumbers(env, what, displsName, displsV, p)) L->displs.push_back(static_cast<MPI_Aint>(d));
+  }
+  MPI_Count largest = 0;
+  for (int i = 0; i < p; ++i) {
+    MPI_Count end = L->displs[i] + L->counts[i];
+    if (end > buf.count) {
+      throwRange(env, std::string(what) + ": " + bufName + " holds " + std::to_string(buf.count) + " elements, but rank " + std::to_string(i) +
+                          "'s block ends at " + std::to_string(end) + " (" + displsName + "[" + std::to_string(i) + "] + " + countsName + "[" +
+                          std::to_string(i) + "])");
+    }
+    largest = std::max(largest, std::max<MPI_Count>(L->counts[i], L->displs[i]));
+  }
+  L->needsLarge = largeCount(env, largest, what);
+  return L;
+}
+
+// Calls `f(counts, displs)` with int arrays, or with MPI_Count/MPI_Aint arrays when `large`.
+template <typename F>
+int withLayout(const Layout* L, bool large, F f) {
+#if MPI_VERSION >= 4
+  if (large) return f(L ? L->counts.data() : nullptr, L ? L->displs.data() : nullptr);
+#endif
+  return f(L ? L->counts32.data() : nullptr, L ? L->displs32.data() : nullptr);
+}
+
+template <typename T>
+constexpr bool kIntArray = std::is_same_v<T, const int*> || std::is_same_v<T, int*>;
+
+// --- gather, scatter ---
+
+// (comm, sendbuf | null = IN_PLACE at root, recvbuf (root), root, nonblocking)
+Napi::Value Gather(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* what = "gather";
+  MPI_Comm comm = commArg(info[0]);
+  int root = rootArg(info[3], comm), p = commSizeOf(comm);
+  bool atRoot = rankOf(comm) == root, inPlace = info[1].IsNull();
+  BufferView send, recv;
+  if (atRoot) {
+    if (absent(info[2])) throwType(env, "gather: recvbuf is required at the root");
+    recv = bufferArg(info[2], "recvbuf");
+  }
+  MPI_Count n;
+  if (inPlace) {
+    inPlaceOnlyAtRoot(env, what, atRoot);
+    n = blocksOf(env, what, "recvbuf", recv, p);
+  } else {
+    send = bufferArg(info[1], "sendbuf");
+    n = send.count;
+    if (atRoot) {
+      sameElementType(env, what, send, recv);
+      requireLength(env, what, "recvbuf", recv, n * p);
+    }
+  }
+  MPI_Datatype type = inPlace ? recv.type : send.type;
+  const void* sendbuf = inPlace ? MPI_IN_PLACE : send.data;
+  bool big = largeCount(env, n, what);
+  return complete(env, info[4].ToBoolean(), what, type, nullptr, [&](MPI_Request* r) {
+    return r ? TOPOCOLL_COUNT_CALL(big, Igather, sendbuf, n, type, recv.data, n, type, root, comm, r)
+             : TOPOCOLL_COUNT_CALL(big, Gather, sendbuf, n, type, recv.data, n, type, root, comm);
+  });
+}
+
+// (comm, sendbuf (root), recvbuf | null = IN_PLACE at root, root, nonblocking)
+Napi::Value Scatter(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* what = "scatter";
+  MPI_Comm comm = commArg(info[0]);
+  int root = rootArg(info[3], comm), p = commSizeOf(comm);
+  bool atRoot = rankOf(comm) == root, inPlace = info[2].IsNull();
+  BufferView send, recv;
+  if (atRoot) {
+    if (absent(info[1])) throwType(env, "scatter: sendbuf is required at the root");
+    send = bufferArg(info[1], "sendbuf");
+  }
+  MPI_Count n;
+  if (inPlace) {
+    inPlaceOnlyAtRoot(env, what, atRoot);
+    n = blocksOf(env, what, "sendbuf", send, p);
+  } else {
+    recv = bufferArg(info[2], "recvbuf");
+    n = recv.count;
+    if (atRoot) {
+      sameElementType(env, what, send, recv);
+      requireLength(env, what, "sendbuf", send, n * p);
+    }
+  }
+  MPI_Datatype type = inPlace ? send.type : recv.type;
+  void* recvbuf = inPlace ? MPI_IN_PLACE : recv.data;
+  bool big = largeCount(env, n, what);
+  return complete(env, info[4].ToBoolean(), what, type, nullptr, [&](MPI_Request* r) {
+    return r ? TOPOCOLL_COUNT_CALL(big, Iscatter, send.data, n, type, recvbuf, n, type, root, comm, r)
+             : TOPOCOLL_COUNT_CALL(big, Scatter, send.data, n, type, recvbuf, n, type, root, comm);
+  });
+}
+
+// (comm, sendbuf | null = IN_PLACE at root, recvbuf (root), counts (root), displs? (root), root, nonblocking)
+Napi::Value Gatherv(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* what = "gatherv";
+  MPI_Comm comm = commArg(info[0]);
+  int root = rootArg(info[5], comm), p = commSizeOf(comm);
+  bool atRoot = rankOf(comm) == root, inPlace = info[1].IsNull();
+  BufferView send, recv;
+  std::shared_ptr<Layout> L;
+  if (atRoot) {
+    if (absent(info[2])) throwType(env, "gatherv: recvbuf is required at the root");
+    recv = bufferArg(info[2], "recvbuf");
+    L = layoutArg(env, what, "counts", "displs", info[3], info[4], p, recv, "recvbuf");
+  }
+  MPI_Count n = 0;
+  if (inPlace) {
+    inPlaceOnlyAtRoot(env, what, atRoot);
+  } else {
+    send = bufferArg(info[1], "sendbuf");
+    n = send.count;
+    if (atRoot) {
+      sameElementType(env, what, send, recv);
+      if (n != L->counts[root]) {
+        throwRange(env, "gatherv: the root's sendbuf holds " + std::to_string(n) + " elements but counts[" + std::to_string(root) + "] = " +
+                            std::to_string(L->counts[root]));
+      }
+    }
+  }
+  MPI_Datatype type = inPlace ? recv.type : send.type;
+  const void* sendbuf = inPlace ? MPI_IN_PLACE : send.data;
+  bool large = largeCount(env, n, what) || (L && L->needsLarge);
+  if (L && !large) L->narrow();
+  return complete(env, info[6].ToBoolean(), what, type, L, [&](MPI_Request* r) {
+    return withLayout(L.get(), large, [&](auto* counts, auto* displs) -> int {
+      if constexpr (kIntArray<decltype(counts)>) {
+        return r ? PMPI_Igatherv(sendbuf, static_cast<int>(n), type, recv.data, counts, displs, type, root, comm, r)
+                 : PMPI_Gatherv(sendbuf, static_cast<int>(n), type, recv.data, counts, displs, type, root, comm);
+      }
+#if MPI_VERSION >= 4
+      else {
+        return r ? PMPI_Igatherv_c(sendbuf, n, type, recv.data, counts, displs, type, root, comm, r)
+                 : PMPI_Gatherv_c(sendbuf, n, type, recv.data, counts, displs, type, root, comm);
+      }
+#endif
+    });
+  });
+}
+
+// (comm, sendbuf (root), counts (root), displs? (root), recvbuf | null = IN_PLACE at root, root, nonblocking)
+Napi::Value Scatterv(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* what = "scatterv";
+  MPI_Comm comm = commArg(info[0]);
+  int root = rootArg(info[5], comm), p = commSizeOf(comm);
+  bool atRoot = rankOf(comm) == root, inPlace = info[4].IsNull();
+  BufferView send, recv;
+  std::shared_ptr<Layout> L;
+  if (atRoot) {
+    if (absent(info[1])) throwType(env, "scatterv: sendbuf is required at the root");
+    send = bufferArg(info[1], "sendbuf");
+    L = layoutArg(env, what, "counts", "displs", info[2], info[3], p, send, "sendbuf");
+  }
+  MPI_Count n = 0;
+  if (inPlace) {
+    inPlaceOnlyAtRoot(env, what, atRoot);
+  } else {
+    recv = bufferArg(info[4], "recvbuf");
+    n = recv.count;
+    if (atRoot) {
+      sameElementType(env, what, send, recv);
+      if (n < L->counts[root]) {
+        throwRange(env, "scatterv: the root's recvbuf holds " + std::to_string(n) + " elements, counts[" + std::to_string(root) + "] = " +
+                            std::to_string(L->counts[root]));
+      }
+      n = L->counts[root];
+    }
+  }
+  MPI_Datatype type = inPlace ? send.type : recv.type;
+  void* recvbuf = inPlace ? MPI_IN_PLACE : recv.data;
+  bool large = largeCount(env, n, what) || (L && L->needsLarge);
+  if (L && !large) L->narrow();
+  return complete(env, info[6].ToBoolean(), what, type, L, [&](MPI_Request* r) {
+    return withLayout(L.get(), large, [&](auto* counts, auto* displs) -> int {
+      if constexpr (kIntArray<decltype(counts)>) {
+        return r ? PMPI_Iscatterv(send.data, counts, displs, type, recvbuf, static_cast<int>(n), type, root, comm, r)
+                 : PMPI_Scatterv(send.data, counts, displs, type, recvbuf, static_cast<int>(n), type, root, comm);
+      }
+#if MPI_VERSION >= 4
+      else {
+        return r ? PMPI_Iscatterv_c(send.data, counts, displs, type, recvbuf, n, type, root, comm, r)
+                 : PMPI_Scatterv_c(send.data, counts, displs, type, recvbuf, n, type, root, comm);
+      }
+#endif
+    });
+  });
+}
+
+// (comm, sendbuf | null = IN_PLACE, recvbuf, counts, displs?, nonblocking)
+Napi::Value Allgatherv(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* what = "allgatherv";
+  MPI_Comm comm = commArg(info[0]);
+  int p = commSizeOf(comm), me = rankOf(comm);
+  bool inPlace = info[1].IsNull();
+  BufferView send, recv = bufferArg(info[2], "recvbuf");
+  std::shared_ptr<Layout> L = layoutArg(env, what, "counts", "displs", info[3], info[4], p, recv, "recvbuf");
+  MPI_Count n = 0;
+  if (!inPlace) {
+    send = bufferArg(info[1], "sendbuf");
+    sameElementType(env, what, send, recv);
+    n = send.count;
+    if (n != L->counts[me]) {
+      throwRange(env, "allgatherv: sendbuf holds " + std::to_string(n) + " elements but counts[" + std::to_string(me) + "] = " +
+                          std::to_string(L->counts[me]));
+    }
+  }
+  MPI_Datatype type = recv.type;
+  const void* sendbuf = inPlace ? MPI_IN_PLACE : send.data;
+  bool large = L->needsLarge;
+  if (!large) L->narrow();
+  return complete(env, info[5].ToBoolean(), what, type, L, [&](MPI_Request* r) {
+    return withLayout(L.get(), large, [&](auto* counts, auto* displs) -> int {
+      if constexpr (kIntArray<decltype(counts)>) {
+        return r ? PMPI_Iallgatherv(sendbuf, static_cast<int>(n), type, recv.data, counts, displs, type, comm, r)
+                 : PMPI_Allgatherv(sendbuf, static_cast<int>(n), type, recv.data, counts, displs, type, comm);
+      }
+#if MPI_VERSION >= 4
+      else {
+        return r ? PMPI_Iallgatherv_c(sendbuf, n, type, recv.data, counts, displs, type, comm, r)
+                 : PMPI_Allgatherv_c(sendbuf, n, type, recv.data, counts, displs, type, comm);
+      }
+#endif
+    });
+  });
+}
+
+struct LayoutPair {
+  std::shared_ptr<Layout> send, recv;
+};
+
+// (comm, sendbuf | null = IN_PLACE, sendcounts, sdispls?, recvbuf, recvcounts, rdispls?, nonblocking)
+Napi::Value Alltoallv(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* what = "alltoallv";
+  MPI_Comm comm = commArg(info[0]);
+  int p = commSizeOf(comm);
+  bool inPlace = info[1].IsNull();
+  auto layouts = std::make_shared<LayoutPair>();
+  BufferView send, recv = bufferArg(info[4], "recvbuf");
+  layouts->recv = layoutArg(env, what, "recvcounts", "rdispls", info[5], info[6], p, recv, "recvbuf");
+  if (!inPlace) {
+    send = bufferArg(info[1], "sendbuf");
+    sameElementType(env, what, send, recv);
+    layouts->send = layoutArg(env, what, "sendcounts", "sdispls", info[2], info[3], p, send, "sendbuf");
+  }
+  Layout* S = layouts->send.get();
+  Layout* R = layouts->recv.get();
+  bool large = R->needsLarge || (S && S->needsLarge);
+  if (!large) {
+    R->narrow();
+    if (S) S->narrow();
+  }
+  MPI_Datatype type = recv.type;
+  const void* sendbuf = inPlace ? MPI_IN_PLACE : send.data;
+  return complete(env, info[7].ToBoolean(), what, type, layouts, [&](MPI_Request* r) {
+#if MPI_VERSION >= 4
+    if (large) {
+      const MPI_Count* scounts = S ? S->counts.data() : nullptr;
+      const MPI_Aint* sdispls = S ? S->displs.data() : nullptr;
+      return r ? PMPI_Ialltoallv_c(sendbuf, scounts, sdispls, type, recv.data, R->counts.data(), R->displs.data(), type, comm, r)
+               : PMPI_Alltoallv_c(sendbuf, scounts, sdispls, type, recv.data, R->counts.data(), R->displs.data(), type, comm);
+    }
+#endif
+    const int* scounts = S ? S->counts32.data() : nullptr;
+    const int* sdispls = S ? S->displs32.data() : nullptr;
+    return r ? PMPI_Ialltoallv(sendbuf, scounts, sdispls, type, recv.data, R->counts32.data(), R->displs32.data(), type, comm, r)
+             : PMPI_Alltoallv(sendbuf, scounts, sdispls, type, recv.data, R->counts32.data(), R->displs32.data(), type, comm);
+  });
+}
+
+// --- reductions ---
+
+// (comm, sendbuf | null = IN_PLACE at root, recvbuf (root), op, root, nonblocking)
+Napi::Value Reduce(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* what = "reduce";
+  MPI_Comm comm = commArg(info[0]);
+  int root = rootArg(info[4], comm);
+  bool atRoot = rankOf(comm) == root, inPlace = info[1].IsNull();
+  BufferView send, recv;
+  if (atRoot) {
+    if (absent(info[2])) throwType(env, "reduce: recvbuf is required at the root");
+    recv = bufferArg(info[2], "recvbuf");
+  }
+  MPI_Count n;
+  if (inPlace) {
+    inPlaceOnlyAtRoot(env, what, atRoot);
+    n = recv.count;
+  } else {
+    send = bufferArg(info[1], "sendbuf");
+    n = send.count;
+    if (atRoot) {
+      sameElementType(env, what, send, recv);
+      requireLength(env, what, "recvbuf", recv, n);
+    }
+  }
+  const BufferView& typed = inPlace ? recv : send;
+  MPI_Op op = opArg(info[3], typed, what);
+  MPI_Datatype type = typed.type;
+  const void* sendbuf = inPlace ? MPI_IN_PLACE : send.data;
+  bool big = largeCount(env, n, what);
+  return complete(env, info[5].ToBoolean(), what, type, nullptr, [&](MPI_Request* r) {
+    return r ? TOPOCOLL_COUNT_CALL(big, Ireduce, sendbuf, recv.data, n, type, op, root, comm, r)
+             : TOPOCOLL_COUNT_CALL(big, Reduce, sendbuf, recv.data, n, type, op, root, comm);
+  });
+}
+
+enum class Elementwise { Allreduce, Scan, Exscan };
+
+// allreduce, scan, exscan: (comm, sendbuf | null = IN_PLACE, recvbuf, op, nonblocking)
+Napi::Value elementwise(const Napi::CallbackInfo& info, Elementwise kind) {
+  Napi::Env env = info.Env();
+  const char* what = kind == Elementwise::Allreduce ? "allreduce" : kind == Elementwise::Scan ? "scan" : "exscan";
+  MPI_Comm comm = commArg(info[0]);
+  bool inPlace = info[1].IsNull();
+  BufferView send, recv = bufferArg(info[2], "recvbuf");
+  MPI_Count n = recv.count;
+  if (!inPlace) {
+    send = bufferArg(info[1], "sendbuf");
+    sameElementType(env, what, send, recv);
+    n = send.count;
+    requireLength(env, what, "recvbuf", recv, n);
+  }
+  MPI_Op op = opArg(info[3], recv, what);
+  MPI_Datatype type = recv.type;
+  const void* sendbuf = inPlace ? MPI_IN_PLACE : send.data;
+  bool big = largeCount(env, n, what);
+  return complete(env, info[4].ToBoolean(), what, type, nullptr, [&](MPI_Request* r) {
+    switch (kind) {
+      case Elementwise::Allreduce:
+        return r ? TOPOCOLL_COUNT_CALL(big, Iallreduce, sendbuf, recv.data, n, type, op, comm, r)
+                 : TOPOCOLL_COUNT_CALL(big, Allreduce, sendbuf, recv.data, n, type, op, comm);
+      case Elementwise::Scan:
+        return r ? TOPOCOLL_COUNT_CALL(big, Iscan, sendbuf, recv.data, n, type, op, comm, r)
+                 : TOPOCOLL_COUNT_CALL(big, Scan, sendbuf, recv.data, n, type, op, comm);
+      case Elementwise::Exscan:
+        return r ? TOPOCOLL_COUNT_CALL(big, Iexscan, sendbuf, recv.data, n, type, op, comm, r)
+                 : TOPOCOLL_COUNT_CALL(big, Exscan, sendbuf, recv.data, n, type, op, comm);
+    }
+    return static_cast<int>(MPI_ERR_OP);
+  });
+}
+
+Napi::Value Allreduce(const Napi::CallbackInfo& info) { return elementwise(info, Elementwise::Allreduce); }
+Napi::Value Scan(const Napi::CallbackInfo& info) { return elementwise(info, Elementwise::Scan); }
+Napi::Value Exscan(const Napi::CallbackInfo& info) { return elementwise(info, Elementwise::Exscan); }
+
+// (comm, sendbuf | null = IN_PLACE, recvbuf, op, nonblocking): block i of the reduced sendbuf lands on rank i.
+Napi::Value ReduceScatterBlock(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* what = "reduceScatterBlock";
+  MPI_Comm comm = commArg(info[0]);
+  int p = commSizeOf(comm);
+  bool inPlace = info[1].IsNull();
+  BufferView send, recv = bufferArg(info[2], "recvbuf");
+  MPI_Count n;
+  if (inPlace) {
+    n = blocksOf(env, what, "recvbuf", recv, p);
+  } else {
+    send = bufferArg(info[1], "sendbuf");
+    sameElementType(env, what, send, recv);
+    n = blocksOf(env, what, "sendbuf", send, p);
+    requireLength(env, what, "recvbuf", recv, n);
+  }
+  MPI_Op op = opArg(info[3], recv, what);
+  MPI_Datatype type = recv.type;
+  const void* sendbuf = inPlace ? MPI_IN_PLACE : send.data;
+  bool big = largeCount(env, n, what);
+  return complete(env, info[4].ToBoolean(), what, type, nullptr, [&](MPI_Request* r) {
+    return r ? TOPOCOLL_COUNT_CALL(big, Ireduce_scatter_block, sendbuf, recv.data, n, type, op, comm, r)
+             : TOPOCOLL_COUNT_CALL(big, Reduce_scatter_block, sendbuf, recv.data, n, type, op, comm);
+  });
+}
+
+}  // namespace
+
+void initMpiCollectives(Napi::Env env, Napi::Object exports) {
+  exports.Set("gather", Napi::Function::New(env, Gather));
+  exports.Set("gatherv", Napi::Function::New(env, Gatherv));
+  exports.Set("scatter", Napi::Function::New(env, Scatter));
+  exports.Set("scatterv", Napi::Function::New(env, Scatterv));
+  exports.Set("allgatherv", Napi::Function::New(env, Allgatherv));
+  exports.Set("alltoallv", Napi::Function::New(env, Alltoallv));
+  exports.Set("reduce", Napi::Function::New(env, Reduce));
+  exports.Set("allreduce", Napi::Function::New(env, Allreduce));
+  exports.Set("scan", Napi::Function::New(env, Scan));
+  exports.Set("exscan", Napi::Function::New(env, Exscan));
+  exports.Set("reduceScatterBlock", Napi::Function::New(env, ReduceScatterBlock));
+}
+
+}  // namespace topocoll::addon

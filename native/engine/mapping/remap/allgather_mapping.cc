@@ -1,0 +1,34 @@
+#include "mapping/remap/allgather_mapping.h"
+
+#include <stdexcept>
+
+#include "algorithm_registry.h"
+#include "mapping/allgather_graphs.h"
+#include "mapping/remap/schedule_graph.h"
+
+namespace topocoll::mapping {
+
+Graph allgatherInformationGraph(const std::string& base, int p, int64_t block_bytes) {
+  if (p < 1) throw std::invalid_argument("allgatherInformationGraph: p = " + std::to_string(p) + " (must be >= 1)");
+  if (base == "bruck") return buildBruckAllgatherGraph(p, block_bytes);
+  if (base == "recursive_doubling" && (p & (p - 1)) == 0) return buildRecursiveDoublingAllgatherGraph(p, block_bytes);
+  const int index = algorithmIndex(Collective::Allgather, base);
+  if (index < 0) throw std::invalid_argument("allgatherInformationGraph: unknown allgather algorithm \"" + base + "\"");
+  BuildParams bp;
+  bp.p = p;
+  bp.count = 1;
+  return buildScheduleGraph(Collective::Allgather, index, bp, block_bytes);
+}
+
+RankMapping allgatherRankMapping(const std::string& base, const std::vector<int>& node_of_slot) {
+  const int p = static_cast<int>(node_of_slot.size());
+  return computeRankMapping(allgatherInformationGraph(base, p, 1), node_of_slot);
+}
+
+const RankMapping& RankMappingCache::allgather(const std::string& base) {
+  auto it = allgather_.find(base);
+  if (it == allgather_.end()) it = allgather_.emplace(base, allgatherRankMapping(base, node_of_slot_)).first;
+  return it->second;
+}
+
+}  // namespace topocoll::mapping

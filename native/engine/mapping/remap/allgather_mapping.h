@@ -1,0 +1,42 @@
+// Rank mappings for the remapped allgathers (seed 004): the information graph of the base
+// algorithm (bruck, recursive_doubling, ...) is partitioned into parts of the sizes of the nodes
+// the communicator spans, and part u is placed on node u (mapping/rank_mapping.h).
+//
+// The mapping is a deterministic function of (base algorithm, p, node of every rank), so every
+// rank computes the same pi without communicating. The engine computes it once per communicator
+// and base algorithm (RankMappingCache, owned by the communicator's CommState); tools that build
+// schedules without a cache get the same pi computed on the spot.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "mapping/graph.h"
+#include "mapping/rank_mapping.h"
+
+namespace topocoll::mapping {
+
+// The information graph of allgather algorithm `base` on p ranks, `block_bytes` per block:
+// closed forms for bruck and for recursive doubling on powers of two (O(n log n)), otherwise
+// built from the registered schedules of all ranks. Throws std::invalid_argument for an
+// algorithm without a builder.
+Graph allgatherInformationGraph(const std::string& base, int p, int64_t block_bytes);
+
+// pi for running `base` on ranks whose nodes are node_of_slot (ids 0..h-1, as the hierarchy
+// numbers them). Never worse than the identity by the cut (rank_mapping.h).
+RankMapping allgatherRankMapping(const std::string& base, const std::vector<int>& node_of_slot);
+
+// The mappings of one communicator, computed at first use per base algorithm.
+class RankMappingCache {
+ public:
+  explicit RankMappingCache(std::vector<int> node_of_slot) : node_of_slot_(std::move(node_of_slot)) {}
+  const RankMapping& allgather(const std::string& base);
+  const std::vector<int>& nodeOfSlot() const { return node_of_slot_; }
+
+ private:
+  std::vector<int> node_of_slot_;
+  std::map<std::string, RankMapping> allgather_;
+};
+
+}  // namespace topocoll::mapping

@@ -1,0 +1,177 @@
+#include "mapping/remap/remapped_allgather.h"
+
+#include <string>
+#include <vector>
+
+#include "algorithm_registry.h"
+#include "hierarchy/hierarchy.h"
+#include "mapping/remap/allgather_mapping.h"
+
+namespace topocoll::mapping {
+
+namespace {
+
+// Name of the base of a remapped algorithm: the name without its suffix, or "".
+std::string nominalBase(const std::string& name) {
+  for (const char* suffix : {"_exch", "_reorder"}) {
+    const std::string s(suffix);
+    if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0) return name.substr(0, name.size() - s.size());
+  }
+  return "";
+}
+
+const char* effectiveBase(const std::string& nominal) {
+  const int index = algorithmIndex(Collective::Allgather, nominal);
+  if (index >= 0 && findBuilder(Collective::Allgather, index)) return algorithmName(Collective::Allgather, index);
+  return "ring";
+}
+
+struct Base {
+  const char* name;
+  ScheduleBuilder build;
+  std::string note;              // fallbacks to report
+  const RankMapping* mapping;    // the engine's (cached per communicator) or `computed`
+  RankMapping computed;
+};
+
+// The base, its pi, and what `explain` should say about fallbacks. Base is heap-free of
+// references to bp beyond the mapping pointer.
+void resolveBase(const BuildParams& bp, const char* self, Base* out) {
+  const std::string nominal = nominalBase(self);
+  out->name = effectiveBase(nominal);
+  out->build = findBuilder(Collective::Allgather, algorithmIndex(Collective::Allgather, out->name));
+  if (nominal != out->name) out->note = nominal + " has no builder in this build: " + self + " remaps " + out->name;
+  const bool power_of_two = (bp.p & (bp.p - 1)) == 0;
+  if (std::string(out->name) == "recursive_doubling" && !power_of_two)
+    out->note += std::string(out->note.empty() ? "" : "; ") + "p = " + std::to_string(bp.p) + " is not a power of two: " + self +
+                 " remaps recursive doubling's variant for other p";
+  if (bp.mapping && static_cast<int>(bp.mapping->pi.size()) == bp.p) {
+    out->mapping = bp.mapping;
+    return;
+  }
+  // No cached mapping (tools, tests): the same deterministic computation the engine caches.
+  std::vector<int> node_of_slot(static_cast<size_t>(bp.p), 0);
+  if (bp.hierarchy && bp.hierarchy->size() == bp.p)
+    for (int r = 0; r < bp.p; ++r) node_of_slot[r] = bp.hierarchy->nodeOf(r);
+  out->computed = allgatherRankMapping(out->name, node_of_slot);
+  out->mapping = &out->computed;
+}
+
+bool isIdentity(const RankMapping& m) {
+  for (size_t v = 0; v < m.pi.size(); ++v)
+    if (m.pi[v] != static_cast<int>(v)) return false;
+  return true;
+}
+
+void appendNote(Schedule* s, const std::string& note) {
+  if (note.empty()) return;
+  s->note = s->note.empty() ? note : note + "; " + s->note;
+}
+
+// Appends the base's rounds with peers w -> pi[w] and spans passed through `buffers`.
+template <typename MapSpan>
+void appendMapped(const Schedule& base, const RankMapping& m, MapSpan buffers, Schedule* out) {
+  for (const Round& round : base.rounds) {
+    Round& mapped = out->newRound();
+    mapped.ops.reserve(round.ops.size());
+    for (Op op : round.ops) {
+      if (op.kind == OpKind::Send || op.kind == OpKind::Recv) op.peer = m.pi[op.peer];
+      op.src = buffers(op.src);
+      op.dst = buffers(op.dst);
+      mapped.ops.push_back(op);
+    }
+  }
+}
+
+}  // namespace
+
+const char* remappedAllgatherBase(int algorithm) {
+  if (algorithm < 0 || algorithm >= collectiveEntry(Collective::Allgather).algorithm_count) return nullptr;
+  const std::string nominal = nominalBase(algorithmName(Collective::Allgather, algorithm));
+  return nominal.empty() ? nullptr : effectiveBase(nominal);
+}
+
+Schedule buildExchangedAllgather(const BuildParams& bp, const char* self) {
+  Base base;
+  resolveBase(bp, self, &base);
+  const RankMapping& m = *base.mapping;
+  if (isIdentity(m)) {
+    Schedule s = base.build(bp);
+    appendNote(&s, base.note);
+    return s;
+  }
+  const int r = bp.rank, v = m.pi_inv[r];
+  BuildParams as_vertex = bp;
+  as_vertex.rank = v;
+  as_vertex.in_place = true;  // the swap leaves rank v's block in slot v
+  const Schedule inner = base.build(as_vertex);
+  const int64_t u = inner.units_per_block > 0 ? inner.units_per_block : 1;
+
+  Schedule s;
+  s.units_per_block = u;
+  s.tmp_blocks = inner.tmp_blocks;
+  s.shm = inner.shm;
+  const BlockSpan mine = bp.in_place ? span(BufferId::Recv, r * u, u) : span(BufferId::Send, 0, u);
+  if (v != r) {
+    Round& swap = s.newRound();
+    addSend(swap, m.pi[r], mine);                    // to the rank that runs vertex r
+    addRecv(swap, v, span(BufferId::Recv, v * u, u));  // rank v's block, from rank v (pi[v] == r)
+  } else if (!bp.in_place) {
+    addCopy(s.newRound(), mine, span(BufferId::Recv, r * u, u));
+  }
+  appendMapped(inner, m, [](BlockSpan b) { return b; }, &s);
+  s.note = inner.note;
+  appendNote(&s, base.note);
+  return s;
+}
+
+Schedule buildReorderedAllgather(const BuildParams& bp, const char* self) {
+  Base base;
+  resolveBase(bp, self, &base);
+  const RankMapping& m = *base.mapping;
+  if (isIdentity(m)) {
+    Schedule s = base.build(bp);
+    appendNote(&s, base.note);
+    return s;
+  }
+  const int p = bp.p, r = bp.rank, v = m.pi_inv[r];
+  BuildParams as_vertex = bp;
+  as_vertex.rank = v;
+  as_vertex.in_place = false;  // the base reads this rank's block from Send (or Recv[r] below)
+  const Schedule inner = base.build(as_vertex);
+  const int64_t u = inner.units_per_block > 0 ? inner.units_per_block : 1;
+
+  Schedule s;
+  s.units_per_block = u;
+  s.shm = inner.shm;
+  // Scratch: blocks 0..p-1 hold the base's result in vertex order, then the base's own scratch.
+  s.tmp_blocks = p + inner.tmp_blocks;
+  const bool in_place = bp.in_place;
+  appendMapped(inner, m,
+               [&](BlockSpan b) {
+                 switch (b.buf) {
+                   case BufferId::Send: return in_place ? span(BufferId::Recv, r * u + b.first, b.count) : b;
+                   case BufferId::Recv: return span(BufferId::Tmp, b.first, b.count);
+                   case BufferId::Tmp: return span(BufferId::Tmp, p * u + b.first, b.count);
+                   default: return b;
+                 }
+               },
+               &s);
+  // Vertex w's block is rank pi[w]'s: copy runs of consecutive vertices on consecutive ranks.
+  Round& reorder = s.newRound();
+  for (int w = 0; w < p;) {
+    int len = 1;
+    while (w + len < p && m.pi[w + len] == m.pi[w] + len && !(in_place && w + len == v)) ++len;
+    if (in_place && w == v) {  // this rank's own block already sits in Recv[r]
+      ++w;
+      continue;
+    }
+    addCopy(reorder, span(BufferId::Tmp, w * u, len * u), span(BufferId::Recv, m.pi[w] * u, len * u));
+    w += len;
+  }
+  s.note = inner.note;
+  appendNote(&s, base.note);
+  return s;
+}
+
+}  // namespace topocoll::mapping

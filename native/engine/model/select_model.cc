@@ -1,0 +1,140 @@
+#include "model/select_model.h"
+
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "algorithm_registry.h"
+#include "engine.h"
+#include "hierarchy/hierarchy.h"
+#include "select.h"
+#include "topology/runtime.h"
+
+namespace topocoll::model {
+namespace {
+
+// comm rank -> world rank; identity when the communicator is unknown or the query fails.
+std::vector<int> worldRanks(MPI_Comm comm, int p) {
+  std::vector<int> world(p);
+  for (int r = 0; r < p; ++r) world[r] = r;
+  int initialized = 0, finalized = 0;
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
+  if (comm == MPI_COMM_NULL || !initialized || finalized) return world;
+  MPI_Group group = MPI_GROUP_NULL, world_group = MPI_GROUP_NULL;
+  if (PMPI_Comm_group(comm, &group) == MPI_SUCCESS && PMPI_Comm_group(MPI_COMM_WORLD, &world_group) == MPI_SUCCESS) {
+    std::vector<int> mine(p);
+    for (int r = 0; r < p; ++r) mine[r] = r;
+    if (PMPI_Group_translate_ranks(group, p, mine.data(), world_group, world.data()) != MPI_SUCCESS) {
+      for (int r = 0; r < p; ++r) world[r] = r;
+    }
+  }
+  if (group != MPI_GROUP_NULL) PMPI_Group_free(&group);
+  if (world_group != MPI_GROUP_NULL) PMPI_Group_free(&world_group);
+  return world;
+}
+
+std::vector<int> nodesOf(const ModelCall& call) {
+  std::vector<int> node(call.params.p, 0);
+  if (call.hierarchy && call.hierarchy->size() == call.params.p) {
+    for (int r = 0; r < call.params.p; ++r) node[r] = call.hierarchy->nodeOf(r);
+  }
+  return node;
+}
+
+}  // namespace
+
+HockneyMachine machineFor(const ModelCall& call) {
+  const int p = call.params.p;
+  std::vector<int> node = nodesOf(call);
+  const topology::Topology* topo = topology::current();
+  const topology::Resolved* resolved = topology::resolvedWorld();
+  if (call.intra || call.inter || !topo || !resolved || topo->levels.empty()) {
+    return twoLevelMachine(std::move(node), call.intra ? *call.intra : kDefaultIntraNode, call.inter ? *call.inter : kDefaultInterNode);
+  }
+  // Seed 004: a message costs what the narrowest level holding both ranks costs.
+  std::vector<int> world = worldRanks(call.comm, p);
+  for (int w : world) {
+    if (w < 0 || w >= resolved->size) return twoLevelMachine(std::move(node), kDefaultIntraNode, kDefaultInterNode);
+  }
+  HockneyMachine m;
+  for (const topology::Level& level : topo->levels) {
+    bool between_hosts = level.scope == topology::Scope::System || level.scope == topology::Scope::Group;
+    m.levels.push_back({level.latency, level.bandwidth > 0 ? 1.0 / level.bandwidth : 0.0, between_hosts});
+  }
+  m.copy_beta = m.levels.back().beta;
+  m.nic = std::move(node);
+  m.level_of = [resolved, world = std::move(world)](int a, int b) { return resolved->meetLevel(world[a], world[b]); };
+  return m;
+}
+
+std::vector<AlgorithmPrediction> predictAll(const ModelCall& call, const Config& cfg) {
+  std::vector<AlgorithmPrediction> out;
+  const int p = call.params.p;
+  HockneyMachine machine = machineFor(call);
+  const auto& entry = collectiveEntry(call.coll);
+  for (int a = 0; a < entry.algorithm_count; ++a) {
+    AlgorithmPrediction ap;
+    ap.algorithm = a;
+    if (!findBuilder(call.coll, a)) {
+      ap.skipped = "no builder in this build";
+    } else if (entry.uses_shm[a] && !cfg.get(Parameter::Shm)) {
+      ap.skipped = "shared memory is off (TOPOCOLL_SHM=0)";
+    } else {
+      // Compacted as built: a pairwise alltoall on 1024 ranks is 16 MB so, 150 MB as Schedules.
+      std::vector<CompactSchedule> schedules(p);
+      std::string error;
+      for (int r = 0; r < p && ap.skipped.empty(); ++r) {
+        BuildParams bp = call.params;
+        bp.rank = r;
+        Schedule s;
+        if (!engine::buildSchedule(call.coll, a, bp, &s, &error) || !compact(s, p, &schedules[r], &error)) ap.skipped = error;
+      }
+      if (ap.skipped.empty()) {
+        ap.prediction = predict(schedules, machine, call.block_bytes);
+        if (!ap.prediction.ok) ap.skipped = ap.prediction.error;
+      }
+    }
+    out.push_back(std::move(ap));
+  }
+  return out;
+}
+
+bool chooseByModel(const ModelCall& call, const Config& cfg, Choice* out) {
+  if (call.params.p > kMaxModelRanks) return false;
+  using Key = std::tuple<int, int, double, int, bool, int64_t>;
+  static std::mutex mutex;
+  static std::map<Key, Choice> cache;
+  Key key{call.comm_serial, static_cast<int>(call.coll), call.block_bytes, call.params.root, call.params.in_place, call.params.count};
+  if (call.comm_serial >= 0) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(key);
+    if (it != cache.end()) {
+      *out = it->second;
+      return out->algorithm != kAlgorithmNative;
+    }
+  }
+  Choice best{kAlgorithmNative, ""};
+  double best_seconds = 0;
+  for (const AlgorithmPrediction& ap : predictAll(call, cfg)) {
+    if (!ap.skipped.empty()) continue;
+    if (best.algorithm == kAlgorithmNative || ap.prediction.seconds < best_seconds) {
+      best.algorithm = ap.algorithm;
+      best_seconds = ap.prediction.seconds;
+    }
+  }
+  if (best.algorithm != kAlgorithmNative) {
+    char text[160];
+    std::snprintf(text, sizeof text, "model: smallest predicted time, %.2f us (TOPOCOLL_SELECT=model)", best_seconds * 1e6);
+    best.reason = text;
+  }
+  if (call.comm_serial >= 0) {
+    std::lock_guard<std::mutex> lock(mutex);
+    cache[key] = best;
+  }
+  *out = best;
+  return best.algorithm != kAlgorithmNative;
+}
+
+}  // namespace topocoll::model

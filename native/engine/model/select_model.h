@@ -1,0 +1,66 @@
+// TOPOCOLL_SELECT=model: `auto` picks the algorithm whose schedules the per-level Hockney model
+// (model/hockney.h) predicts fastest for this communicator, its placement and the call's size.
+// Every rank builds every rank's schedule of every candidate and replays them, so all ranks
+// reach the same choice without communicating; the choice is cached per (communicator,
+// collective, block size, root, in-place).
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "model/hockney.h"
+#include "schedule.h"
+
+namespace topocoll {
+class Hierarchy;
+struct Choice;
+}  // namespace topocoll
+
+namespace topocoll::model {
+
+// Without a topology file: ranks on one node talk through shared memory, ranks on different
+// nodes through a network. Typical figures (a memcpy-bound shm transport; a 100 Gbit/s-class
+// fabric); a topology file (TOPOCOLL_TOPOLOGY) replaces them with the machine's own levels.
+inline constexpr LinkCost kDefaultIntraNode{0.5e-6, 1.0 / 5e9, false};
+inline constexpr LinkCost kDefaultInterNode{2.0e-6, 1.0 / 10e9, true};
+
+// TOPOCOLL_SELECT's value for `model` (its choices: rules, model).
+inline constexpr int64_t kSelectModel = 1;
+
+// Above this many ranks the model is not run (p schedules per candidate on every rank): rules decide.
+inline constexpr int kMaxModelRanks = 1024;
+
+// What the model needs to know of one call.
+struct ModelCall {
+  Collective coll = Collective::Allgather;
+  MPI_Comm comm = MPI_COMM_NULL;       // for world ranks (topology levels); MPI_COMM_NULL: ranks are world ranks
+  int comm_serial = -1;                // cache key; -1: no caching (tools)
+  const Hierarchy* hierarchy = nullptr;  // null: one node
+  BuildParams params;                  // p, count, root, in_place and what the builders read
+  double block_bytes = 0;              // bytes of one block (bcast: one element)
+  // Tools only: the levels to use instead of the topology file or the defaults (intra, inter).
+  const LinkCost* intra = nullptr;
+  const LinkCost* inter = nullptr;
+};
+
+struct AlgorithmPrediction {
+  int algorithm = -1;   // registry index
+  Prediction prediction;
+  std::string skipped;  // why it was not predicted (no builder, shm off, ...), else empty
+};
+
+// Predicts every algorithm of the collective that this build can run.
+std::vector<AlgorithmPrediction> predictAll(const ModelCall& call, const Config& cfg);
+
+// The fastest predicted algorithm, with a reason naming its predicted time. False (and no
+// choice) when no candidate could be predicted or the communicator is too large.
+bool chooseByModel(const ModelCall& call, const Config& cfg, Choice* out);
+
+// The machine the model sees for the call: the topology file's levels when one is loaded, the
+// tools' levels when given, else the defaults; nodes from the hierarchy.
+HockneyMachine machineFor(const ModelCall& call);
+
+}  // namespace topocoll::model

@@ -1,0 +1,60 @@
+// Tuning rules from a file (TOPOCOLL_RULES, written by `topocoll tune`): between a forced
+// algorithm and the built-in defaults in the selection order. The first matching rule wins; a
+// rule whose algorithm cannot run here (no builder, shared memory off) is skipped, as the
+// defaults' are.
+//
+// The file is JSON, version 1 (schemas/rules.schema.json):
+//   {"version": 1, "created": "...", "machine": {...}, "job": {...},
+//    "rules": [{"collective": "allgather", "algorithm": "bruck", "basis": "block",
+//               "minBytes": 0, "maxBytes": 1024, "minRanks": 2, "maxRanks": 2, "why": "..."}]}
+// Byte bounds are [minBytes, maxBytes) in bytes of `basis` ("block": one rank's block, "total":
+// what a rank receives in all); a rule with byte bounds must state its basis.
+//
+// Two ways in, as for topology files: a preloaded C/Fortran program reads the file at init
+// (JSON only); a Node program's TypeScript reads it first (YAML or JSON), checks it with the
+// YAML's lines and installs the JSON form, so the engine does not read the file again.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config.h"
+
+namespace topocoll::rules {
+
+struct Rule {
+  Collective collective = Collective::Allgather;
+  int algorithm = kAlgorithmNative;  // registry index or kAlgorithmNative
+  generated::SizeBasis basis = generated::SizeBasis::Total;
+  int64_t min_bytes = -1, max_bytes = -1;  // [min, max); -1 = unbounded
+  int min_ranks = -1, max_ranks = -1;      // inclusive; -1 = unbounded
+  int power_of_two = -1;                   // 1: only powers of two, 0: only others, -1: any
+  std::string why;
+  int line = 0;  // in the file the user wrote
+};
+
+struct RuleSet {
+  std::string source;  // the file's path
+  std::vector<Rule> rules;
+};
+
+// Parses a rules file's JSON text. On error returns false with *error = "<source>:<line>: <key>: <what>".
+bool parse(const std::string& text, const std::string& source, RuleSet* out, std::string* error);
+
+// Installs rules given as JSON by the Node side; `lines[i]` (when > 0) is rule i's line in the
+// original file. Later loads of the same `source` keep them.
+bool install(const std::string& json_text, const std::string& source, const std::vector<int>& lines, std::string* error);
+
+// TOPOCOLL_RULES's value: empty = no rules; a path already installed keeps its rules; otherwise
+// the file is read and parsed. False with *error on an unreadable or malformed file.
+bool loadFromEnvironment(const std::string& path, std::string* error);
+
+// The rules in force, or null.
+const RuleSet* current();
+
+// The first rule of `set` that matches the call and can run here; false when none does.
+bool select(const RuleSet& set, Collective coll, int p, int64_t block_bytes, int64_t total_bytes, const Config& cfg,
+            int* algorithm, std::string* reason);
+
+}  // namespace topocoll::rules

@@ -1,0 +1,68 @@
+// Where a benchmark ran: the machine, the MPI library and the job's shape, recorded with every
+// result so that numbers are never compared across machines by accident.
+import os from 'node:os';
+import { readFileSync } from 'node:fs';
+
+export interface MachineInfo {
+  hostname: string;
+  cpuModel: string;
+  cpus: number;
+  memoryBytes: number;
+  os: string;
+  node: string;
+  /** 1-minute load average when the sweep ended: a loaded machine's numbers are noisier. */
+  loadAverage: number;
+}
+
+export interface MpiInfo {
+  flavour: 'openmpi' | 'mpich';
+  library: string;
+}
+
+export interface JobShape {
+  ranks: number;
+  nodes: number;
+  ranksPerNode: number[];
+}
+
+export function machineInfo(): MachineInfo {
+  const cpus = os.cpus();
+  let model = cpus[0]?.model ?? 'unknown';
+  if (!model || model === 'unknown') {
+    try {
+      model = /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown';
+    } catch {
+      /* keep unknown */
+    }
+  }
+  return {
+    hostname: os.hostname(),
+    cpuModel: model.trim(),
+    cpus: cpus.length,
+    memoryBytes: os.totalmem(),
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    loadAverage: Number(os.loadavg()[0].toFixed(2)),
+  };
+}
+
+/** The shape of a job from every rank's host name, in rank order. */
+export function jobShape(hosts: readonly string[]): JobShape {
+  const perHost = new Map<string, number>();
+  for (const h of hosts) perHost.set(h, (perHost.get(h) ?? 0) + 1);
+  return { ranks: hosts.length, nodes: perHost.size, ranksPerNode: [...perHost.values()] };
+}
+
+/** The last-level cache of this machine in bytes (0 if unknown). */
+export function lastLevelCacheBytes(): number {
+  for (const index of [3, 2]) {
+    try {
+      const text = readFileSync(`/sys/devices/system/cpu/cpu0/cache/index${index}/size`, 'utf8').trim();
+      const m = /^(\d+)([KMG]?)$/.exec(text);
+      if (m) return Number(m[1]) * 1024 ** ' KMG'.indexOf(m[2] || ' ');
+    } catch {
+      /* try the next level */
+    }
+  }
+  return 0;
+}

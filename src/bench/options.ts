@@ -1,0 +1,138 @@
+// Options shared by `topocoll bench` and `topocoll tune`, and the self-launch under mpirun.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseBytes, UsageError, type OptionSpec, type ParsedOptions } from '../cli/args';
+import { launcherFlavour, packageRoot, type Flavour } from '../mpi/native';
+import { AUTO, COLLECTIVES, NATIVE, type CollectiveName } from '../select/registry';
+import { lastLevelCacheBytes } from './machine';
+import type { SweepOptions } from './sweep';
+
+export const SWEEP_OPTIONS: Record<string, OptionSpec> = {
+  np: { type: 'int', min: 1 },
+  mpi: { type: 'string', choices: ['openmpi', 'mpich'] },
+  collectives: { type: 'string' },
+  algorithms: { type: 'string' },
+  sizes: { type: 'string' },
+  repetitions: { type: 'int', min: 1 },
+  'time-ms': { type: 'string' },
+  rotate: { type: 'string' },
+  root: { type: 'int', min: 0 },
+  check: { type: 'flag' },
+  quick: { type: 'flag' },
+  quiet: { type: 'flag' },
+};
+
+export const SWEEP_USAGE = [
+  '  --np N               launch N ranks with mpirun (default 2 when not started by mpirun)',
+  '  --mpi openmpi|mpich  the MPI to launch with (default: TOPOCOLL_MPI, else the first built)',
+  '  --collectives LIST   comma-separated (default: allgather,bcast,barrier,alltoall)',
+  '  --algorithms LIST    algorithms to run besides native (default: every registered one, and auto)',
+  '  --sizes SPEC         MIN..MAX (powers of two) or a list: 1..4M (default), 8,8K,120K',
+  '  --repetitions N      repetitions per cell, interleaved across algorithms (default 5; --quick 3)',
+  '  --time-ms T          time one repetition of a cell aims at, iterations adapt (default 10; --quick 2)',
+  '  --rotate BYTES       rotate buffers over a pool of BYTES so caches do not flatter (default 2 x LLC, at most 64M; 0 = off)',
+  '  --root R             root of bcast (default 0)',
+  '  --check              validate every received byte of the first call of each cell',
+  '  --quick              small sizes (1, 64, 4K, 64K), 3 repetitions: for CI',
+  '  --quiet              no progress bar',
+].join('\n');
+
+/** Sizes: "1..4M" (every power of two between) or "8,8K,120K". */
+export function parseSizes(spec: string): number[] {
+  const range = /^(.+)\.\.(.+)$/.exec(spec);
+  if (range) {
+    const lo = parseBytes(range[1], '--sizes');
+    const hi = parseBytes(range[2], '--sizes');
+    if (lo < 1 || hi < lo) throw new UsageError(`--sizes=${spec}: need 1 <= MIN <= MAX`);
+    const out: number[] = [];
+    for (let s = lo; s <= hi; s *= 2) out.push(s);
+    return out;
+  }
+  const list = spec.split(',').map((s) => parseBytes(s, '--sizes'));
+  if (list.some((s) => s < 1)) throw new UsageError(`--sizes=${spec}: sizes must be at least 1 byte`);
+  return [...new Set(list)].sort((a, b) => a - b);
+}
+
+function parseCollectives(text: string | undefined): CollectiveName[] {
+  const valid = COLLECTIVES.map((c) => c.name);
+  if (!text) return valid;
+  const names = text.split(',').map((s) => s.trim());
+  for (const n of names) {
+    if (!valid.includes(n as CollectiveName)) throw new UsageError(`--collectives: "${n}" is not a collective; valid choices: ${valid.join(', ')}`);
+  }
+  return names as CollectiveName[];
+}
+
+function parseAlgorithms(text: string | undefined, collectives: readonly CollectiveName[]): string[] {
+  if (!text) return [];
+  const valid = new Set([NATIVE, AUTO, ...COLLECTIVES.filter((c) => collectives.includes(c.name)).flatMap((c) => c.algorithms.map((a) => a.name))]);
+  const names = text.split(',').map((s) => s.trim());
+  for (const n of names) {
+    if (!valid.has(n)) throw new UsageError(`--algorithms: "${n}" is not an algorithm of ${collectives.join(', ')}; valid choices: ${[...valid].join(', ')}`);
+  }
+  return names;
+}
+
+export function defaultRotateBytes(): number {
+  const llc = lastLevelCacheBytes();
+  return Math.min(64 << 20, 2 * (llc || 16 << 20));
+}
+
+export function sweepOptions(o: ParsedOptions): SweepOptions {
+  const quick = o.quick === true;
+  const collectives = parseCollectives(o.collectives as string | undefined);
+  const timeMs = o['time-ms'] === undefined ? (quick ? 2 : 10) : Number(o['time-ms']);
+  if (!(timeMs > 0) || timeMs > 60000) throw new UsageError(`--time-ms=${o['time-ms']} must be a number of milliseconds in (0, 60000]`);
+  return {
+    collectives,
+    algorithms: parseAlgorithms(o.algorithms as string | undefined, collectives),
+    sizes: o.sizes ? parseSizes(o.sizes as string) : quick ? [1, 64, 4096, 65536] : parseSizes('1..4M'),
+    repetitions: (o.repetitions as number | undefined) ?? (quick ? 3 : 5),
+    targetUs: timeMs * 1000,
+    rotateBytes: o.rotate === undefined ? (quick ? 8 << 20 : defaultRotateBytes()) : parseBytes(o.rotate as string, '--rotate'),
+    check: o.check === true,
+    root: (o.root as number | undefined) ?? 0,
+  };
+}
+
+/**
+ * Not started by mpirun: start `np` ranks of this same command under the chosen MPI's launcher
+ * (with the settings scripts/mpi.mjs gives every job) and return its exit code; null when
+ * already inside a job.
+ */
+export async function launchSelfIfNeeded(command: string, args: string[], o: ParsedOptions): Promise<number | null> {
+  if (launcherFlavour() !== null) return null;
+  const np = (o.np as number | undefined) ?? 2;
+  const flavour = (o.mpi as Flavour | undefined) ?? (process.env.TOPOCOLL_MPI as Flavour | undefined);
+  // scripts/mpi.mjs is ESM; a CommonJS build cannot `import()` it through tsc, so go around.
+  const dynamicImport = new Function('url', 'return import(url)') as (url: string) => Promise<{ launchCommand: (f: string | undefined, a: string[]) => [string, string[], Record<string, string>] }>;
+  const { launchCommand } = await dynamicImport(pathToFileURL(path.join(packageRoot, 'scripts', 'mpi.mjs')).href);
+  const rest = stripLaunchOptions(args);
+  const [cmd, cmdArgs, env] = launchCommand(flavour, ['-np', String(np), process.execPath, path.join(packageRoot, 'bin', 'topocoll.js'), command, ...rest]);
+  const child = spawn(cmd, cmdArgs, {
+    stdio: 'inherit',
+    env: { ...process.env, ...env, ...(flavour ? { TOPOCOLL_MPI: flavour } : {}), TOPOCOLL_BENCH_TTY: process.stderr.isTTY ? '1' : '0' },
+  });
+  return new Promise((resolve) => {
+    child.on('error', (e) => {
+      process.stderr.write(`topocoll ${command}: cannot start ${cmd}: ${e.message}\n`);
+      resolve(1);
+    });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+function stripLaunchOptions(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--np' || a === '--mpi') {
+      i++;
+      continue;
+    }
+    if (a.startsWith('--np=') || a.startsWith('--mpi=')) continue;
+    out.push(a);
+  }
+  return out;
+}

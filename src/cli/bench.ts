@@ -1,0 +1,119 @@
+// `topocoll bench`: every algorithm of each collective against the system MPI's own (native),
+// over a range of sizes; an OSU-style table, JSON and SVG plots. Runs under mpirun, or starts
+// itself under it with --np. `--calibrate` measures the machine's levels instead (ping-pong).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { validateSchema } from '../bench/json-schema';
+import { calibrate, topologyYaml } from '../bench/calibrate';
+import { launchSelfIfNeeded, SWEEP_OPTIONS, SWEEP_USAGE, sweepOptions } from '../bench/options';
+import { maybeProgress } from '../bench/progress';
+import { latencyChart, speedupChart } from '../bench/svg';
+import { libraryName, runSweep, sweepSteps, type BenchReport } from '../bench/sweep';
+import { formatLongTable, formatSkipped, formatSummaryTable } from '../bench/table';
+import { getWorld } from '../mpi/comm';
+import { init } from '../mpi/lifecycle';
+import { packageRoot } from '../mpi/native';
+import { parseOptions, UsageError } from './args';
+import type { Command } from './main';
+
+const DEFAULT_PLOT_DIR = 'topocoll-bench';
+
+export function benchSchema(): Record<string, unknown> {
+  // eslint-disable-next-line @typescript-eslint/no-var-requires
+  return require(path.join(packageRoot, 'schemas', 'bench.schema.json'));
+}
+
+/** Writes the report's SVG plots into `dir`; returns their paths. */
+export function writePlots(report: BenchReport, dir: string, prefix = ''): string[] {
+  mkdirSync(dir, { recursive: true });
+  const written: string[] = [];
+  for (const coll of [...new Set(report.records.map((r) => r.collective))]) {
+    for (const [kind, svg] of [
+      ['latency', latencyChart(report, coll)],
+      ['speedup', speedupChart(report, coll)],
+    ] as const) {
+      if (!svg) continue;
+      const file = path.join(dir, `${prefix}${coll}-${kind}.svg`);
+      writeFileSync(file, svg);
+      written.push(file);
+    }
+  }
+  return written;
+}
+
+/** Writes the report as JSON after checking it against its published schema. */
+export function writeReportJson(report: BenchReport, file: string): void {
+  const errors = validateSchema(benchSchema(), JSON.parse(JSON.stringify(report)));
+  if (errors.length) throw new Error(`topocoll bench: the report does not match schemas/bench.schema.json: ${errors.slice(0, 5).join('; ')}`);
+  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(report, null, 1)}\n`);
+}
+
+export const bench: Command = {
+  summary: 'measure every algorithm against the system MPI (native): table, JSON, SVG plots; --calibrate for the topology',
+  usage: [
+    'topocoll bench [options]   (under mpirun, or with --np N to launch itself)',
+    '',
+    SWEEP_USAGE,
+    '  --json FILE          write every cell (schemas/bench.schema.json)',
+    `  --svg DIR            write latency and speedup plots per collective (default ./${DEFAULT_PLOT_DIR}/ unless --json or --no-svg)`,
+    '  --no-svg             write no plots',
+    '  --long               OSU-style rows per cell: median, min, max, speedup, iterations',
+    '  --calibrate          measure latency and bandwidth per level by ping-pong, write a topology file',
+    '  --topology-out FILE  where --calibrate writes (default topology.calibrated.yaml)',
+  ].join('\n'),
+  async run(args: string[]): Promise<number> {
+    const spec = {
+      ...SWEEP_OPTIONS,
+      json: { type: 'string' as const },
+      svg: { type: 'string' as const },
+      'no-svg': { type: 'flag' as const },
+      long: { type: 'flag' as const },
+      calibrate: { type: 'flag' as const },
+      'topology-out': { type: 'string' as const },
+    };
+    const { options: o, rest } = parseOptions(args, spec);
+    if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"`);
+    const sweep = sweepOptions(o); // bad options fail here, before any launch
+    const launched = await launchSelfIfNeeded('bench', args, o);
+    if (launched !== null) return launched;
+
+    init();
+    const world = getWorld();
+    const rank = world.rank;
+    if (o.calibrate) {
+      if (world.size < 2) throw new UsageError('--calibrate needs at least 2 ranks');
+      const fits = calibrate(world, o.quick === true);
+      if (rank === 0) {
+        const file = (o['topology-out'] as string | undefined) ?? 'topology.calibrated.yaml';
+        writeFileSync(file, topologyYaml(fits, libraryName()));
+        for (const f of fits) {
+          console.log(`${f.name} (${f.scope}, ranks ${f.ranks.join(' and ')}): latency ${(f.latency * 1e6).toFixed(2)} us, bandwidth ${(f.bandwidth / 1048576).toFixed(0)} MiB/s`);
+        }
+        console.log(`wrote ${file} (use it with TOPOCOLL_TOPOLOGY=${file})`);
+      }
+      return 0;
+    }
+    if (sweep.root >= world.size) throw new UsageError(`--root=${sweep.root} is not a rank of a ${world.size}-rank job`);
+
+    const progress = maybeProgress(rank, o.quiet === true, sweepSteps(sweep));
+    const report = runSweep(world, sweep, progress);
+    if (rank !== 0) return 0;
+    console.log(o.long ? formatLongTable(report) : `${formatSummaryTable(report)}${formatSkipped(report)}`);
+    if (o.json) {
+      writeReportJson(report, o.json as string);
+      console.log(`\nwrote ${o.json}`);
+    }
+    const plotDir = (o.svg as string | undefined) ?? (o.json || o['no-svg'] ? undefined : DEFAULT_PLOT_DIR);
+    if (plotDir && !o['no-svg']) {
+      const files = writePlots(report, plotDir);
+      console.log(`${o.json ? '' : '\n'}wrote ${files.length} plots in ${plotDir}/`);
+    }
+    const failed = report.records.filter((r) => r.check === 'failed');
+    if (failed.length) {
+      console.error(`topocoll bench: --check found wrong data in ${failed.length} cells: ${failed.map((r) => `${r.collective}/${r.algorithm}/${r.bytes} B`).join(', ')}`);
+      return 1;
+    }
+    return 0;
+  },
+};

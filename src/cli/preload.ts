@@ -1,0 +1,84 @@
+// `topocoll preload`: the absolute path of the libtopocoll.so to put in LD_PRELOAD, for the MPI
+// the program runs under. Loads no MPI: it only looks at files and the environment.
+import fs from 'node:fs';
+import path from 'node:path';
+import { UsageError, parseOptions } from './args';
+import type { Command } from './main';
+
+export type Flavour = 'openmpi' | 'mpich';
+const FLAVOURS: readonly Flavour[] = ['openmpi', 'mpich'];
+const TITLES: Record<Flavour, string> = { openmpi: 'Open MPI', mpich: 'MPICH' };
+
+export const packageRoot = path.resolve(__dirname, '..', '..');
+
+export function preloadLibrary(flavour: Flavour): string {
+  return path.join(packageRoot, 'lib', 'native', flavour, 'libtopocoll.so');
+}
+
+function builtFlavours(): Flavour[] {
+  return FLAVOURS.filter((f) => fs.existsSync(preloadLibrary(f)));
+}
+
+/** The MPI that the plain `mpirun` on PATH belongs to (Debian's alternatives), or null. */
+export function defaultMpirunFlavour(env: NodeJS.ProcessEnv = process.env): Flavour | null {
+  for (const dir of (env.PATH ?? '').split(':')) {
+    if (!dir) continue;
+    const candidate = path.join(dir, 'mpirun');
+    let target: string;
+    try {
+      target = fs.realpathSync(candidate);
+    } catch {
+      continue;
+    }
+    if (/openmpi|orterun|prterun/.test(target)) return 'openmpi';
+    if (/mpich|hydra/.test(target)) return 'mpich';
+    return null;
+  }
+  return null;
+}
+
+/**
+ * Which MPI's library to preload: `explicit` (--mpi), else TOPOCOLL_MPI, else the launcher of the
+ * job we run in, else the MPI of the plain `mpirun`, else the only one built. Errors name the
+ * valid choices and how to build the missing one.
+ */
+export function preloadFlavour(explicit?: string, env: NodeJS.ProcessEnv = process.env): Flavour {
+  const built = builtFlavours();
+  const check = (name: string, source: string): Flavour => {
+    if (!(FLAVOURS as readonly string[]).includes(name)) {
+      throw new UsageError(`${source}="${name}" is not a supported MPI; valid choices: ${FLAVOURS.join(', ')}`);
+    }
+    const f = name as Flavour;
+    if (!built.includes(f)) {
+      throw new UsageError(
+        `libtopocoll.so is not built for ${TITLES[f]} (${preloadLibrary(f)} is missing); build it: TOPOCOLL_MPI=${f} npm run build:native` +
+          (built.length ? ` (built: ${built.join(', ')})` : ''),
+      );
+    }
+    return f;
+  };
+  if (explicit !== undefined) return check(explicit, '--mpi');
+  if (env.TOPOCOLL_MPI) return check(env.TOPOCOLL_MPI, 'TOPOCOLL_MPI');
+  if (env.OMPI_COMM_WORLD_SIZE !== undefined) return check('openmpi', 'the launcher (Open MPI)');
+  if (env.PMI_SIZE !== undefined || env.HYDRA_CONTROL_FD !== undefined) return check('mpich', 'the launcher (MPICH)');
+  const fromPath = defaultMpirunFlavour(env);
+  if (fromPath && built.includes(fromPath)) return fromPath;
+  if (built.length === 0) {
+    throw new UsageError('libtopocoll.so is not built for any MPI; run `npm run build:native` (or `bash scripts/setup.sh`)');
+  }
+  if (built.length > 1 && fromPath === null) {
+    throw new UsageError(`libtopocoll.so is built for ${built.join(' and ')}; say which: --mpi ${built.join('|')} or TOPOCOLL_MPI`);
+  }
+  return built[0];
+}
+
+export const preload: Command = {
+  summary: 'print the absolute path of libtopocoll.so, for LD_PRELOAD',
+  usage: 'topocoll preload [--mpi openmpi|mpich]   (default: TOPOCOLL_MPI, else the MPI of `mpirun`)',
+  async run(args: string[]): Promise<number> {
+    const { options, rest } = parseOptions(args, { mpi: { type: 'string', choices: FLAVOURS } });
+    if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"; usage: ${preload.usage}`);
+    console.log(preloadLibrary(preloadFlavour(options.mpi as string | undefined)));
+    return 0;
+  },
+};

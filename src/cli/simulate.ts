@@ -1,0 +1,239 @@
+// `topocoll simulate`: what an algorithm will cost at a scale we cannot run. Every rank's real
+// schedule (the C++ builders, through the addon) is replayed through a cost model on a machine
+// profile (profiles/*.yaml) with the ranks placed ppn per node. No MPI launch.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  loadProfile,
+  MODEL_NAMES,
+  logLogPlotSvg,
+  nativeCompiledSchedules,
+  nativeSchedules,
+  registeredAlgorithms,
+  simulateCommand,
+  type Machine,
+  type ModelName,
+  type SimulateRow,
+} from '../model';
+import { COLLECTIVES, collectiveInfo, type CollectiveName } from '../select/registry';
+import type { Command } from './main';
+import { parseBytes, parseOptions, UsageError } from './args';
+
+export interface SimulateOptions {
+  coll: CollectiveName;
+  algorithm: string;
+  np: number;
+  ppn: number;
+  bytes: number;
+  /** A shipped profile's name, a profile file, or a loaded machine. */
+  machine: string | Machine;
+  model: ModelName;
+  rho?: number;
+  root?: number;
+  verify?: boolean;
+  /** Time in the addon (default) or in the TypeScript engine (`js`, also used for loggp). */
+  timing?: 'native' | 'js';
+}
+
+/** One simulate run against the real builders. */
+export function simulateWithBuilders(o: SimulateOptions): SimulateRow[] {
+  return simulateCommand({
+    coll: o.coll,
+    algorithm: o.algorithm,
+    np: o.np,
+    ppn: o.ppn,
+    bytes: o.bytes,
+    machine: o.machine,
+    model: o.model,
+    rho: o.rho,
+    root: o.root,
+    verify: o.verify,
+    nativeTiming: (o.timing ?? 'native') === 'native',
+    schedules: nativeSchedules,
+    compiled: nativeCompiledSchedules,
+    available: registeredAlgorithms(o.coll),
+  });
+}
+
+export function formatBytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB'];
+  let i = 0;
+  while (n >= 1024 && n % 1024 === 0 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return `${n} ${units[i]}`;
+}
+
+export function formatMicros(us: number): string {
+  if (us >= 1e6) return `${(us / 1e6).toFixed(3)} s`;
+  if (us >= 1e3) return `${(us / 1e3).toFixed(3)} ms`;
+  return `${us.toFixed(2)} us`;
+}
+
+export function formatTable(rows: readonly SimulateRow[]): string {
+  const header = ['algorithm', 'predicted', 'rounds', 'bytes', 'messages', 'ALCD', 'note'];
+  // The first of the fastest gets the star.
+  const best = rows.reduce((b, r, i) => (r.predicted_us < rows[b].predicted_us ? i : b), 0);
+  const lines = rows.map((r, i) => [
+    r.algorithm + (i === best && rows.length > 1 ? ' *' : ''),
+    formatMicros(r.predicted_us),
+    String(r.rounds),
+    formatBytes(r.bytes),
+    String(r.messages),
+    r.alcd.toFixed(3),
+    r.note,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  return [header, ...lines].map((l) => l.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+}
+
+function list<T>(text: string, parse: (item: string) => T): T[] {
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map(parse);
+}
+
+function parseRanks(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--np=${text} must be a positive integer (a comma-separated list with --sweep)`);
+  return n;
+}
+
+/** Bad input found below the CLI (a profile, an algorithm without builder) is the user's error, not a crash. */
+function userError<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof Error && !(e instanceof TypeError)) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+export interface SweepPoint extends SimulateRow {
+  np: number;
+  ppn: number;
+  bytes_per_rank: number;
+}
+
+export const simulate: Command = {
+  summary: 'predict the time of collective algorithms on a machine profile at any scale (no MPI launch)',
+  usage:
+    'topocoll simulate --coll <collective> --np <ranks> [--ppn <ranks per node>] [--bytes <size>] [--algorithm <name>|all] ' +
+    '[--machine <profile name or file>] [--model hockney|loggp|contention] [--rho <load>] [--root <rank>] [--no-verify] [--timing native|js] [--json] ' +
+    '[--sweep --out <dir>]   (with --sweep, --np and --bytes take comma-separated lists)',
+  async run(args) {
+    const { options, rest } = parseOptions(args, {
+      coll: { type: 'string', choices: COLLECTIVES.map((c) => c.name) },
+      algorithm: { type: 'string' },
+      np: { type: 'string' },
+      ppn: { type: 'int', min: 1 },
+      bytes: { type: 'string' },
+      machine: { type: 'string' },
+      model: { type: 'string', choices: MODEL_NAMES },
+      rho: { type: 'string' },
+      root: { type: 'int', min: 0 },
+      'no-verify': { type: 'flag' },
+      timing: { type: 'string', choices: ['native', 'js'] },
+      json: { type: 'flag' },
+      sweep: { type: 'flag' },
+      out: { type: 'string' },
+    });
+    if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}\nusage: ${this.usage}`);
+    if (!options.coll || !options.np) throw new UsageError(`--coll and --np are required\nusage: ${this.usage}`);
+    const coll = options.coll as CollectiveName;
+    const algorithm = (options.algorithm as string | undefined) ?? 'all';
+    const known = collectiveInfo(coll)!.algorithms.map((a) => a.name);
+    if (algorithm !== 'all' && !known.includes(algorithm)) {
+      throw new UsageError(`--algorithm=${algorithm} is not a ${coll} algorithm; valid choices: ${known.join(', ')}, all`);
+    }
+    const model = (options.model as ModelName | undefined) ?? 'hockney';
+    let rho: number | undefined;
+    if (options.rho !== undefined) {
+      rho = Number(options.rho);
+      if (!(rho >= 0 && rho < 1)) throw new UsageError(`--rho=${options.rho} must be a number in [0, 1)`);
+    }
+    if (model === 'contention' && rho === undefined) throw new UsageError('--model contention needs --rho <load in [0, 1)> (see docs/models.md for how to obtain it)');
+    const sweep = Boolean(options.sweep);
+    const nps = sweep ? list(String(options.np), parseRanks) : [parseRanks(String(options.np))];
+    const sizes = sweep
+      ? list(String(options.bytes ?? '8,1K,64K,1M'), (s) => parseBytes(s, '--bytes'))
+      : [parseBytes(String(options.bytes ?? '8'), '--bytes')];
+    if (nps.length === 0 || sizes.length === 0) throw new UsageError('--np and --bytes need at least one value');
+    const machineName = (options.machine as string | undefined) ?? 'bxj';
+    const machine = userError(() => loadProfile(machineName));
+    // Default: as many ranks per node as the machine's nodes have cores.
+    const coresPerNode = machine.node.sockets * machine.node.coresPerSocket;
+    const ppnFor = (np: number) => (options.ppn as number | undefined) ?? Math.min(np, coresPerNode);
+    const root = options.root as number | undefined;
+    for (const np of nps) if (root !== undefined && root >= np) throw new UsageError(`--root=${root} must be below --np=${np}`);
+
+    const runOne = (np: number, bytes: number) =>
+      userError(() => simulateWithBuilders({
+        coll,
+        algorithm,
+        np,
+        ppn: ppnFor(np),
+        bytes,
+        machine,
+        model,
+        rho,
+        root,
+        verify: options['no-verify'] ? false : undefined,
+        timing: options.timing as 'native' | 'js' | undefined,
+      }));
+
+    if (!sweep) {
+      const [np, bytes] = [nps[0], sizes[0]];
+      const rows = runOne(np, bytes);
+      if (options.json) {
+        console.log(JSON.stringify(rows, null, 2));
+        return 0;
+      }
+      const what = coll === 'bcast' ? 'message' : coll === 'barrier' ? '' : 'per rank block';
+      console.log(
+        `${coll} on ${np} ranks, ${ppnFor(np)} per node${what ? `, ${formatBytes(bytes)} ${what}` : ''}; machine ${machineName}, ${model} model${rho !== undefined ? ` (rho ${rho})` : ''}\n`,
+      );
+      console.log(formatTable(rows));
+      return 0;
+    }
+
+    const points: SweepPoint[] = [];
+    for (const np of nps) {
+      for (const bytes of sizes) {
+        for (const row of runOne(np, bytes)) points.push({ ...row, np, ppn: ppnFor(np), bytes_per_rank: bytes });
+      }
+    }
+    const outDir = path.resolve((options.out as string | undefined) ?? path.join('results', `simulate-${coll}`));
+    mkdirSync(outDir, { recursive: true });
+    const jsonPath = path.join(outDir, `simulate-${coll}.json`);
+    const svgPath = path.join(outDir, `simulate-${coll}.svg`);
+    writeFileSync(jsonPath, `${JSON.stringify({ coll, machine: machineName, model, rho, points }, null, 2)}\n`);
+    // x: the size when several sizes were asked for, else the communicator size.
+    const bySize = sizes.length > 1 || nps.length === 1;
+    const algorithms = [...new Set(points.map((p) => p.algorithm))];
+    const keys = bySize ? nps : sizes;
+    const series = keys.flatMap((key) =>
+      algorithms.map((a) => ({
+        name: keys.length > 1 ? `${a} (${bySize ? `np ${key}` : formatBytes(key)})` : a,
+        points: points
+          .filter((p) => p.algorithm === a && (bySize ? p.np === key : p.bytes_per_rank === key))
+          .map((p) => ({ x: bySize ? p.bytes_per_rank : p.np, y: p.predicted_us })),
+      })),
+    );
+    writeFileSync(
+      svgPath,
+      logLogPlotSvg(series, {
+        title: `${coll}: predicted time (${machineName}, ${model})`,
+        xLabel: bySize ? (coll === 'bcast' ? 'message bytes' : 'bytes per rank block') : 'ranks',
+        yLabel: 'predicted time (us)',
+        formatX: bySize ? formatBytes : String,
+      }),
+    );
+    if (options.json) console.log(JSON.stringify(points, null, 2));
+    else console.log(`${points.length} predictions; wrote ${jsonPath} and ${svgPath}`);
+    return 0;
+  },
+};

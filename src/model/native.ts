@@ -1,0 +1,147 @@
+// The models fed by the real schedule builders (the addon), and the engine's own predictions.
+// Schedules come flattened from C++ (compiledSchedule): a JS object per op would cost minutes
+// and gigabytes for a pairwise alltoall on 8192 ranks.
+import { addon } from '../mpi/native';
+import type { CollectiveName } from '../select/registry';
+import type { Schedule, ScheduleParams } from '../select/schedule';
+import type { CompiledRank } from './compiled';
+import { meanSwitchWait } from './contention';
+import type { ModelName } from './cost';
+import { levelForScope, type Machine } from './machine';
+import type { Placement } from './placement';
+
+/** What a schedule provider is asked for: the addon's buildSchedule() in production. */
+export interface ScheduleRequest {
+  readonly collective: CollectiveName;
+  readonly algorithm: string;
+  readonly p: number;
+  readonly rank: number;
+  readonly params: ScheduleParams;
+}
+
+export type ScheduleProvider = (request: ScheduleRequest) => Schedule;
+export type CompiledProvider = (request: ScheduleRequest) => CompiledRank;
+
+interface NativeCompiled {
+  rank: number;
+  rounds: number;
+  stream: Int32Array;
+  tmpBlocks: number;
+  unitsPerBlock: number;
+  note: string;
+  flagSlot?: Uint8Array;
+  flagStage?: Int32Array;
+}
+
+/** Schedules as objects, from the C++ builders (for the symbolic replay). */
+export const nativeSchedules: ScheduleProvider = ({ collective, algorithm, p, rank, params }) =>
+  addon().buildSchedule(collective, algorithm, p, rank, params);
+
+/** Schedules flattened by the addon, for the timing simulator. */
+export const nativeCompiledSchedules: CompiledProvider = ({ collective, algorithm, p, rank, params }) => {
+  const c: NativeCompiled = addon().compiledSchedule(collective, algorithm, p, rank, params);
+  return {
+    rank: c.rank,
+    rounds: c.rounds,
+    stream: c.stream,
+    tmpBlocks: c.tmpBlocks,
+    unitsPerBlock: c.unitsPerBlock,
+    note: c.note,
+    flags: c.flagSlot && c.flagStage ? { slot: c.flagSlot, stage: c.flagStage } : undefined,
+  };
+};
+
+/** The algorithms of a collective this build has builders for. */
+export function registeredAlgorithms(coll: CollectiveName): string[] {
+  return addon().registeredAlgorithms()[coll];
+}
+
+export interface EnginePrediction {
+  readonly algorithm: string;
+  readonly predicted_us?: number;
+  readonly rounds?: number;
+  readonly messages?: number;
+  readonly bytes?: number;
+  readonly alcd?: number;
+  /** Why the engine could not predict it. */
+  readonly skipped?: string;
+}
+
+export interface EngineModelOptions extends ScheduleParams {
+  /** Bytes of one block (bcast: one element). */
+  blockBytes: number;
+  /** Levels instead of the engine's defaults: seconds and seconds per byte. */
+  intra?: { alpha: number; beta: number };
+  inter?: { alpha: number; beta: number };
+}
+
+/**
+ * The C++ engine's per-level Hockney predictions (native/engine/model/), as TOPOCOLL_SELECT=model
+ * computes them, and the algorithm it would pick (null above its size limit).
+ */
+export function enginePredictions(
+  coll: CollectiveName,
+  p: number,
+  options: EngineModelOptions,
+): { choice: { algorithm: string; reason: string } | null; predictions: EnginePrediction[] } {
+  return addon().predictAlgorithms(coll, p, options);
+}
+
+export interface NativeTiming {
+  readonly seconds: number;
+  readonly rounds: number;
+  readonly messages: number;
+  readonly bytes: number;
+  readonly alcd: number;
+  readonly note: string;
+}
+
+/**
+ * The timing simulation of simulate.ts run by the addon (simulateHockney) for models whose
+ * message time and port occupancy are both α + nβ per (level, switch hops): hockney, and the
+ * contention model, whose mean switch wait adds hops x w̄ / k_p to β. Same rules, same result
+ * (test/unit/model-native.test.ts compares), an order of magnitude faster at 8192 ranks.
+ */
+export function nativeTiming(
+  request: ScheduleRequest,
+  machine: Machine,
+  placement: Placement,
+  model: ModelName,
+  blockBytes: number,
+  rho?: number,
+): NativeTiming {
+  if (model === 'loggp') throw new Error('the native timing covers the hockney and contention models');
+  const net = machine.network;
+  const stride = (net?.hops ?? 1) + 1;
+  let waitPerByteHop = 0;
+  if (model === 'contention') {
+    if (!net) throw new Error(`${machine.source}: the contention model needs the network section (switch_radix, hops, clock, packet)`);
+    if (rho === undefined) throw new Error('the contention model needs rho');
+    waitPerByteHop = meanSwitchWait(rho, net.switchRadix) / net.clockHz / net.packetBytes;
+  }
+  const entries = machine.levels.length * stride;
+  const costs = new Float64Array(2 * entries);
+  const usesNic = new Uint8Array(entries);
+  machine.levels.forEach((level, l) => {
+    for (let h = 0; h < stride; h++) {
+      const e = l * stride + h;
+      costs[2 * e] = level.alpha;
+      costs[2 * e + 1] = level.beta + h * waitPerByteHop;
+      usesNic[e] = level.usesNic ? 1 : 0;
+    }
+  });
+  const { collective, algorithm, p, params } = request;
+  return addon().simulateHockney(collective, algorithm, p, params, {
+    costs,
+    usesNic,
+    stride,
+    levelByScope: Int32Array.of(levelForScope(machine, 'socket'), levelForScope(machine, 'node'), levelForScope(machine, 'system')),
+    node: placement.node,
+    socket: placement.socket,
+    nic: placement.nic,
+    hops: net?.hops ?? 1,
+    nodesPerSwitch: net?.nodesPerSwitch ?? 0,
+    copyBeta: machine.copyBeta,
+    blockBytes,
+  });
+}

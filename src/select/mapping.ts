@@ -1,0 +1,68 @@
+// Rank mapping of seed 004 (Kurnosov) for TypeScript: information graphs of the algorithms,
+// the multilevel partitioner and the permutation pi, all computed by the native engine (the same
+// code the remapped allgathers run at communicator creation).
+import { addon } from '../mpi/native';
+import type { CollectiveName } from './registry';
+
+/** A weighted undirected graph in CSR form; every edge appears in both rows. */
+export interface InformationGraph {
+  readonly n: number;
+  readonly xadj: Float64Array;
+  readonly adjncy: Int32Array;
+  /** Bytes the pair exchanges over the whole algorithm, both directions summed. */
+  readonly adjwgt: Float64Array;
+}
+
+/** Vertex v of the algorithm runs on rank pi[v]; rank r runs vertex piInv[r]. */
+export interface RankMapping {
+  readonly pi: Int32Array;
+  readonly piInv: Int32Array;
+}
+
+export interface PartitionOptions {
+  seed?: number;
+  threads?: number;
+}
+
+/** The remapped allgathers and the algorithm each runs under pi. */
+export const REMAPPED_ALLGATHERS = ['bruck_exch', 'bruck_reorder', 'recursive_doubling_exch', 'recursive_doubling_reorder'] as const;
+export type RemappedAllgather = (typeof REMAPPED_ALLGATHERS)[number];
+
+/**
+ * The information graph of a registered algorithm on p ranks (edge weight = bytes with blocks of
+ * `blockBytes`): allgather bruck and recursive doubling by closed forms in O(n log n), any other
+ * algorithm from the schedules of all its ranks.
+ */
+export function informationGraph(
+  collective: CollectiveName,
+  algorithm: string,
+  p: number,
+  opts: { blockBytes?: number; count?: number; root?: number } = {},
+): InformationGraph {
+  return addon().informationGraph(collective, algorithm, p, opts);
+}
+
+/** Part of every vertex, parts of exactly partSizes[u] vertices, minimising the cut. */
+export function partitionGraph(graph: InformationGraph, partSizes: readonly number[], opts: PartitionOptions = {}): Int32Array {
+  return addon().partitionGraph(graph, partSizes, opts);
+}
+
+/** Bytes on edges whose ends lie in different parts (seed 004's F with one link level). */
+export function cutWeight(graph: InformationGraph, part: ArrayLike<number>): number {
+  return addon().cutWeight(graph, Array.from(part));
+}
+
+/** pi for ranks on nodes nodeOfRank (ids 0..h-1): part u of the graph goes to node u. */
+export function rankMapping(graph: InformationGraph, nodeOfRank: readonly number[], opts: PartitionOptions = {}): RankMapping {
+  return addon().rankMapping(graph, nodeOfRank, opts);
+}
+
+/** The pi a remapped allgather runs under for ranks on these nodes, as the engine computes it. */
+export function allgatherRankMapping(algorithm: RemappedAllgather, nodeOfRank: readonly number[]): RankMapping & { base: string } {
+  return addon().allgatherRankMapping(algorithm, nodeOfRank);
+}
+
+/** The node of every vertex of the algorithm once placed by pi: node(pi[v]). */
+export function placedNodes(mapping: RankMapping, nodeOfRank: readonly number[]): number[] {
+  return Array.from(mapping.pi, (r) => nodeOfRank[r]);
+}

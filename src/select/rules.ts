@@ -1,0 +1,228 @@
+// Rules files (TOPOCOLL_RULES, YAML or JSON, version 1): the tuning `topocoll tune` writes and the
+// engine reads between a forced algorithm and the built-in defaults. This reader checks a file
+// with its own lines (YAML's included) and hands the engine the JSON form (installRules); the
+// engine's reader (native/engine/rules.cc) applies the same checks to JSON files when no Node
+// runs the program. Schema: schemas/rules.schema.json.
+import { readFileSync } from 'node:fs';
+import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { COLLECTIVES, NATIVE, type CollectiveName, type Rule, type SizeBasis } from './registry';
+
+export const RULES_ENV = 'TOPOCOLL_RULES';
+export const RULES_VERSION = 1;
+
+/** A rule of a file: the registry's Rule, with `native` allowed as the algorithm. */
+export interface FileRule {
+  collective: CollectiveName;
+  algorithm: string;
+  basis?: SizeBasis;
+  minBytes?: number;
+  maxBytes?: number;
+  minRanks?: number;
+  maxRanks?: number;
+  powerOfTwo?: boolean;
+  why?: string;
+}
+
+export interface RulesFile {
+  $schema?: string;
+  version: 1;
+  generator?: string;
+  /** ISO 8601 time the measurements were taken. */
+  created?: string;
+  /** Where they were taken: hostname, CPU, cores... (free form). */
+  machine?: Record<string, unknown>;
+  /** The MPI library: flavour and version (free form). */
+  mpi?: Record<string, unknown>;
+  /** The job shape measured: ranks, nodes, ranksPerNode (free form). */
+  job?: Record<string, unknown>;
+  notes?: string;
+  rules: FileRule[];
+}
+
+/** A rules file as read: its rules, with the line of each in the file. */
+export interface LoadedRules {
+  source: string;
+  file: RulesFile;
+  lines: number[];
+}
+
+export class RulesError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number | undefined,
+    readonly key: string,
+    readonly what: string,
+  ) {
+    super(`${file}${line ? `:${line}` : ''}: ${key ? `${key}: ` : ''}${what}`);
+    this.name = 'RulesError';
+  }
+}
+
+const TOP_KEYS = ['$schema', 'version', 'generator', 'created', 'machine', 'mpi', 'job', 'notes', 'rules'];
+const RULE_KEYS = ['collective', 'algorithm', 'basis', 'minBytes', 'maxBytes', 'minRanks', 'maxRanks', 'powerOfTwo', 'why'];
+const BASES: readonly SizeBasis[] = ['block', 'total'];
+
+type Path = (string | number)[];
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'an object';
+  if (typeof v === 'boolean') return 'a boolean';
+  if (typeof v === 'number') return 'a number';
+  return 'a string';
+}
+
+function pathText(path: Path): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+}
+
+/** Checks a parsed document; `lineOf(path)` finds lines for messages. */
+function readRules(file: string, doc: unknown, lineOf: (path: Path) => number | undefined): LoadedRules {
+  const fail = (path: Path, what: string): never => {
+    throw new RulesError(file, lineOf(path), path.length ? pathText(path) : '(top level)', what);
+  };
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) fail([], `must be an object (got ${describe(doc)})`);
+  const top = doc as Record<string, unknown>;
+  for (const k of Object.keys(top)) if (!TOP_KEYS.includes(k)) fail([k], `unknown key; valid keys: ${TOP_KEYS.join(', ')}`);
+  if (top.version === undefined) fail([], 'version: missing (this topocoll reads rules files of version 1)');
+  if (top.version !== RULES_VERSION) fail(['version'], 'must be 1 (the only version this topocoll reads)');
+  for (const k of ['generator', 'created', 'notes']) {
+    if (top[k] !== undefined && typeof top[k] !== 'string') fail([k], `must be a string (got ${describe(top[k])})`);
+  }
+  for (const k of ['machine', 'mpi', 'job']) {
+    const v = top[k];
+    if (v !== undefined && (v === null || typeof v !== 'object' || Array.isArray(v))) fail([k], `must be an object (got ${describe(v)})`);
+  }
+  if (top.rules === undefined) fail([], 'rules: missing (the list of rules, first match wins)');
+  if (!Array.isArray(top.rules)) fail(['rules'], `must be a list (got ${describe(top.rules)})`);
+  const rules = top.rules as unknown[];
+  rules.forEach((r, i) => checkRule(r, ['rules', i], fail));
+  return { source: file, file: top as unknown as RulesFile, lines: rules.map((_, i) => lineOf(['rules', i]) ?? 0) };
+}
+
+function checkRule(value: unknown, at: Path, fail: (path: Path, what: string) => never): void {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail(at, `must be an object (got ${describe(value)})`);
+  const r = value as Record<string, unknown>;
+  for (const k of Object.keys(r)) if (!RULE_KEYS.includes(k)) fail([...at, k], `unknown key; valid keys: ${RULE_KEYS.join(', ')}`);
+  if (r.collective === undefined) fail(at, 'collective: missing (every rule names its collective)');
+  if (typeof r.collective !== 'string') fail([...at, 'collective'], `must be a string (got ${describe(r.collective)})`);
+  const coll = COLLECTIVES.find((c) => c.name === r.collective);
+  if (!coll) fail([...at, 'collective'], `"${r.collective}" is not a collective; valid choices: ${COLLECTIVES.map((c) => c.name).join(', ')}`);
+  if (r.algorithm === undefined) fail(at, 'algorithm: missing (every rule names its algorithm)');
+  if (typeof r.algorithm !== 'string') fail([...at, 'algorithm'], `must be a string (got ${describe(r.algorithm)})`);
+  const valid = [NATIVE, ...coll!.algorithms.map((a) => a.name)];
+  if (!valid.includes(r.algorithm as string)) {
+    fail([...at, 'algorithm'], `"${r.algorithm}" is not an algorithm of ${coll!.name}; valid choices: ${valid.join(', ')}`);
+  }
+  if (r.basis !== undefined && (typeof r.basis !== 'string' || !BASES.includes(r.basis as SizeBasis))) {
+    fail([...at, 'basis'], `${typeof r.basis === 'string' ? `"${r.basis}"` : describe(r.basis)} is not a size basis; valid choices: block, total`);
+  }
+  const whole = (k: string, min: number, max: number) => {
+    const v = r[k];
+    if (v === undefined) return;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+      fail([...at, k], `must be a whole number in [${min}, ${max}]${typeof v === 'number' ? '' : ` (got ${describe(v)})`}`);
+    }
+  };
+  whole('minBytes', 0, Number.MAX_SAFE_INTEGER);
+  whole('maxBytes', 0, Number.MAX_SAFE_INTEGER);
+  if ((r.minBytes !== undefined || r.maxBytes !== undefined) && r.basis === undefined) {
+    fail([...at], 'basis: missing: a rule with minBytes or maxBytes must say whether they count one rank\'s block ("block") or all a rank receives ("total")');
+  }
+  if (r.minBytes !== undefined && r.maxBytes !== undefined && (r.maxBytes as number) <= (r.minBytes as number)) {
+    fail([...at, 'maxBytes'], 'must be greater than minBytes (the range is [minBytes, maxBytes))');
+  }
+  whole('minRanks', 1, 2 ** 30);
+  whole('maxRanks', 1, 2 ** 30);
+  if (r.minRanks !== undefined && r.maxRanks !== undefined && (r.maxRanks as number) < (r.minRanks as number)) {
+    fail([...at, 'maxRanks'], 'must not be less than minRanks');
+  }
+  if (r.powerOfTwo !== undefined && typeof r.powerOfTwo !== 'boolean') fail([...at, 'powerOfTwo'], `must be true or false (got ${describe(r.powerOfTwo)})`);
+  if (r.why !== undefined && typeof r.why !== 'string') fail([...at, 'why'], `must be a string (got ${describe(r.why)})`);
+}
+
+/** For a mapping key, the key's line; otherwise the node's. */
+function lineFinder(doc: Document, counter: LineCounter): (path: Path) => number | undefined {
+  return (path) => {
+    for (let n = path.length; n >= 0; n--) {
+      const parent = n === 0 ? undefined : doc.getIn(path.slice(0, n - 1), true);
+      if (n > 0 && isMap(parent)) {
+        const pair = parent.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === path[n - 1]);
+        if (pair && isScalar(pair.key) && pair.key.range) return counter.linePos(pair.key.range[0]).line;
+        continue;
+      }
+      const node = (n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true)) as { range?: [number, number, number] } | null;
+      if (node?.range) return counter.linePos(node.range[0]).line;
+    }
+    return undefined;
+  };
+}
+
+/** Parses a rules file's text (YAML or JSON); `file` names it in errors. */
+export function parseRules(text: string, file: string): LoadedRules {
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const err = doc.errors[0];
+    throw new RulesError(file, counter.linePos(err.pos[0]).line, '', `not valid YAML or JSON: ${err.message.split('\n')[0]}`);
+  }
+  if (doc.contents === null) throw new RulesError(file, undefined, '', 'is empty; a rules file needs at least `version: 1` and `rules`');
+  return readRules(file, doc.toJS(), lineFinder(doc, counter));
+}
+
+/** Checks an object (a rules file about to be written, a test fixture). */
+export function rulesFromObject(obj: unknown, source = '<object>'): LoadedRules {
+  return readRules(source, obj, () => undefined);
+}
+
+export function loadRules(file: string): LoadedRules {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new RulesError(file, undefined, '', `cannot read the rules file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  return parseRules(text, file);
+}
+
+/** The JSON form the engine reads (and a preloaded program needs): the file as written, keys in schema order. */
+export function rulesToJson(file: RulesFile): string {
+  const rules = file.rules.map((r) => {
+    const out: Record<string, unknown> = {};
+    for (const k of RULE_KEYS) if ((r as unknown as Record<string, unknown>)[k] !== undefined) out[k] = (r as unknown as Record<string, unknown>)[k];
+    return out;
+  });
+  const out: Record<string, unknown> = {};
+  for (const k of TOP_KEYS) if (k !== 'rules' && (file as unknown as Record<string, unknown>)[k] !== undefined) out[k] = (file as unknown as Record<string, unknown>)[k];
+  out.rules = rules;
+  // One rule per line: the engine's own lines then point at rules, and diffs stay readable.
+  const head = JSON.stringify(out, null, 2).replace(/"rules": \[[\s\S]*\]\n}$/, '"rules": [');
+  return `${head}\n${rules.map((r) => `    ${JSON.stringify(r)}`).join(',\n')}\n  ]\n}\n`;
+}
+
+/**
+ * TOPOCOLL_RULES, read here (YAML or JSON) and installed in the engine before loadConfig(), so
+ * that the engine keeps these rules (with the file's own lines) instead of reading the file as JSON.
+ */
+export function installRulesFromEnvironment(
+  native: { installRules(json: string, source: string, lines: number[]): void },
+  env: NodeJS.ProcessEnv = process.env,
+): LoadedRules | undefined {
+  const file = env[RULES_ENV];
+  if (!file) return undefined;
+  let loaded: LoadedRules;
+  try {
+    loaded = loadRules(file);
+  } catch (e) {
+    if (e instanceof RulesError) throw new Error(`topocoll: ${RULES_ENV}: ${e.message}`);
+    throw e;
+  }
+  native.installRules(rulesToJson(loaded.file), file, loaded.lines);
+  return loaded;
+}
+
+/** The registry's Rule of a file rule (for printing and comparing with the defaults). */
+export function asRule(r: FileRule): Rule {
+  return { ...r, why: r.why ?? '' };
+}

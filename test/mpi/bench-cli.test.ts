@@ -1,0 +1,160 @@
+// `topocoll bench` and `topocoll tune` end to end under real mpirun (--quick): the table, the
+// JSON against schemas/bench.schema.json with every received byte checked, the SVG plots, and a
+// rules file from `tune` that a following job loads with TOPOCOLL_RULES and reports under
+// TOPOCOLL_VERBOSE.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fitHockney } from '../../src/bench/calibrate';
+import { validateSchema } from '../../src/bench/json-schema';
+import type { BenchReport } from '../../src/bench/sweep';
+import { ruleMatches } from '../../src/bench/tune';
+import { COLLECTIVES } from '../../src/select/registry';
+import { parseRules } from '../../src/select/rules';
+import { loadTopology } from '../../src/topology';
+import { expectSuccess, FLAVOURS, mpirun, repoRoot, type Flavour, type MpiRun } from '../helpers/mpirun';
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'topocoll-bench-'));
+const BENCH_SCHEMA = JSON.parse(readFileSync(path.join(repoRoot, 'schemas/bench.schema.json'), 'utf8'));
+const RULES_SCHEMA = JSON.parse(readFileSync(path.join(repoRoot, 'schemas/rules.schema.json'), 'utf8'));
+const TIMEOUT = 90_000;
+
+/** `topocoll ARGS` as a user types it: not under mpirun, so --np makes it launch itself. */
+function topocoll(args: string[], env: Record<string, string> = {}): Promise<MpiRun> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/topocoll.js'), ...args], {
+      cwd: tmp,
+      env: { ...process.env, TOPOCOLL_FALLBACK: 'error', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      stderr += `\n[test harness] killed after ${TIMEOUT} ms`;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }, TIMEOUT);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+describe.each(FLAVOURS)('topocoll bench --quick (%s)', (flavour: Flavour) => {
+  it('measures every registered algorithm against native, checks the data, writes JSON that matches the schema and plots', async () => {
+    const json = path.join(tmp, `bench-${flavour}.json`);
+    const svg = path.join(tmp, `svg-${flavour}`);
+    const run = await topocoll(['bench', '--np', '2', '--mpi', flavour, '--quick', '--check', '--json', json, '--svg', svg, '--time-ms', '1']);
+    expectSuccess(run);
+    // The table: one section per collective, the best algorithm and its speedup per size.
+    for (const c of COLLECTIVES) expect(run.stdout).toContain(`# ${c.name} (size: `);
+    expect(run.stdout).toMatch(/^ {2}64K +[\d.]+ .* \d+\.\d\dx$/m);
+
+    const report = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
+    expect(validateSchema(BENCH_SCHEMA, report)).toEqual([]);
+    expect(report.mpi.flavour).toBe(flavour);
+    expect(report.job).toEqual({ ranks: 2, nodes: 1, ranksPerNode: [2] });
+    expect(report.records.length).toBeGreaterThan(0);
+    for (const r of report.records) {
+      expect(r.check, `${r.collective} ${r.algorithm} ${r.bytes}`).toBe('ok');
+      expect(r.min_us).toBeLessThanOrEqual(r.median_us);
+      expect(r.median_us).toBeLessThanOrEqual(r.max_us);
+      expect(r.times_us).toHaveLength(3);
+    }
+    // Every algorithm with a builder was measured (or reported as unable to run), at every size.
+    for (const c of COLLECTIVES) {
+      const sizes = c.name === 'barrier' ? [0] : [1, 64, 4096, 65536];
+      const measured = new Set(report.records.filter((r) => r.collective === c.name).map((r) => r.algorithm));
+      const skipped = new Set(report.skipped.filter((s) => s.collective === c.name).map((s) => s.algorithm));
+      expect(measured.has('native') && measured.has('auto')).toBe(true);
+      for (const a of measured) {
+        expect(report.records.filter((r) => r.collective === c.name && r.algorithm === a).map((r) => r.bytes)).toEqual(sizes);
+      }
+      expect(measured.size + skipped.size).toBeGreaterThanOrEqual(3);
+      const native = report.records.filter((r) => r.collective === c.name && r.algorithm === 'native');
+      for (const r of native) expect(r.speedup_vs_native).toBe(1);
+    }
+    const plots = readdirSync(svg).sort();
+    expect(plots).toEqual(['allgather-latency.svg', 'allgather-speedup.svg', 'alltoall-latency.svg', 'alltoall-speedup.svg', 'bcast-latency.svg', 'bcast-speedup.svg']);
+    const latency = readFileSync(path.join(svg, 'allgather-latency.svg'), 'utf8');
+    expect(latency.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    expect(latency).toContain('>ring</text>');
+    expect(latency.match(/<path /g)!.length).toBe(new Set(report.records.filter((r) => r.collective === 'allgather').map((r) => r.algorithm)).size);
+  });
+});
+
+describe('topocoll bench and tune options', () => {
+  it('refuses a bad option before launching anything, naming it and the valid choices', async () => {
+    const run = await topocoll(['bench', '--collectives', 'allgather,scan']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('topocoll bench: --collectives: "scan" is not a collective; valid choices: allgather, bcast, barrier, alltoall');
+    const sizes = await topocoll(['tune', '--sizes', '8..1']);
+    expect(sizes.code).toBe(2);
+    expect(sizes.stderr).toContain('topocoll tune: --sizes=8..1: need 1 <= MIN <= MAX');
+  });
+});
+
+describe('topocoll tune (Open MPI)', () => {
+  const flavour = FLAVOURS.includes('openmpi') ? 'openmpi' : FLAVOURS[0];
+
+  it('writes a rules file that a following job loads with TOPOCOLL_RULES and reports under TOPOCOLL_VERBOSE', async () => {
+    const rulesFile = path.join(tmp, 'tuned.json');
+    const run = await topocoll(['tune', '--np', '2', '--mpi', flavour, '--quick', '--collectives', 'allgather,bcast', '--sizes', '8,1K,16K', '--time-ms', '1', '--output', rulesFile]);
+    expectSuccess(run);
+    expect(run.stdout).toContain(`wrote ${rulesFile} (`);
+    expect(run.stdout).toMatch(/changes against the built-in defaults:|the built-in defaults are fastest/);
+    expect(existsSync(rulesFile)).toBe(true);
+    const text = readFileSync(rulesFile, 'utf8');
+    expect(validateSchema(RULES_SCHEMA, JSON.parse(text))).toEqual([]);
+    const rules = parseRules(text, rulesFile);
+    expect(rules.file.job).toMatchObject({ ranks: 2, nodes: 1 });
+    expect(rules.file.machine).toHaveProperty('hostname');
+    // Full coverage of the measured shape: exactly one rule per collective matches each size.
+    for (const coll of ['allgather', 'bcast'] as const) {
+      for (const bytes of [8, 1024, 16384, 1 << 22]) {
+        const total = coll === 'allgather' ? 2 * bytes : bytes;
+        expect(rules.file.rules.filter((r) => r.collective === coll && ruleMatches(r, 2, bytes, total))).toHaveLength(1);
+      }
+    }
+
+    // A Node job under the rules: 3 ints = 12 B per block.
+    const expected = rules.file.rules.findIndex((r) => r.collective === 'allgather' && ruleMatches(r, 2, 12, 24));
+    const job = await mpirun({ flavour, np: 2, args: ['test/mpi/programs/engine-allgather.js', '3'], env: { TOPOCOLL_RULES: rulesFile, TOPOCOLL_VERBOSE: '1' }, timeoutMs: TIMEOUT });
+    expectSuccess(job);
+    for (const line of job.stdout.trim().split('\n')) expect(JSON.parse(line).bad).toEqual([]);
+    expect(job.stderr).toContain(`allgather 12 B/block -> ${rules.file.rules[expected].algorithm} (rules file ${rulesFile}:${rules.lines[expected]}: tune: `);
+  });
+});
+
+describe('topocoll bench --calibrate', () => {
+  it('fits latency and bandwidth robustly: one delayed size does not move them', () => {
+    // 2 us + n / (1 GB/s), with 64 KiB delayed 30x as a loaded machine does.
+    const points = [8, 64, 4096, 65536, 262144, 1048576, 4194304].map((n) => [n, 2 + n / 1000] as [number, number]);
+    points[3][1] *= 30;
+    const fit = fitHockney(points);
+    expect(fit.latency).toBeCloseTo(2.008e-6, 9);
+    expect(fit.bandwidth / 1e9).toBeCloseTo(1, 6);
+  });
+
+  it('writes a topology file with the measured level that the topology reader accepts', async () => {
+    const out = path.join(tmp, 'calibrated.yaml');
+    const run = await topocoll(['bench', '--calibrate', '--quick', '--np', '2', '--mpi', FLAVOURS[0], '--topology-out', out]);
+    expectSuccess(run);
+    expect(run.stdout).toMatch(/^node \(system, ranks 0 and 1\): latency [\d.]+ us, bandwidth \d+ MiB\/s$/m);
+    const t = loadTopology(out);
+    expect(t.levels).toHaveLength(1);
+    expect(t.levels[0]).toMatchObject({ name: 'node', scope: 'system' });
+    expect(t.levels[0].latency).toBeGreaterThan(0);
+    expect(t.levels[0].bandwidth).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,52 @@
+// The Node binding under real mpirun: one launch per (MPI, size) runs test/mpi/programs/
+// binding-suite.mjs (every operation, element type, in place, nonblocking, object mode, errors),
+// and the abort path ends a job whose rank fails within seconds.
+import { describe, expect, it } from 'vitest';
+import { expectSuccess, FLAVOURS, mpirun, type Flavour } from '../helpers/mpirun';
+
+const SIZES: Record<Flavour, number[]> = { openmpi: [1, 2, 3, 5], mpich: [2, 3] };
+
+interface RankReport {
+  rank: number;
+  size: number;
+  checks: number;
+  failures: { name: string; detail?: unknown }[];
+  ompiOp: string | null;
+}
+
+function reports(stdout: string): RankReport[] {
+  return stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as RankReport)
+    .sort((a, b) => a.rank - b.rank);
+}
+
+describe.each(FLAVOURS)('binding (%s)', (flavour) => {
+  it.each(SIZES[flavour])('every operation delivers the right bytes at np=%i', async (np) => {
+    // One Open MPI launch goes without the launcher's OMPI_MCA_op, so that init() itself must keep
+    // Open MPI 4.1's saturating AVX op component out (the suite checks that 8-bit sums wrap).
+    const env = flavour === 'openmpi' && np === 2 ? { OMPI_MCA_op: undefined as unknown as string } : undefined;
+    const run = await mpirun({ flavour, np, args: ['test/mpi/programs/binding-suite.mjs'], env, timeoutMs: 90_000 });
+    expectSuccess(run);
+    const got = reports(run.stdout);
+    expect(got.map((r) => r.rank)).toEqual([...Array(np).keys()]);
+    for (const r of got) {
+      expect(r.failures, `rank ${r.rank}`).toEqual([]);
+      expect(r.size).toBe(np);
+      expect(r.checks).toBeGreaterThan(800);
+      if (flavour === 'openmpi') expect(r.ompiOp).toBe('^avx');
+    }
+  });
+
+  const modes = flavour === 'openmpi' ? ['throw', 'reject', 'exitcode'] : ['throw'];
+  it.each(modes)('a rank that fails (%s) aborts the whole job within 10 s', async (mode) => {
+    const np = flavour === 'mpich' ? 2 : 3;
+    const run = await mpirun({ flavour, np, args: ['test/mpi/programs/binding-abort.js', mode], timeoutMs: 30_000 });
+    expect(run.code, run.stderr).not.toBe(0);
+    expect(run.ms).toBeLessThan(10_000);
+    expect(run.stdout).not.toMatch(/passed a barrier/);
+    if (mode === 'throw') expect(run.stderr).toMatch(/uncaught exception in rank 1[\s\S]*deliberate failure in rank 1/);
+    if (mode === 'reject') expect(run.stderr).toMatch(/unhandled rejection in rank 1[\s\S]*deliberate rejection in rank 1/);
+  });
+});

@@ -1,0 +1,209 @@
+// The multi-core collectives (seed 001) under real mpirun: barrier shm_hierarchical, bcast
+// shm_numa and hierarchical, allgather hierarchical, alltoall tiled, from Node and from C under
+// the preload library, on one node and on virtual nodes (TOPOCOLL_VIRTUAL_NODES) so that the
+// multi-node paths run on this host; then faults (a rank SIGKILLed or aborting inside a
+// shared-memory collective), two concurrent jobs, TOPOCOLL_SHM=0, and `topocoll info`. After
+// every job, /dev/shm must hold no segment created by one of its processes.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectSuccess, FLAVOURS, mpirun, repoRoot, type Flavour, type MpiRun } from '../helpers/mpirun';
+
+const SHM_ALGORITHMS = {
+  TOPOCOLL_BARRIER_ALGORITHM: 'shm_hierarchical',
+  TOPOCOLL_BCAST_ALGORITHM: 'shm_numa',
+  TOPOCOLL_ALLGATHER_ALGORITHM: 'hierarchical',
+  TOPOCOLL_ALLTOALL_ALGORITHM: 'tiled',
+};
+const uid = os.userInfo().uid;
+// MPICH 4.0 busy-polls: generous limits (design.md section 5).
+const timeoutMs = (flavour: Flavour) => (flavour === 'mpich' ? 120000 : 60000);
+
+/** Segments in /dev/shm created by one of `pids` (ShmSegment names: /topocoll-<uid>-<creator pid>-...). */
+function leftovers(pids: number[]): string[] {
+  const names = fs.readdirSync('/dev/shm');
+  return names.filter((n) => pids.some((pid) => n.startsWith(`topocoll-${uid}-${pid}-`)));
+}
+
+interface RankLine {
+  rank: number;
+  pid: number;
+  checks: number;
+  bad: unknown[];
+}
+
+function rankLines(run: MpiRun, np: number): RankLine[] {
+  const lines = run.stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as RankLine);
+  expect(lines.map((l) => l.rank).sort((a, b) => a - b)).toEqual(Array.from({ length: np }, (_, r) => r));
+  return lines;
+}
+
+/** Every rank checked the same number of cases and none was wrong; nothing left in /dev/shm. */
+function expectAllChecked(run: MpiRun, np: number) {
+  expectSuccess(run);
+  const lines = rankLines(run, np);
+  for (const l of lines) {
+    expect(l.bad, `rank ${l.rank}`).toEqual([]);
+    expect(l.checks).toBeGreaterThan(40);
+  }
+  expect(new Set(lines.map((l) => l.checks)).size).toBe(1);
+  expect(leftovers(lines.map((l) => l.pid))).toEqual([]);
+}
+
+const runNode = (flavour: Flavour, np: number, env: Record<string, string>, scale = 1) =>
+  mpirun({
+    flavour,
+    np,
+    args: ['test/mpi/programs/shm-collectives.js', String(scale)],
+    env: { ...SHM_ALGORITHMS, TOPOCOLL_STATS: '1', ...env },
+    timeoutMs: timeoutMs(flavour),
+  });
+
+/** TOPOCOLL_STATS=1 lines prove the forced algorithm ran (no silent fallback). */
+function expectAlgorithmsRan(run: MpiRun, np: number, algorithms: Record<string, string>) {
+  for (const [coll, algorithm] of Object.entries({
+    barrier: algorithms.TOPOCOLL_BARRIER_ALGORITHM,
+    bcast: algorithms.TOPOCOLL_BCAST_ALGORITHM,
+    allgather: algorithms.TOPOCOLL_ALLGATHER_ALGORITHM,
+    alltoall: algorithms.TOPOCOLL_ALLTOALL_ALGORITHM,
+  })) {
+    if (!algorithm) continue;
+    for (let r = 0; r < np; r++) expect(run.stderr).toMatch(new RegExp(`rank ${r} ${coll} +${algorithm} +calls [1-9]`));
+  }
+}
+
+// Open MPI: one node at 1, 2, 3, 5 and 8 ranks (odd, non-power-of-two, oversubscribed).
+// MPICH: 1 to 3 ranks (it busy-polls on our 2 cores).
+const ONE_NODE: Record<Flavour, number[]> = { openmpi: [1, 2, 3, 5, 8], mpich: [1, 2, 3] };
+
+describe.each(FLAVOURS)('shm collectives from Node on one node (%s)', (flavour) => {
+  it.each(ONE_NODE[flavour])('p = %i: every byte right, blocking and nonblocking, in place, sizes 0 B to 1.2 MB', async (np) => {
+    const run = await runNode(flavour, np, {}, flavour === 'mpich' ? 0.5 : 4);
+    expectAllChecked(run, np);
+    expectAlgorithmsRan(run, np, SHM_ALGORITHMS);
+  });
+});
+
+// Virtual nodes: uniform nodes (the leaders' allgather from the registry), a rank alone on its
+// node, interleaved nodes (the leaders' ring of runs), uneven nodes.
+const VIRTUAL: Array<[number, string, Record<string, string>]> = [
+  [4, 'block:2', {}],
+  [5, 'block:2', { TOPOCOLL_BCAST_ALGORITHM: 'hierarchical' }],
+  [6, 'cyclic:3', { TOPOCOLL_BCAST_CONCURRENCY: '1' }],
+  [7, '0,0,0,1,1,1,1', { TOPOCOLL_ALLTOALL_TILE_BYTES: '4096', TOPOCOLL_SHM_BYTES: '65536' }],
+];
+
+describe('shm collectives on virtual nodes (openmpi)', () => {
+  it.each(VIRTUAL)('p = %i, TOPOCOLL_VIRTUAL_NODES=%s %o: the multi-node paths deliver every byte', async (np, layout, extra) => {
+    const env = { TOPOCOLL_VIRTUAL_NODES: layout, ...extra };
+    const run = await runNode('openmpi', np, env);
+    expectAllChecked(run, np);
+    expectAlgorithmsRan(run, np, { ...SHM_ALGORITHMS, ...extra });
+  });
+
+  it('mpich, p = 3 on nodes {0,1} and {2}, hierarchical bcast, no NUMA placement', async () => {
+    if (!FLAVOURS.includes('mpich')) return;
+    const env = { TOPOCOLL_VIRTUAL_NODES: 'block:2', TOPOCOLL_BCAST_ALGORITHM: 'hierarchical', TOPOCOLL_NUMA: '0' };
+    const run = await runNode('mpich', 3, env, 0.5);
+    expectAllChecked(run, 3);
+    expectAlgorithmsRan(run, 3, { ...SHM_ALGORITHMS, ...env });
+  });
+});
+
+describe.each(FLAVOURS)('shm collectives from C under the preload library (%s)', (flavour) => {
+  let program = '';
+  const preload = path.join(repoRoot, 'lib/native', flavour, 'libtopocoll.so');
+  const preloadArgs = flavour === 'openmpi' ? ['-x', `LD_PRELOAD=${preload}`] : ['-genv', 'LD_PRELOAD', preload];
+  const cases: Array<[number, string]> = flavour === 'mpich' ? [[2, '']] : [[3, ''], [4, 'block:2'], [5, '0,1,0,1,1']];
+
+  beforeAll(() => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'topocoll-shm-c-'));
+    program = path.join(dir, `shm-collectives-${flavour}`);
+    execFileSync(flavour === 'openmpi' ? 'mpicc.openmpi' : 'mpicc.mpich', ['-O1', '-o', program, path.join(repoRoot, 'test/mpi/programs/shm-collectives.c')]);
+  });
+
+  it.each(cases)('p = %i, virtual nodes "%s": world and a split communicator, every byte right', async (np, layout) => {
+    const run = await mpirun({
+      flavour,
+      np,
+      args: [program],
+      mpirunArgs: preloadArgs,
+      env: { ...SHM_ALGORITHMS, TOPOCOLL_STATS: '1', ...(layout ? { TOPOCOLL_VIRTUAL_NODES: layout } : {}) },
+      timeoutMs: timeoutMs(flavour),
+    });
+    expectSuccess(run);
+    const oks = run.stdout.trim().split('\n').filter((l) => l.startsWith('ok '));
+    expect(oks.map((l) => Number(l.split(' ')[1])).sort()).toEqual(Array.from({ length: np }, (_, r) => r));
+    expect(new Set(oks.map((l) => l.split(' ')[2])).size).toBe(1);
+    expectAlgorithmsRan(run, np, SHM_ALGORITHMS);
+  });
+});
+
+describe.each(FLAVOURS)('a rank dies inside a shared-memory collective (%s)', (flavour) => {
+  const modes = flavour === 'mpich' ? ['kill'] : ['kill', 'abort'];
+  it.each(modes)('%s: the job ends promptly and /dev/shm holds nothing of it', async (mode) => {
+    const np = flavour === 'mpich' ? 2 : 3;
+    const run = await mpirun({
+      flavour,
+      np,
+      args: ['test/mpi/programs/shm-fault.js', mode, '1'],
+      env: { TOPOCOLL_BCAST_ALGORITHM: 'shm_numa', TOPOCOLL_BARRIER_ALGORITHM: 'shm_hierarchical' },
+      timeoutMs: 45000,
+    });
+    expect(run.stderr).not.toContain('[test harness] killed');
+    expect(run.code).not.toBe(0);
+    const pids = run.stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l).pid as number);
+    expect(pids).toHaveLength(np);
+    for (const pid of pids) expect(() => process.kill(pid, 0), `rank pid ${pid} still alive`).toThrow();
+    expect(leftovers(pids)).toEqual([]);
+  });
+});
+
+describe('two concurrent jobs on one host (openmpi)', () => {
+  it('both pass and leave nothing in /dev/shm', async () => {
+    const runs = await Promise.all([runNode('openmpi', 3, {}), runNode('openmpi', 3, { TOPOCOLL_VIRTUAL_NODES: 'block:2' })]);
+    for (const run of runs) expectAllChecked(run, 3);
+  });
+});
+
+describe('switches and introspection (openmpi)', () => {
+  it('TOPOCOLL_SHM=0: a forced shm algorithm fails under TOPOCOLL_FALLBACK=error, naming the switch', async () => {
+    const run = await runNode('openmpi', 2, { TOPOCOLL_SHM: '0' });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/TOPOCOLL_BARRIER_ALGORITHM=shm_hierarchical cannot run this call: shared memory is off \(TOPOCOLL_SHM=0\)/);
+  });
+
+  it('TOPOCOLL_SHM=0 with TOPOCOLL_FALLBACK=silent: the system MPI runs the calls, no segment is made', async () => {
+    const run = await runNode('openmpi', 3, { TOPOCOLL_SHM: '0', TOPOCOLL_FALLBACK: 'silent' });
+    expectAllChecked(run, 3);
+    // Only alltoall tiled (no shared memory) stays ours; the others fell back to native.
+    expect(run.stderr).toMatch(/rank 0 barrier +native +calls/);
+    expect(run.stderr).toMatch(/rank 0 bcast +native +calls/);
+    expect(run.stderr).toMatch(/rank 0 alltoall +tiled +calls/);
+  });
+
+  it('topocoll info prints the rank table, the caches and the shared memory', async () => {
+    const cli = path.join(repoRoot, 'bin/topocoll.js');
+    const [text, json] = await Promise.all([
+      mpirun({ flavour: 'openmpi', np: 3, args: [process.execPath, cli, 'info'], env: { TOPOCOLL_VIRTUAL_NODES: 'block:2' } }),
+      mpirun({ flavour: 'openmpi', np: 2, args: [process.execPath, cli, 'info', '--json'] }),
+    ]);
+    expectSuccess(text);
+    expect(text.stdout).toContain('3 ranks on 2 nodes (virtual nodes');
+    expect(text.stdout).toMatch(/rank +host +node +socket +numa +core +cpu +bound +vnode/);
+    expect(text.stdout).toMatch(/\n +2 +\S+ +1 +\d+ +\d+ +\d+ +\d+ +(none|core|socket) +1\n/);
+    expect(text.stdout).toMatch(/shared memory:\n +4 channels/);
+    expectSuccess(json);
+    const report = JSON.parse(json.stdout);
+    expect(report.size).toBe(2);
+    expect(report.hierarchy.ranks.map((r: { node: number }) => r.node)).toEqual([0, 0]);
+    expect(report.hierarchy.nodeCount).toBe(1);
+    // This host has sysfs caches: at least L1 data and a last level.
+    expect(report.hierarchy.caches.length).toBeGreaterThan(1);
+    expect(report.hierarchy.sharedCacheBytes).toBeGreaterThan(0);
+    expect(report.hierarchy.shm.available).toBe(true);
+    expect(report.algorithms.bcast).toContain('shm_numa');
+  });
+});

@@ -1,0 +1,127 @@
+// The binding's pure-JS parts, without MPI: ops, MpiError, the Open MPI AVX guard, and Request's
+// progress through the event loop (driven by a scripted native request).
+import { describe, expect, it } from 'vitest';
+import { MpiError } from '../../src/mpi/errors';
+import { avoidOpenMpiAvxOp } from '../../src/mpi/lifecycle';
+import { objectOpFunction, OPS, opIndex } from '../../src/mpi/ops';
+import { Request, waitAll, waitAllSync, waitAny, type NativeRequest } from '../../src/mpi/request';
+
+describe('ops', () => {
+  it('index every op in the order of the addon table', () => {
+    expect(OPS).toEqual(['SUM', 'PROD', 'MIN', 'MAX', 'LAND', 'LOR', 'LXOR', 'BAND', 'BOR', 'BXOR']);
+    OPS.forEach((op, i) => expect(opIndex(op, 'allreduce')).toBe(i));
+  });
+
+  it('reject an unknown op naming the call and the valid choices', () => {
+    expect(() => opIndex('sum' as never, 'allreduce')).toThrow(TypeError);
+    expect(() => opIndex('AVG' as never, 'reduce')).toThrow(/^reduce: op "AVG" is not valid; valid choices: SUM, PROD, MIN, MAX, LAND, LOR, LXOR, BAND, BOR, BXOR$/);
+  });
+
+  it('fold JS values as MPI folds numbers', () => {
+    const fold = (op: (typeof OPS)[number], xs: unknown[]) => xs.reduce((a, b) => objectOpFunction<unknown>(op, 't')(a, b));
+    expect(fold('SUM', [1, 2, 3])).toBe(6);
+    expect(fold('SUM', [1n, 2n])).toBe(3n);
+    expect(fold('PROD', [2, 3, 4])).toBe(24);
+    expect(fold('MIN', [5, -1, 3])).toBe(-1);
+    expect(fold('MAX', ['a', 'c', 'b'])).toBe('c');
+    expect(fold('LAND', [1, 1, 0])).toBe(false);
+    expect(fold('LOR', [0, 0, 2])).toBe(true);
+    expect(fold('LXOR', [1, 1, 1])).toBe(true);
+    expect(fold('BAND', [0b1100, 0b1010])).toBe(0b1000);
+    expect(fold('BOR', [0b1100, 0b1010])).toBe(0b1110);
+    expect(fold('BXOR', [0b1100, 0b1010])).toBe(0b0110);
+    const concat = (a: number[], b: number[]) => a.concat(b);
+    expect(objectOpFunction(concat, 't')).toBe(concat);
+    expect(() => objectOpFunction('MEAN' as never, 'allreduceObject')).toThrow(/allreduceObject: op "MEAN" is not valid/);
+  });
+});
+
+describe('MpiError', () => {
+  it('carries the MPI error class, its name and MPI text', () => {
+    const e = new MpiError('MPI_Recv: MPI_ERR_TRUNCATE: message truncated', 15, 'MPI_ERR_TRUNCATE: message truncated', 'MPI_ERR_TRUNCATE');
+    expect(e).toBeInstanceOf(Error);
+    expect(e).toBeInstanceOf(MpiError);
+    expect(e.name).toBe('MpiError');
+    expect([e.errorClass, e.errorClassName, e.errorString]).toEqual([15, 'MPI_ERR_TRUNCATE', 'MPI_ERR_TRUNCATE: message truncated']);
+    expect([e.mpiErrorClass, e.mpiErrorString]).toEqual([15, 'MPI_ERR_TRUNCATE: message truncated']);
+    expect(String(e)).toBe('MpiError: MPI_Recv: MPI_ERR_TRUNCATE: message truncated');
+  });
+});
+
+describe('Open MPI AVX op guard', () => {
+  it('excludes the avx op component for Open MPI unless the user chose op components', () => {
+    const env: NodeJS.ProcessEnv = {};
+    avoidOpenMpiAvxOp(env, 'openmpi');
+    expect(env.OMPI_MCA_op).toBe('^avx');
+    const chosen: NodeJS.ProcessEnv = { OMPI_MCA_op: 'avx' };
+    avoidOpenMpiAvxOp(chosen, 'openmpi');
+    expect(chosen.OMPI_MCA_op).toBe('avx');
+    const mpich: NodeJS.ProcessEnv = {};
+    avoidOpenMpiAvxOp(mpich, 'mpich');
+    expect(mpich.OMPI_MCA_op).toBeUndefined();
+  });
+});
+
+// A native request that completes after `polls` calls of test() (or at once on wait()).
+function scripted(polls: number, fail?: Error): NativeRequest & { tests: number; waits: number } {
+  return {
+    tests: 0,
+    waits: 0,
+    test() {
+      this.tests++;
+      if (fail && this.tests >= polls) throw fail;
+      return this.tests >= polls;
+    },
+    wait() {
+      this.waits++;
+      if (fail) throw fail;
+    },
+  };
+}
+
+describe('Request', () => {
+  it('resolves when the native request completes, letting timers run meanwhile', async () => {
+    const native = scripted(200);
+    const buffer = new Uint8Array(4);
+    const request = new Request(native, () => buffer, [buffer]);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    const value = await request;
+    clearInterval(timer);
+    expect(value).toBe(buffer);
+    expect(native.tests).toBe(200);
+    expect(ticks).toBeGreaterThan(0);
+    expect(request.done).toBe(true);
+    expect(request.test()).toBe(true);
+    expect(native.tests).toBe(200); // a completed request is not progressed again
+  });
+
+  it('computes its value once, at completion', () => {
+    let computed = 0;
+    const request = new Request(scripted(1), () => ++computed, []);
+    expect(request.wait()).toBe(1);
+    expect(request.wait()).toBe(1);
+    expect(computed).toBe(1);
+  });
+
+  it('wait() blocks in the native request and test() polls once', () => {
+    const native = scripted(3);
+    const request = new Request(native, () => 'v', []);
+    expect(request.test()).toBe(false);
+    expect(request.wait()).toBe('v');
+    expect(native.waits).toBe(1);
+  });
+
+  it('rejects with the error the native request throws', async () => {
+    const err = new Error('MPI_Test: boom');
+    await expect(new Request(scripted(3, err), () => 0, [])).rejects.toBe(err);
+    expect(() => new Request(scripted(1, err), () => 0, []).wait()).toThrow('boom');
+  });
+
+  it('waitAll, waitAllSync and waitAny', async () => {
+    const make = (polls: number, v: string) => new Request(scripted(polls), () => v, []);
+    expect(await waitAll([make(5, 'a'), make(1, 'b'), make(9, 'c')])).toEqual(['a', 'b', 'c']);
+    expect(waitAllSync([make(5, 'x'), make(2, 'y')])).toEqual(['x', 'y']);
+    expect(await waitAny([make(50, 'slow'), make(2, 'fast')])).toEqual({ index: 1, value: 'fast' });
+  });
+});

@@ -1,0 +1,137 @@
+// The three timings of one schedule must agree: the TypeScript simulator (src/model/simulate.ts),
+// the same rules run by the addon (nativeTiming, for 8192-rank runs), and the engine's own
+// per-level Hockney model (native/engine/model/, what TOPOCOLL_SELECT=model decides by). The
+// schedules are the real C++ builders'.
+import { describe, expect, it } from 'vitest';
+import {
+  blockPlacement,
+  compileSchedule,
+  enginePredictions,
+  hockney,
+  nativeSchedules,
+  nativeTiming,
+  registeredAlgorithms,
+  simulate,
+  type Machine,
+} from '../../src/model';
+import type { CollectiveName } from '../../src/select/registry';
+import type { ScheduleParams } from '../../src/select/schedule';
+
+const INTRA = { alpha: 0.5e-6, beta: 1 / 5e9 };
+const INTER = { alpha: 2e-6, beta: 1 / 10e9 };
+
+/** The engine's two-level machine as a TypeScript profile. */
+function twoLevel(ppn: number): Machine {
+  return {
+    name: 'two-level',
+    description: 'intra-node and inter-node Hockney levels',
+    source: '<test>',
+    node: { sockets: 1, coresPerSocket: ppn, nics: 1 },
+    levels: [
+      { name: 'shm', scope: 'node', alpha: INTRA.alpha, beta: INTRA.beta, overhead: 0, gap: 0, usesNic: false },
+      { name: 'network', scope: 'system', alpha: INTER.alpha, beta: INTER.beta, overhead: 0, gap: 0, usesNic: true },
+    ],
+    copyBeta: INTRA.beta,
+  };
+}
+
+interface Case {
+  coll: CollectiveName;
+  algorithm: string;
+  p: number;
+  ppn: number;
+  bytes: number;
+}
+
+const CASES: Case[] = [
+  { coll: 'allgather', algorithm: 'ring', p: 12, ppn: 4, bytes: 4096 },
+  { coll: 'allgather', algorithm: 'bruck', p: 13, ppn: 4, bytes: 1000 },
+  { coll: 'allgather', algorithm: 'recursive_doubling', p: 16, ppn: 8, bytes: 65536 },
+  { coll: 'allgather', algorithm: 'neighbor_exchange', p: 10, ppn: 5, bytes: 8 },
+  { coll: 'allgather', algorithm: 'hierarchical', p: 12, ppn: 4, bytes: 2048 },
+  { coll: 'alltoall', algorithm: 'pairwise', p: 16, ppn: 4, bytes: 32768 },
+  { coll: 'alltoall', algorithm: 'bruck', p: 11, ppn: 4, bytes: 64 },
+  { coll: 'alltoall', algorithm: 'isend_irecv', p: 9, ppn: 3, bytes: 1024 },
+  { coll: 'bcast', algorithm: 'binomial', p: 14, ppn: 4, bytes: 100000 },
+  { coll: 'bcast', algorithm: 'scatter_allgather', p: 8, ppn: 2, bytes: 1 << 20 },
+  { coll: 'barrier', algorithm: 'dissemination', p: 7, ppn: 3, bytes: 0 },
+];
+
+/** Parameters as the engine's model gives them to the builders (explain and TOPOCOLL_SELECT=model). */
+function paramsOf(c: Case): { params: ScheduleParams; blockBytes: number; nodes: number[] } {
+  const nodes = Array.from({ length: c.p }, (_, r) => Math.floor(r / c.ppn));
+  const bcast = c.coll === 'bcast';
+  const count = c.coll === 'barrier' ? 0 : bcast ? c.bytes : 1;
+  const blockBytes = c.coll === 'barrier' ? 0 : bcast ? 1 : c.bytes;
+  const elementBytes = Math.max(1, blockBytes);
+  return { params: { count, elementBytes, shmElements: Math.floor((1 << 20) / elementBytes), nodes }, blockBytes, nodes };
+}
+
+describe('TypeScript simulator, addon timing and engine model agree on real schedules', () => {
+  const built = (coll: CollectiveName) => registeredAlgorithms(coll);
+
+  for (const c of CASES) {
+    it(`${c.coll} ${c.algorithm}, p=${c.p}, ${c.ppn} per node, ${c.bytes} B`, () => {
+      expect(built(c.coll)).toContain(c.algorithm);
+      const { params, blockBytes } = paramsOf(c);
+      const machine = twoLevel(c.ppn);
+      const placement = blockPlacement(c.p, c.ppn, machine);
+      const request = (rank: number) => ({ collective: c.coll, algorithm: c.algorithm, p: c.p, rank, params });
+
+      const ts = simulate({
+        p: c.p,
+        compiled: (rank) => compileSchedule(nativeSchedules(request(rank)), c.p, false),
+        machine,
+        placement,
+        model: hockney,
+        blockBytes,
+      });
+      expect(ts.time).toBeGreaterThan(0);
+
+      const addonTiming = nativeTiming(request(0), machine, placement, 'hockney', blockBytes);
+      expect(addonTiming.seconds).toBeCloseTo(ts.time, 12);
+      expect(addonTiming.messages).toBe(ts.messages);
+      expect(addonTiming.bytes).toBe(ts.bytes);
+      expect(addonTiming.alcd).toBeCloseTo(ts.alcd, 9);
+
+      const engine = enginePredictions(c.coll, c.p, { ...params, blockBytes, intra: INTRA, inter: INTER });
+      const mine = engine.predictions.find((x) => x.algorithm === c.algorithm)!;
+      expect(mine.skipped).toBeUndefined();
+      expect(mine.predicted_us! / 1e6).toBeCloseTo(ts.time, 12);
+      expect(mine.messages).toBe(ts.messages);
+      expect(mine.rounds).toBe(ts.rounds);
+    });
+  }
+
+  it('the engine model picks the algorithm with the smallest prediction', () => {
+    const c: Case = { coll: 'allgather', algorithm: 'ring', p: 16, ppn: 4, bytes: 16 };
+    const { params, blockBytes } = paramsOf(c);
+    const engine = enginePredictions(c.coll, c.p, { ...params, blockBytes, intra: INTRA, inter: INTER });
+    const predicted = engine.predictions.filter((x) => x.predicted_us !== undefined);
+    expect(predicted.length).toBeGreaterThan(2);
+    const fastest = predicted.reduce((a, b) => (b.predicted_us! < a.predicted_us! ? b : a));
+    expect(engine.choice?.algorithm).toBe(fastest.algorithm);
+    expect(engine.choice?.reason).toMatch(/^model: smallest predicted time, \d+\.\d\d us/);
+  });
+
+  it('short blocks favour Bruck alltoall, long blocks pairwise exchange (seed 002 section 2)', () => {
+    const predicted = (bytes: number) => {
+      const c: Case = { coll: 'alltoall', algorithm: 'pairwise', p: 16, ppn: 16, bytes };
+      const { params, blockBytes } = paramsOf(c);
+      const rows = enginePredictions(c.coll, c.p, { ...params, blockBytes, intra: INTRA, inter: INTER }).predictions;
+      const us = (a: string) => rows.find((x) => x.algorithm === a)!.predicted_us!;
+      return { bruck: us('bruck'), pairwise: us('pairwise') };
+    };
+    const short = predicted(8);
+    expect(short.bruck).toBeLessThan(short.pairwise);
+    const long = predicted(1 << 20);
+    expect(long.pairwise).toBeLessThan(long.bruck);
+  });
+
+  it('rejects bad machines with a clear message', () => {
+    const c = CASES[0];
+    const { params } = paramsOf(c);
+    expect(() => enginePredictions(c.coll, c.p, { ...params, blockBytes: 8, intra: { alpha: -1, beta: 0 } })).toThrow(/intra.alpha and intra.beta must be non-negative/);
+    expect(() => enginePredictions(c.coll, c.p, { ...params, nodes: [0, 1], blockBytes: 8 })).toThrow(/nodes must be an array of 12 numbers/);
+  });
+});

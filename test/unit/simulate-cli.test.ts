@@ -1,0 +1,104 @@
+// `topocoll simulate` end to end (no MPI launch): table, JSON, sweep files, and errors that name
+// what is wrong. Schedules are the real C++ builders'.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { UsageError } from '../../src/cli/args';
+import { simulate } from '../../src/cli/simulate';
+import { alltoallLongTime, loadProfile, registeredAlgorithms } from '../../src/model';
+
+async function run(args: string[]): Promise<{ code: number; out: string }> {
+  const lines: string[] = [];
+  const spy = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => {
+    lines.push(a.join(' '));
+  });
+  try {
+    const code = await simulate.run(args);
+    return { code, out: lines.join('\n') };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+describe('topocoll simulate', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('--json prints one row per registered algorithm with the documented fields', async () => {
+    const { code, out } = await run(['--coll', 'allgather', '--np', '24', '--ppn', '8', '--bytes', '1K', '--json']);
+    expect(code).toBe(0);
+    const rows = JSON.parse(out) as Array<Record<string, unknown>>;
+    expect(rows.map((r) => r.algorithm)).toEqual(registeredAlgorithms('allgather'));
+    for (const r of rows) {
+      expect(r.predicted_us).toBeGreaterThan(0);
+      expect(Number.isInteger(r.rounds)).toBe(true);
+      expect(r.bytes).toBeGreaterThan(0);
+      expect(typeof r.alcd).toBe('number');
+    }
+    const ring = rows.find((r) => r.algorithm === 'ring')!;
+    // Every rank receives 23 blocks of 1 KiB, one at a time from its left neighbour.
+    expect(ring.bytes).toBe(24 * 23 * 1024);
+    expect(ring.alcd).toBeCloseTo(2 - 2 / 24, 12);
+  });
+
+  it('reproduces seed 002 eq. (2) for pairwise alltoall on BXJ (the old model)', async () => {
+    const { out } = await run(['--coll', 'alltoall', '--algorithm', 'pairwise', '--np', '512', '--ppn', '8', '--bytes', '4K', '--json']);
+    const [row] = JSON.parse(out);
+    const eq2 = alltoallLongTime(loadProfile('bxj'), { p: 512, blockBytes: 4096, ppn: 8 }) * 1e6;
+    expect(row.predicted_us / eq2).toBeGreaterThan(0.97);
+    expect(row.predicted_us / eq2).toBeLessThan(1.03);
+  });
+
+  it('the TypeScript and the addon timing give the same table', async () => {
+    const args = ['--coll', 'alltoall', '--np', '20', '--ppn', '4', '--bytes', '3000', '--json'];
+    const native = JSON.parse((await run(args)).out);
+    const js = JSON.parse((await run([...args, '--timing', 'js'])).out);
+    expect(js.map((r: { algorithm: string }) => r.algorithm)).toEqual(native.map((r: { algorithm: string }) => r.algorithm));
+    js.forEach((r: { predicted_us: number; messages: number }, i: number) => {
+      expect(r.predicted_us).toBeCloseTo(native[i].predicted_us, 6);
+      expect(r.messages).toBe(native[i].messages);
+    });
+  });
+
+  it('prints a table that marks the fastest algorithm', async () => {
+    const { code, out } = await run(['--coll', 'bcast', '--np', '16', '--bytes', '64K', '--machine', 'bxj']);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^bcast on 16 ranks, 12 per node, 64 KiB message; machine bxj, hockney model/);
+    expect(out).toMatch(/algorithm\s+predicted\s+rounds\s+bytes\s+messages\s+ALCD/);
+    expect(out).toMatch(/binomial/);
+    expect(out.split('\n').filter((l) => /^\S+ \*/.test(l))).toHaveLength(1);
+  });
+
+  it('--sweep writes the JSON and an SVG plot of every algorithm over the sizes', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'topocoll-sim-'));
+    dirs.push(dir);
+    const { code } = await run(['--coll', 'alltoall', '--algorithm', 'all', '--np', '8,32', '--ppn', '4', '--bytes', '16,1K,64K', '--sweep', '--out', dir]);
+    expect(code).toBe(0);
+    const doc = JSON.parse(readFileSync(path.join(dir, 'simulate-alltoall.json'), 'utf8'));
+    const algorithms = registeredAlgorithms('alltoall');
+    expect(doc.points).toHaveLength(2 * 3 * algorithms.length);
+    expect(new Set(doc.points.map((p: { np: number }) => p.np))).toEqual(new Set([8, 32]));
+    const svg = readFileSync(path.join(dir, 'simulate-alltoall.svg'), 'utf8');
+    expect(svg.startsWith('<svg')).toBe(true);
+    for (const a of algorithms) expect(svg).toContain(`${a} (np 32)`);
+    expect((svg.match(/<path /g) ?? []).length).toBe(2 * algorithms.length);
+  });
+
+  it('contention model: needs rho, and a higher load predicts a longer time', async () => {
+    await expect(run(['--coll', 'alltoall', '--np', '64', '--model', 'contention'])).rejects.toThrow(/--model contention needs --rho/);
+    const at = async (rho: string) =>
+      JSON.parse((await run(['--coll', 'alltoall', '--algorithm', 'pairwise', '--np', '64', '--ppn', '8', '--bytes', '16K', '--model', 'contention', '--rho', rho, '--json'])).out)[0]
+        .predicted_us as number;
+    expect(await at('0.9')).toBeGreaterThan(await at('0.5'));
+  });
+
+  it('names the bad argument', async () => {
+    await expect(run(['--coll', 'allgather', '--np', '8', '--algorithm', 'bogus'])).rejects.toThrow(/--algorithm=bogus is not a allgather algorithm; valid choices: ring/);
+    await expect(run(['--coll', 'allgather', '--np', '8', '--machine', '/nonexistent/m.yaml'])).rejects.toThrow(/\/nonexistent\/m.yaml: cannot read/);
+    await expect(run(['--coll', 'allgather'])).rejects.toThrow(UsageError);
+    await expect(run(['--coll', 'allgather', '--np', '8', '--rho', '1.5'])).rejects.toThrow(/--rho=1.5 must be a number in \[0, 1\)/);
+  });
+});

@@ -4,7 +4,7 @@
 //   node scripts/build-native.mjs            every installed flavour, or only TOPOCOLL_MPI's if set
 //   node scripts/build-native.mjs --cmake    the same through CMakeLists.txt (build-cmake/<flavour>)
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FLAVOURS, installedFlavours, installHint, isInstalled, requestedFlavour } from './mpi.mjs';
@@ -36,13 +36,19 @@ function nodedirArgs() {
   return existsSync(path.join(prefix, 'include/node/node.h')) ? [`--nodedir=${prefix}`] : [];
 }
 
+// Copy then rename: a running job keeps its mapping of the old file instead of dying with SIGBUS.
+function installAtomically(from, to) {
+  const tmp = `${to}.tmp-${process.pid}`;
+  copyFileSync(from, tmp);
+  renameSync(tmp, to);
+}
+
 function buildWithGyp(flavour) {
   const [cmd, pre] = nodeGyp();
   run(cmd, [...pre, 'rebuild', '--loglevel=error', ...nodedirArgs()], { TOPOCOLL_MPI: flavour });
   const out = path.join(root, 'lib/native', flavour);
   mkdirSync(out, { recursive: true });
-  copyFileSync(path.join(root, 'build/Release/libtopocoll.so'), path.join(out, 'libtopocoll.so'));
-  copyFileSync(path.join(root, 'build/Release/topocoll_native.node'), path.join(out, 'topocoll_native.node'));
+  for (const file of ['libtopocoll.so', 'topocoll_native.node']) installAtomically(path.join(root, 'build/Release', file), path.join(out, file));
   console.log(`topocoll: built ${FLAVOURS[flavour].title} products in ${path.relative(root, out)}/`);
 }
 

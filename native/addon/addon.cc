@@ -104,6 +104,13 @@ static std::vector<MPI_Comm>& commTable() {
 
 MPI_Comm commArg(const Napi::Value& value, const char* name) {
   auto& table = commTable();
+  // Every call passes a handle: take the one-query path when it is a valid index (handles are the
+  // integers the TypeScript layer got from us), and let intArg word the error otherwise.
+  int32_t h32 = -1;
+  if (napi_get_value_int32(value.Env(), value, &h32) == napi_ok && h32 >= 0 && static_cast<size_t>(h32) < table.size() &&
+      table[h32] != MPI_COMM_NULL) {
+    return table[h32];
+  }
   int64_t h = intArg(value, name, 0, static_cast<int64_t>(table.size()) - 1);
   if (table[h] == MPI_COMM_NULL) throwType(value.Env(), std::string(name) + " is a freed communicator");
   return table[h];

@@ -173,7 +173,7 @@ Napi::Value BenchCollective(const Napi::CallbackInfo& info) {
   if (coll == Collective::Barrier) bytes = 0;
 
   Shape shape = shapeOf(coll, p, bytes);
-  if (shape.recv_bytes > (int64_t{1} << 34) / 1) throwRange(env, "benchCollective: bytes too large for this benchmark");
+  if (shape.recv_bytes > (int64_t{1} << 34)) throwRange(env, "benchCollective: more than 16 GiB per call; use fewer ranks or smaller sizes");
   // Slots 64-byte aligned and disjoint; as many as fit in rotateBytes (at least one).
   int64_t send_stride = roundUp(std::max<int64_t>(shape.send_bytes, 1), 64);
   int64_t recv_stride = roundUp(std::max<int64_t>(shape.recv_bytes, 1), 64);

@@ -185,8 +185,8 @@ int executeSchedule(const Schedule& schedule, const Bindings& in, MPI_Comm comm,
   ShmContext::Call call;
   if (schedule.shm != ShmUse::None) {
     if (!shm) return MPI_ERR_INTERN;
-    call = shm->beginCall();
-    if (schedule.shm == ShmUse::Data && (rc = shm->waitUntil([&] { return shm->channelFree(call); }, nullptr)) != MPI_SUCCESS) {
+    call = shm->beginCall(schedule.shm);
+    if ((rc = shm->waitUntil([&] { return shm->channelFree(call); }, nullptr)) != MPI_SUCCESS) {
       return rc;
     }
   }
@@ -231,7 +231,7 @@ int ScheduleRequest::start() {
   begun_ = false;
   if (schedule_->shm != ShmUse::None) {
     if (!shm_) return MPI_ERR_INTERN;
-    call_ = shm_->beginCall();
+    call_ = shm_->beginCall(schedule_->shm);
     shm_->addInFlight(this);
     in_flight_ = true;
   }
@@ -258,7 +258,7 @@ int ScheduleRequest::advance(bool blocking) {
   auto fail = [&](int code) { return error_ = code; };
   if (error_ != MPI_SUCCESS) return error_;
   if (!begun_) {
-    if (schedule_->shm == ShmUse::Data && !shm_->channelFree(call_)) {
+    if (schedule_->shm != ShmUse::None && !shm_->channelFree(call_)) {
       if (!blocking) return MPI_SUCCESS;
       if ((rc = shm_->waitUntil([&] { return shm_->channelFree(call_); }, this)) != MPI_SUCCESS) return fail(rc);
     }

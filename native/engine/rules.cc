@@ -174,6 +174,12 @@ bool matches(const Rule& r, int p, int64_t block_bytes, int64_t total_bytes) {
   return true;
 }
 
+void buildReasons(RuleSet* set) {
+  for (Rule& r : set->rules) {
+    r.reason = "rules file " + set->source + ":" + std::to_string(r.line) + (r.why.empty() ? "" : ": " + r.why);
+  }
+}
+
 }  // namespace
 
 bool parse(const std::string& text, const std::string& source, RuleSet* out, std::string* error) {
@@ -192,6 +198,7 @@ bool parse(const std::string& text, const std::string& source, RuleSet* out, std
   set.source = source;
   Reader reader(source, error);
   if (!reader.document(doc, &set)) return false;
+  buildReasons(&set);
   *out = std::move(set);
   return true;
 }
@@ -202,6 +209,7 @@ bool install(const std::string& json_text, const std::string& source, const std:
   for (size_t i = 0; i < set->rules.size() && i < lines.size(); ++i) {
     if (lines[i] > 0) set->rules[i].line = lines[i];
   }
+  buildReasons(set.get());
   g_rules = std::move(set);
   g_installed = true;
   return true;
@@ -243,7 +251,7 @@ bool select(const RuleSet& set, Collective coll, int p, int64_t block_bytes, int
       if (collectiveEntry(coll).uses_shm[rule.algorithm] && !cfg.get(Parameter::Shm)) continue;
     }
     *algorithm = rule.algorithm;
-    *reason = "rules file " + set.source + ":" + std::to_string(rule.line) + (rule.why.empty() ? "" : ": " + rule.why);
+    *reason = rule.reason;
     return true;
   }
   return false;

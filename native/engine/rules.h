@@ -31,7 +31,8 @@ struct Rule {
   int min_ranks = -1, max_ranks = -1;      // inclusive; -1 = unbounded
   int power_of_two = -1;                   // 1: only powers of two, 0: only others, -1: any
   std::string why;
-  int line = 0;  // in the file the user wrote
+  int line = 0;        // in the file the user wrote
+  std::string reason;  // "rules file <path>:<line>: <why>", built once: selection runs on every call
 };
 
 struct RuleSet {

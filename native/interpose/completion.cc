@@ -1,7 +1,8 @@
 // The completion calls. While one of our nonblocking collectives is pending (requests.cc), each
 // first moves every pending collective on, and the waits poll (progress + PMPI_Test*) instead of
 // blocking in PMPI_Wait*, which would never return for a generalized request nobody completes.
-// With nothing pending they are one atomic load away from PMPI_*.
+// With nothing pending they are one atomic load away from the next definition (a profiler
+// below us, else the MPI's own).
 // MPI_Request_free and MPI_Cancel need nothing of ours: the MPI handles them for generalized
 // requests (requests.cc says how ours behave).
 #include <mpi.h>
@@ -52,23 +53,30 @@ int waitallProgressing(int count, MPI_Request requests[], MPI_Status statuses[])
 
 extern "C" {
 
-int MPI_Wait(MPI_Request* request, MPI_Status* status) { return waitProgressing(request, status); }
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  if (!requests::anyPending()) return TOPOCOLL_NEXT(MPI_Wait)(request, status);
+  return waitProgressing(request, status);
+}
 
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  if (!requests::anyPending()) return TOPOCOLL_NEXT(MPI_Test)(request, flag, status);
   requests::progress();
   return PMPI_Test(request, flag, status);
 }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  if (!requests::anyPending()) return TOPOCOLL_NEXT(MPI_Waitall)(count, requests, statuses);
   return waitallProgressing(count, requests, statuses);
 }
 
 int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+  if (!requests::anyPending()) return TOPOCOLL_NEXT(MPI_Testall)(count, requests, flag, statuses);
   requests::progress();
   return PMPI_Testall(count, requests, flag, statuses);
 }
 
 int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+  if (!requests::anyPending()) return TOPOCOLL_NEXT(MPI_Waitany)(count, requests, index, status);
   int rc = MPI_SUCCESS;
   auto test = [&](int* r) {
     int flag = 0;
@@ -79,11 +87,13 @@ int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* statu
 }
 
 int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+  if (!requests::anyPending()) return TOPOCOLL_NEXT(MPI_Testany)(count, requests, index, flag, status);
   requests::progress();
   return PMPI_Testany(count, requests, index, flag, status);
 }
 
 int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+  if (!requests::anyPending()) return TOPOCOLL_NEXT(MPI_Waitsome)(incount, requests, outcount, indices, statuses);
   int rc = MPI_SUCCESS;
   auto test = [&](int* r) {
     *r = PMPI_Testsome(incount, requests, outcount, indices, statuses);
@@ -93,11 +103,13 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices
 }
 
 int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+  if (!requests::anyPending()) return TOPOCOLL_NEXT(MPI_Testsome)(incount, requests, outcount, indices, statuses);
   requests::progress();
   return PMPI_Testsome(incount, requests, outcount, indices, statuses);
 }
 
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  if (!requests::anyPending()) return TOPOCOLL_NEXT(MPI_Request_get_status)(request, flag, status);
   requests::progress();
   return PMPI_Request_get_status(request, flag, status);
 }

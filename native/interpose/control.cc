@@ -6,8 +6,9 @@
 //       comma-separated list in registry order, written like snprintf; returns the length of the
 //       whole list, or -1 for an unknown collective.
 //   int topocoll_force_algorithm(const char* collective, const char* algorithm)
-//       From the next call on, runs `collective` with `algorithm` ("auto", "native" or a name),
-//       as TOPOCOLL_<COLL>_ALGORITHM does from init. Every rank must make the same change
+//       From the next call on, runs `collective` with `algorithm` ("native" or a name), ahead of
+//       TOPOCOLL_<COLL>_ALGORITHM and the rules (the engine's run-time override, which the
+//       benchmarks use too); "auto" removes the override. Every rank must make the same change
 //       between the same collectives (the choice must agree across a communicator). Returns 0,
 //       or -1 with one message on stderr naming the valid choices.
 //
@@ -19,10 +20,7 @@
 
 #include "algorithm_registry.h"
 #include "config.h"
-
-namespace topocoll {
-void installConfig(const Config& c);  // config.cc
-}
+#include "override.h"
 
 using namespace topocoll;
 
@@ -55,9 +53,7 @@ __attribute__((visibility("default"))) int topocoll_force_algorithm(const char* 
     std::fprintf(stderr, "topocoll_force_algorithm: %s\n", algorithm ? error.c_str() : "no algorithm given");
     return -1;
   }
-  Config c = config();
-  c.forced[static_cast<int>(coll)] = value;
-  installConfig(c);
+  override_algorithm::setForced(coll, value);
   return 0;
 }
 

@@ -6,8 +6,10 @@
 // the C entry points. The completion calls are exported too, since a Fortran MPI_WAIT would
 // otherwise block in PMPI_Wait on a request only our progress completes; they poll through
 // Open MPI's own Fortran pmpi_test* while our collectives are pending, then hand over to pmpi_*.
-// MPICH's Fortran layer calls MPI_* (our C definitions): wrapping it here would intercept twice,
-// so this file is compiled for Open MPI only.
+// MPI_INIT, MPI_INIT_THREAD and MPI_FINALIZE are exported for the same reason: Open MPI's go to
+// PMPI_Init/PMPI_Finalize, and the engine must start and print its statistics.
+// MPICH's Fortran layer (libmpichfort) calls MPI_* (our C definitions): wrapping it here would
+// intercept twice, so this file is compiled for Open MPI only.
 #include <mpi.h>
 
 #if defined(OMPI_MAJOR_VERSION)
@@ -61,6 +63,19 @@ bool pollWhilePending(Test test, F* ierr) {
 }  // namespace
 
 extern "C" {
+
+// ---- init and finalize: Open MPI's Fortran MPI_INIT calls PMPI_Init, which would leave the
+// engine uninitialized (every call then passes through) and TOPOCOLL_STATS unprinted --------------
+
+static void topocoll_f_init(F* ierr) { *ierr = MPI_Init(nullptr, nullptr); }
+
+static void topocoll_f_init_thread(F* required, F* provided, F* ierr) {
+  int p = MPI_THREAD_SINGLE;
+  *ierr = MPI_Init_thread(nullptr, nullptr, *required, &p);
+  *provided = p;
+}
+
+static void topocoll_f_finalize(F* ierr) { *ierr = MPI_Finalize(); }
 
 // ---- collectives -----------------------------------------------------------------------------
 
@@ -185,6 +200,10 @@ static void topocoll_f_request_get_status(F* request, F* flag, F* status, F* ier
   void mpi_##lower##__ params __attribute__((alias("topocoll_f_" #lower)));             \
   void MPI_##UPPER params __attribute__((alias("topocoll_f_" #lower)));                 \
   void ompi_##lower##_f params __attribute__((alias("topocoll_f_" #lower)))
+
+TOPOCOLL_FORTRAN(init, INIT, (F*));
+TOPOCOLL_FORTRAN(init_thread, INIT_THREAD, (F*, F*, F*));
+TOPOCOLL_FORTRAN(finalize, FINALIZE, (F*));
 
 #define COLL_PARAMS (const void*, F*, F*, void*, F*, F*, F*, F*)
 #define ICOLL_PARAMS (const void*, F*, F*, void*, F*, F*, F*, F*, F*)

@@ -1,6 +1,8 @@
 // MPI_* definitions that route collectives through the engine (the PMPI profiling interface):
 // LD_PRELOAD=libtopocoll.so makes them win over the MPI library's own, and everything we do
-// not define still resolves to the MPI library. We only ever call PMPI_*.
+// not define still resolves to the MPI library. The engine only ever calls PMPI_*; a call we
+// hand on (TOPOCOLL_PASSTHROUGH, init, finalize) goes to the next definition (TOPOCOLL_NEXT),
+// which is a profiler preloaded after us, or the MPI's own.
 // This file: init/finalize and the blocking collectives.
 #include <mpi.h>
 
@@ -60,39 +62,40 @@ using interpose::runBlocking;
 
 extern "C" {
 
-int MPI_Init(int* argc, char*** argv) { return interpose::afterInit(PMPI_Init(argc, argv)); }
+// Init and finalize go to the next definition too: a profiler below us must start and stop.
+int MPI_Init(int* argc, char*** argv) { return interpose::afterInit(TOPOCOLL_NEXT(MPI_Init)(argc, argv)); }
 
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-  return interpose::afterInit(PMPI_Init_thread(argc, argv, required, provided));
+  return interpose::afterInit(TOPOCOLL_NEXT(MPI_Init_thread)(argc, argv, required, provided));
 }
 
 int MPI_Finalize(void) {
   interpose::requests::unhookMpiProgress();
   engine::finalize();
-  return PMPI_Finalize();
+  return TOPOCOLL_NEXT(MPI_Finalize)();
 }
 
 int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
-  if (bypass()) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  if (bypass()) return TOPOCOLL_PASS(MPI_Allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   return runBlocking(comm, [&](engine::RequestOut r) {
     return engine::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);
   });
 }
 
 int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  if (bypass()) return PMPI_Bcast(buffer, count, datatype, root, comm);
+  if (bypass()) return TOPOCOLL_PASS(MPI_Bcast)(buffer, count, datatype, root, comm);
   return runBlocking(comm, [&](engine::RequestOut r) { return engine::bcast(buffer, count, datatype, root, comm, r); });
 }
 
 int MPI_Barrier(MPI_Comm comm) {
-  if (bypass()) return PMPI_Barrier(comm);
+  if (bypass()) return TOPOCOLL_PASS(MPI_Barrier)(comm);
   return runBlocking(comm, [&](engine::RequestOut r) { return engine::barrier(comm, r); });
 }
 
 int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm) {
-  if (bypass()) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  if (bypass()) return TOPOCOLL_PASS(MPI_Alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   return runBlocking(comm, [&](engine::RequestOut r) {
     return engine::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);
   });

@@ -8,6 +8,7 @@
 //   fortran.cc      Open MPI's Fortran symbols (its Fortran layer calls PMPI_* directly)
 #pragma once
 
+#include <dlfcn.h>
 #include <mpi.h>
 
 #include <memory>
@@ -25,8 +26,28 @@ struct EngineScope {
   ~EngineScope() { --t_depth; }
 };
 
-// True when a call must go straight to PMPI_*: re-entered, before init, or TOPOCOLL_PASSTHROUGH.
+// True when a call must not run through the engine: re-entered, before init, or
+// TOPOCOLL_PASSTHROUGH. Such calls go to TOPOCOLL_PASS(fn).
 bool bypass();
+
+// The definition of `name` that ours hides: the next library in the lookup order (a profiler
+// preloaded after us), else the MPI's own PMPI_ one. Calls we hand on go there, so that a tool
+// stacked below us still sees them; the engine itself calls PMPI_* only.
+template <typename Fn>
+Fn nextDefinition(const char* name, Fn pmpi) {
+  void* next = dlsym(RTLD_NEXT, name);
+  return next ? reinterpret_cast<Fn>(next) : pmpi;
+}
+
+// The next definition of MPI function `fn` (looked up once per call site).
+#define TOPOCOLL_NEXT(fn)                                                                          \
+  ([]() {                                                                                          \
+    static const auto next = ::topocoll::interpose::nextDefinition(#fn, &P##fn);                   \
+    return next;                                                                                   \
+  }())
+// Where a call that does not run through the engine goes: PMPI_* when re-entered from inside the
+// engine (a tool below us must not see our own traffic), else the next definition.
+#define TOPOCOLL_PASS(fn) (::topocoll::interpose::t_depth > 0 ? &P##fn : TOPOCOLL_NEXT(fn))
 
 // An error of the engine reaches the user as the MPI's own would: through the communicator's
 // error handler (MPI_ERRORS_ARE_FATAL by default), then as the return code.

@@ -32,7 +32,7 @@ extern "C" {
 int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                     MPI_Datatype recvtype, MPI_Comm comm) {
   if (!engineTakes(sendbuf, sendcount, recvcount)) {
-    return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return TOPOCOLL_PASS(MPI_Allgather_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   }
   return runBlocking(comm, [&](engine::RequestOut r) {
     return engine::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);
@@ -42,7 +42,7 @@ int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   if (!engineTakes(sendbuf, sendcount, recvcount)) {
-    return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return TOPOCOLL_PASS(MPI_Iallgather_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   }
   return runNonblocking(comm, request, [&](engine::RequestOut r) {
     return engine::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);
@@ -50,12 +50,12 @@ int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
 }
 
 int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  if (bypass() || !fitsInt(count)) return PMPI_Bcast_c(buffer, count, datatype, root, comm);
+  if (bypass() || !fitsInt(count)) return TOPOCOLL_PASS(MPI_Bcast_c)(buffer, count, datatype, root, comm);
   return runBlocking(comm, [&](engine::RequestOut r) { return engine::bcast(buffer, count, datatype, root, comm, r); });
 }
 
 int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
-  if (bypass() || !fitsInt(count)) return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
+  if (bypass() || !fitsInt(count)) return TOPOCOLL_PASS(MPI_Ibcast_c)(buffer, count, datatype, root, comm, request);
   return runNonblocking(comm, request,
                         [&](engine::RequestOut r) { return engine::bcast(buffer, count, datatype, root, comm, r); });
 }
@@ -63,7 +63,7 @@ int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
 int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm) {
   if (!engineTakes(sendbuf, sendcount, recvcount)) {
-    return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return TOPOCOLL_PASS(MPI_Alltoall_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   }
   return runBlocking(comm, [&](engine::RequestOut r) {
     return engine::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);
@@ -73,7 +73,7 @@ int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   if (!engineTakes(sendbuf, sendcount, recvcount)) {
-    return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return TOPOCOLL_PASS(MPI_Ialltoall_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   }
   return runNonblocking(comm, request, [&](engine::RequestOut r) {
     return engine::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);

@@ -1,5 +1,6 @@
 // Remapped vs original allgather on the emulated cluster (docs/topology.md, "Measured"):
 //   topocoll cluster run [--map-by slot|node] scripts/cluster/remap-bench.js [ALG,...] [BYTES,...] [ROUNDS]
+// (ALG: any allgather algorithm, native = the system MPI's, auto = topocoll's own choice)
 // For every block size and algorithm: the time per call (the slowest rank's mean over a timed
 // loop, C++ loop in the addon: benchCollective), measured in ROUNDS rounds that interleave the
 // algorithms (so that drift of the shared machine hits all alike), 3 repetitions per round;
@@ -32,7 +33,7 @@ function switchDeliveredBytes() {
 }
 
 function scheduleCrossBytes(alg, bytes) {
-  if (alg === 'native') return null;
+  if (alg === 'native' || alg === 'auto') return null;
   let cross = 0;
   for (let r = 0; r < world.size; r++) {
     const s = native.buildSchedule('allgather', alg, world.size, r, { count: 1, nodes });
@@ -77,6 +78,8 @@ for (const bytes of SIZES) {
       roundMediansUs: roundMedians[alg],
       crossHostBytesSchedule: scheduleCrossBytes(alg, bytes),
       crossHostBytesWire: Math.round(wire),
+      // What `auto` runs at this size (TOPOCOLL_TOPOLOGY and the rules decide).
+      ...(alg === 'auto' ? { chosen: world.algorithmFor('allgather', bytes) } : {}),
     });
   }
 }

@@ -2,7 +2,7 @@
 // ping-pong between two ranks that meet at that level: inside a node (shared memory) and, when
 // the job spans nodes, across them. t(n) = alpha + n / beta: alpha is the half round-trip of a
 // small message, beta the inverse slope over large ones (where alpha no longer matters), taken
-// as the median of pairwise slopes so that one delayed size on a shared machine does not skew it.
+// as a repeated median so that a delayed size on a shared machine does not skew it.
 // The result is a topology file (TOPOCOLL_TOPOLOGY) for the models and the topology-aware
 // selection.
 import type { Comm } from '../mpi/comm';
@@ -24,7 +24,7 @@ export interface LevelFit {
   points: Array<[number, number]>;
 }
 
-export const CALIBRATION_SIZES = [8, 64, 512, 4096, 32768, 65536, 262144, 1048576, 4194304];
+export const CALIBRATION_SIZES = [8, 64, 512, 4096, 32768, 65536, 131072, 262144, 524288, 1048576, 2097152, 4194304];
 const BANDWIDTH_FROM = 65536;
 
 function iterationsFor(bytes: number, quick: boolean): number {
@@ -32,16 +32,10 @@ function iterationsFor(bytes: number, quick: boolean): number {
   return quick ? Math.max(5, Math.floor(n / 4)) : n;
 }
 
-/** Theil-Sen slope of y over x: the median of pairwise slopes, robust to one delayed point. */
+/** Siegel's repeated-median slope of y over x: robust to a delayed point or two. */
 function robustSlope(points: ReadonlyArray<[number, number]>): number {
-  const slopes: number[] = [];
-  for (let i = 0; i < points.length; i++) {
-    for (let j = i + 1; j < points.length; j++) {
-      const dx = points[j][0] - points[i][0];
-      if (dx !== 0) slopes.push((points[j][1] - points[i][1]) / dx);
-    }
-  }
-  return slopes.length ? median(slopes) : NaN;
+  const perPoint = points.map(([x0, y0]) => median(points.filter(([x]) => x !== x0).map(([x, y]) => (y - y0) / (x - x0))));
+  return perPoint.length > 1 ? median(perPoint) : NaN;
 }
 
 /** alpha (s) and beta (B/s) from (bytes, microseconds) points. */
@@ -98,7 +92,7 @@ export function topologyYaml(fits: readonly LevelFit[], library: string): string
   const lines = [
     `# Calibrated by \`topocoll bench --calibrate\` on ${m.hostname} (${m.cpuModel}, ${m.cpus} CPUs), ${new Date().toISOString()}`,
     `# ${library}. Ping-pong between two ranks per level: latency = half round-trip of 8-64 B,`,
-    `# bandwidth = inverse of the median pairwise slope of the half round-trip over ${BANDWIDTH_FROM / 1024} KiB..4 MiB (Hockney: t(n) = latency + n / bandwidth).`,
+    `# bandwidth = inverse of the repeated-median slope of the half round-trip over ${BANDWIDTH_FROM / 1024} KiB..4 MiB (Hockney: t(n) = latency + n / bandwidth).`,
     `name: calibrated-${m.hostname.replace(/[^A-Za-z0-9_.-]/g, '-')}`,
     `description: measured by topocoll bench --calibrate`,
     'levels:',

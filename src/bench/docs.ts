@@ -26,13 +26,30 @@ interface Experiment {
   launch: { np: number; mpi: 'openmpi' | 'mpich' } | { cluster: true; np: number; mapBy: 'slot' | 'node' };
   env?: Record<string, string>;
   plots: boolean;
+  /** Run `topocoll tune` with the same arguments first and measure under its rules (TOPOCOLL_RULES). */
+  tuneFirst?: boolean;
 }
 
 const FULL_SIZES = '1..4M';
+/** The emulated cluster the cluster experiments bring up (and down) for themselves. */
+const CLUSTER = 'tcbench';
+
+function clusterCli(args: string[]): number {
+  const r = spawnSync(process.execPath, [CLI, 'cluster', ...args, '--name', CLUSTER], { stdio: ['ignore', 'inherit', 'inherit'], cwd: packageRoot });
+  return r.status ?? 1;
+}
 
 export const EXPERIMENTS: Experiment[] = [
   { name: 'local-openmpi-2', title: 'this machine, 2 ranks, Open MPI', args: ['--sizes', FULL_SIZES], launch: { np: 2, mpi: 'openmpi' }, plots: true },
   { name: 'local-mpich-2', title: 'this machine, 2 ranks, MPICH', args: ['--sizes', FULL_SIZES], launch: { np: 2, mpi: 'mpich' }, plots: true },
+  {
+    name: 'tuned-openmpi-2',
+    title: 'this machine, 2 ranks, Open MPI, under the rules `topocoll tune` wrote just before',
+    args: ['--collectives', 'allgather,bcast,alltoall', '--sizes', '8..1M', '--repetitions', '7'],
+    launch: { np: 2, mpi: 'openmpi' },
+    plots: false,
+    tuneFirst: true,
+  },
   {
     name: 'seed000-openmpi-8',
     title: 'seed 000: the four allgathers, 8 ranks (oversubscribed), Open MPI',
@@ -49,11 +66,19 @@ export const EXPERIMENTS: Experiment[] = [
   },
   {
     name: 'seed004-cluster-8',
-    title: 'seed 004: Bruck and recursive doubling against their remapped versions, emulated cluster 4 hosts x 2 ranks, ranks dealt round-robin (--map-by node)',
+    title: 'seed 004: Bruck and recursive doubling against their remapped versions, emulated cluster 4 hosts x 2 ranks, ranks placed contiguously (--map-by slot)',
+    args: ['--collectives', 'allgather', '--algorithms', 'bruck,recursive_doubling,bruck_exch,bruck_reorder,recursive_doubling_exch,recursive_doubling_reorder', '--sizes', '8,1K,8K,64K', '--repetitions', '5'],
+    launch: { cluster: true, np: 8, mapBy: 'slot' },
+    env: { TOPOCOLL_TOPOLOGY: path.join(packageRoot, 'examples', 'topology', 'two-level.yaml') },
+    plots: true,
+  },
+  {
+    name: 'seed004-cluster-8-node',
+    title: 'seed 004 as above, ranks dealt round-robin over the hosts (--map-by node)',
     args: ['--collectives', 'allgather', '--algorithms', 'bruck,recursive_doubling,bruck_exch,bruck_reorder,recursive_doubling_exch,recursive_doubling_reorder', '--sizes', '8,1K,8K,64K', '--repetitions', '5'],
     launch: { cluster: true, np: 8, mapBy: 'node' },
     env: { TOPOCOLL_TOPOLOGY: path.join(packageRoot, 'examples', 'topology', 'two-level.yaml') },
-    plots: true,
+    plots: false,
   },
   {
     name: 'cluster-openmpi-8',
@@ -64,20 +89,60 @@ export const EXPERIMENTS: Experiment[] = [
   },
 ];
 
+function rulesPath(e: Experiment): string {
+  return path.join(IMG, `${e.name}.rules.json`);
+}
+
+function runTune(e: Experiment, quick: boolean): void {
+  if ('cluster' in e.launch) throw new Error(`bench:docs: ${e.name}: tuneFirst is for local jobs`);
+  const args = [CLI, 'tune', '--np', String(e.launch.np), '--mpi', e.launch.mpi, ...e.args, '--output', rulesPath(e), '--quiet', ...(quick ? ['--quick'] : [])];
+  process.stderr.write(`bench:docs: ${e.name}: ${[process.execPath, ...args].join(' ')}\n`);
+  const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'], cwd: packageRoot });
+  if (r.status !== 0) throw new Error(`bench:docs: ${e.name}: tune failed (exit ${r.status ?? r.signal})`);
+}
+
+/** How `auto` under tuned rules fares against the best forced algorithm and native, per cell. */
+export function autoSummary(report: BenchReport, name: string): string {
+  const cells = [...new Set(report.records.map((r) => `${r.collective}/${r.bytes}`))];
+  let withinBest = 0;
+  let notSlowerThanNative = 0;
+  const misses: string[] = [];
+  for (const cell of cells) {
+    const row = report.records.filter((r) => `${r.collective}/${r.bytes}` === cell);
+    const auto = row.find((r) => r.algorithm === 'auto');
+    const native = row.find((r) => r.algorithm === 'native');
+    const forced = row.filter((r) => r.algorithm !== 'auto');
+    if (!auto || !native || forced.length === 0) continue;
+    const best = forced.reduce((a, b) => (b.median_us < a.median_us ? b : a));
+    const noise = Math.max(0.05, best.relative_spread, auto.relative_spread);
+    if (auto.median_us <= best.median_us * (1 + noise)) withinBest++;
+    else misses.push(`${auto.collective} ${formatBytes(auto.bytes)}: auto ${formatUs(auto.median_us)} µs, best ${best.algorithm} ${formatUs(best.median_us)} µs`);
+    if (auto.median_us <= native.median_us * (1 + Math.max(0.05, native.relative_spread, auto.relative_spread))) notSlowerThanNative++;
+  }
+  const lines = [
+    `\`auto\` under the tuned rules (\`docs/img/${name}.rules.json\`): within max(5 %, the cells' interquartile spread) of the best forced algorithm in ${withinBest} of ${cells.length} cells; ` +
+      `not slower than native by more than that in ${notSlowerThanNative} of ${cells.length}.`,
+  ];
+  if (misses.length) lines.push('', `Cells where it was not: ${misses.join('; ')}.`);
+  return lines.join('\n');
+}
+
 function measure(e: Experiment, quick: boolean): BenchReport {
+  if (e.tuneFirst) runTune(e, quick);
   const json = path.join(IMG, `${e.name}.json`);
   const args = [...e.args, '--json', json, '--no-svg', '--quiet', ...(quick ? ['--quick'] : [])];
   let cmd: string;
   let cmdArgs: string[];
   if ('cluster' in e.launch) {
     cmd = process.execPath;
-    cmdArgs = [CLI, 'cluster', 'run', '--np', String(e.launch.np), '--map-by', e.launch.mapBy, '--timeout', '1500', CLI, 'bench', ...args];
+    cmdArgs = [CLI, 'cluster', 'run', '--name', CLUSTER, '--np', String(e.launch.np), '--map-by', e.launch.mapBy, '--timeout', '1500', '--', CLI, 'bench', ...args];
   } else {
     cmd = process.execPath;
     cmdArgs = [CLI, 'bench', '--np', String(e.launch.np), '--mpi', e.launch.mpi, ...args];
   }
   process.stderr.write(`bench:docs: ${e.name}: ${[cmd, ...cmdArgs].join(' ')}\n`);
-  const r = spawnSync(cmd, cmdArgs, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...e.env }, cwd: packageRoot });
+  const env = { ...process.env, ...e.env, ...(e.tuneFirst ? { TOPOCOLL_RULES: rulesPath(e) } : {}) };
+  const r = spawnSync(cmd, cmdArgs, { stdio: ['ignore', 'inherit', 'inherit'], env, cwd: packageRoot });
   if (r.status !== 0) throw new Error(`bench:docs: ${e.name} failed (exit ${r.status ?? r.signal})`);
   return JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
 }
@@ -162,19 +227,30 @@ function main(argv: string[]): number {
   const renderOnly = argv.includes('--render-only');
   const quick = argv.includes('--quick');
   mkdirSync(IMG, { recursive: true });
-  let doc = existsSync(DOC) ? readFileSync(DOC, 'utf8') : '# Benchmarks\n';
+  // Read again before every write: the prose around the tables may be edited while experiments run.
+  const readDoc = () => (existsSync(DOC) ? readFileSync(DOC, 'utf8') : '# Benchmarks\n');
   let failed = 0;
   if (!only || only.includes('calibration')) {
     try {
-      doc = replaceSection(doc, 'calibration', calibrationSection(renderOnly));
-      writeFileSync(DOC, doc);
+      const section = calibrationSection(renderOnly);
+      writeFileSync(DOC, replaceSection(readDoc(), 'calibration', section));
     } catch (err) {
       process.stderr.write(`${(err as Error).message}\n`);
       failed++;
     }
   }
-  for (const e of EXPERIMENTS) {
-    if (only && !only.includes(e.name)) continue;
+  const selected = EXPERIMENTS.filter((e) => !only || only.includes(e.name));
+  const needsCluster = !renderOnly && selected.some((e) => 'cluster' in e.launch);
+  let clusterUp = false;
+  if (needsCluster) {
+    clusterUp = clusterCli(['up', '--hosts', '4', '--slots', '2', '--rate', '1gbit']) === 0;
+    if (!clusterUp) process.stderr.write('bench:docs: the emulated cluster did not come up (root, ip, tc needed; docs/cluster.md): its experiments are skipped\n');
+  }
+  for (const e of selected) {
+    if ('cluster' in e.launch && !renderOnly && !clusterUp) {
+      failed++;
+      continue;
+    }
     let report: BenchReport;
     try {
       report = renderOnly ? (JSON.parse(readFileSync(path.join(IMG, `${e.name}.json`), 'utf8')) as BenchReport) : measure(e, quick);
@@ -183,10 +259,11 @@ function main(argv: string[]): number {
       failed++;
       continue;
     }
-    const body = [markdownTables(report), e.plots ? `\n${plotsMarkdown(report, e.name)}` : ''].join('\n');
-    doc = replaceSection(doc, e.name, body);
-    writeFileSync(DOC, doc);
+    const parts = [e.tuneFirst ? autoSummary(report, e.name) : '', markdownTables(report), e.plots ? plotsMarkdown(report, e.name) : ''];
+    const body = parts.filter((p) => p !== '').join('\n\n');
+    writeFileSync(DOC, replaceSection(readDoc(), e.name, body));
   }
+  if (clusterUp) clusterCli(['down']);
   return failed ? 1 : 0;
 }
 

@@ -89,7 +89,7 @@ export function sweepOptions(o: ParsedOptions): SweepOptions {
     algorithms: parseAlgorithms(o.algorithms as string | undefined, collectives),
     sizes: o.sizes ? parseSizes(o.sizes as string) : quick ? [1, 64, 4096, 65536] : parseSizes('1..4M'),
     repetitions: (o.repetitions as number | undefined) ?? (quick ? 3 : 5),
-    targetUs: timeMs * 1000,
+    targetUs: Math.max(1, Math.round(timeMs * 1000)),
     rotateBytes: o.rotate === undefined ? (quick ? 8 << 20 : defaultRotateBytes()) : parseBytes(o.rotate as string, '--rotate'),
     check: o.check === true,
     root: (o.root as number | undefined) ?? 0,

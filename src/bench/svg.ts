@@ -149,8 +149,8 @@ export function speedupChart(report: BenchReport, coll: CollectiveName): string 
     title: `${coll}: speedup over native (higher is better)`,
     subtitle: subtitle(report),
     xLabel: X_LABEL[SIZE_BASIS[coll]],
-    yLabel: 'native median / algorithm median',
-    logY: false,
+    yLabel: 'native median / algorithm median (log)',
+    logY: true,
     referenceY: 1,
     series: algorithms.map((a) => ({
       name: a,

@@ -9,7 +9,7 @@ import { addon, loadedFlavour } from '../mpi/native';
 import { AUTO, NATIVE, type CollectiveName } from '../select/registry';
 import { jobShape, machineInfo, type JobShape, type MachineInfo, type MpiInfo } from './machine';
 import { setAlgorithm, takeFallback } from './override';
-import { median, quantile, relativeSpread } from './stats';
+import { formatBytes, median, quantile, relativeSpread } from './stats';
 import type { Progress } from './progress';
 
 export const BENCH_FORMAT = 'topocoll-bench';
@@ -134,7 +134,7 @@ export function runSweep(comm: Comm, opts: SweepOptions, progress?: Progress): B
       const cells: Cell[] = algorithms.map((algorithm) => ({ algorithm, iterations: 0, times: [], errors: 0 }));
       for (let rep = 0; rep < opts.repetitions; rep++) {
         for (const cell of cells) {
-          progress?.step(`${coll} ${bytes} B ${cell.algorithm}`);
+          progress?.step(`${coll} ${coll === 'barrier' ? '' : `${formatBytes(bytes)} `}${cell.algorithm}`);
           if (cell.skipped) continue;
           setAlgorithm(coll, cell.algorithm === AUTO ? null : cell.algorithm);
           const first = rep === 0;

@@ -57,6 +57,9 @@ export const tune: Command = {
     const launched = await launchSelfIfNeeded('tune', args, o);
     if (launched !== null) return launched;
 
+    // The sweep notices an algorithm that cannot run here itself (and reports it as not
+    // measured); TOPOCOLL_FALLBACK=error would end the job instead.
+    process.env.TOPOCOLL_FALLBACK = 'silent';
     init();
     const world = getWorld();
     const progress = maybeProgress(world.rank, o.quiet === true, sweepSteps(sweep));

@@ -84,7 +84,9 @@ export function enginePredictions(
   p: number,
   options: EngineModelOptions,
 ): { choice: { algorithm: string; reason: string } | null; predictions: EnginePrediction[] } {
-  return addon().predictAlgorithms(coll, p, options);
+  const native = addon();
+  native.loadConfig(); // TOPOCOLL_SHM and the other parameters the candidates depend on
+  return native.predictAlgorithms(coll, p, options);
 }
 
 export interface NativeTiming {

@@ -106,6 +106,8 @@ function rankLabel(): string {
   }
 }
 
+const ABORT_FLUSH_MS = 200;
+
 function installExitHandlers(): void {
   process.on('exit', (code) => {
     if (aborting) return;
@@ -119,6 +121,9 @@ function installExitHandlers(): void {
   const die = (kind: string) => (err: unknown) => {
     const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
     process.stderr.write(`topocoll: ${kind} in ${rankLabel()}, aborting the job:\n${text}\n`);
+    // MPICH's hydra can kill the job before it has forwarded what this rank just wrote; give the
+    // launcher a moment to pass the message on (the job still ends within a second).
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ABORT_FLUSH_MS);
     abort(1);
   };
   process.on('uncaughtException', die('uncaught exception'));

@@ -215,7 +215,7 @@ export function installRulesFromEnvironment(
   try {
     loaded = loadRules(file);
   } catch (e) {
-    if (e instanceof RulesError) throw new Error(`topocoll: ${RULES_ENV}: ${e.message}`);
+    if (e instanceof RulesError) throw new Error(`${RULES_ENV}: ${e.message}`);
     throw e;
   }
   native.installRules(rulesToJson(loaded.file), file, loaded.lines);

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Builds the preload tests' MPI programs (test/c/*.c, test/fortran/*.f90) with each installed
-// MPI's compiler wrapper into test/c/bin/<flavour>/<name>. Rebuilds only what is out of date.
+// Builds the preload tests' MPI programs (test/c/*.c, test/fortran/*.f90) and PMPI tool
+// libraries (test/c/profiler/*.c -> lib<name>.so) with each installed MPI's compiler wrapper
+// into test/c/bin/<flavour>/. Rebuilds only what is out of date.
 //   node test/c/build.mjs [openmpi|mpich ...]      (default: every installed MPI)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
@@ -11,17 +12,19 @@ import { FLAVOURS, installedFlavours } from '../../scripts/mpi.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SOURCES = [
   { dir: 'test/c', ext: '.c', compiler: (f) => FLAVOURS[f].mpicc, flags: ['-O2', '-Wall', '-Wno-stringop-overflow', '-std=gnu11'] },
-  { dir: 'test/fortran', ext: '.f90', compiler: (f) => FLAVOURS[f].mpicc.replace('mpicc', 'mpifort'), flags: ['-O2', '-Wall'] },
+  { dir: 'test/fortran', ext: '.f90', compiler: (f) => FLAVOURS[f].mpicc.replace('mpicc', 'mpifort'), flags: ['-O2'] },
+  { dir: 'test/c/profiler', ext: '.c', compiler: (f) => FLAVOURS[f].mpicc, flags: ['-O2', '-Wall', '-shared', '-fPIC'], lib: true },
 ];
 
 /** Builds every program for `flavour`; returns the directory holding them. */
 export function buildPrograms(flavour) {
   const out = path.join(root, 'test/c/bin', flavour);
   mkdirSync(out, { recursive: true });
-  for (const { dir, ext, compiler, flags } of SOURCES) {
+  for (const { dir, ext, compiler, flags, lib } of SOURCES) {
+    if (!existsSync(path.join(root, dir))) continue;
     for (const file of readdirSync(path.join(root, dir)).filter((f) => f.endsWith(ext))) {
       const src = path.join(root, dir, file);
-      const exe = path.join(out, path.basename(file, ext));
+      const exe = path.join(out, lib ? `lib${path.basename(file, ext)}.so` : path.basename(file, ext));
       if (existsSync(exe) && statSync(exe).mtimeMs >= statSync(src).mtimeMs) continue;
       // Built aside and renamed: a concurrent run never sees a half-written program.
       const tmp = `${exe}.${process.pid}.tmp`;

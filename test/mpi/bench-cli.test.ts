@@ -104,6 +104,19 @@ describe('topocoll bench and tune options', () => {
   });
 });
 
+describe('topocoll bench with an algorithm that cannot run', () => {
+  it('reports it as not measured instead of timing native under its name', async () => {
+    const json = path.join(tmp, 'noshm.json');
+    const run = await topocoll(['bench', '--np', '2', '--mpi', FLAVOURS[0], '--quick', '--collectives', 'barrier', '--json', json], { TOPOCOLL_SHM: '0' });
+    expectSuccess(run);
+    expect(run.stdout).toContain('#   barrier shm_hierarchical: shared memory is off (TOPOCOLL_SHM=0)');
+    const report = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
+    expect(validateSchema(BENCH_SCHEMA, report)).toEqual([]);
+    expect(report.skipped).toEqual([{ collective: 'barrier', algorithm: 'shm_hierarchical', why: 'shared memory is off (TOPOCOLL_SHM=0)' }]);
+    expect(report.records.map((r) => r.algorithm)).toEqual(['native', 'dissemination', 'recursive_doubling', 'auto']);
+  });
+});
+
 describe('topocoll tune (Open MPI)', () => {
   const flavour = FLAVOURS.includes('openmpi') ? 'openmpi' : FLAVOURS[0];
 

@@ -149,6 +149,19 @@ describe('the emulated cluster', () => {
     });
   });
 
+  it('topocoll info on the cluster shows the topology file resolved by host: tree and z(p, q)', async () => {
+    const [cmd, args, runEnv] = clusterCommand(state, [path.join(repoRoot, 'bin/topocoll.js'), 'info', '--no-shm'], { np: 8, mapBy: 'node' });
+    const r = spawnSync(cmd, args, { cwd: repoRoot, encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...runEnv, TOPOCOLL_TOPOLOGY: TWO_LEVEL } });
+    expect(r.status, r.stderr).toBe(0);
+    const out = r.stdout;
+    expect(out).toContain('topology (TOPOCOLL_TOPOLOGY):');
+    expect(out).toContain(`${TWO_LEVEL}: "two-level"`);
+    for (let h = 0; h < HOSTS; h++) expect(out).toContain(`node ${NAME}-h${h}: ranks ${h},${h + 4}  [host, 2 us, 4 GB/s]`);
+    // Round-robin: rank 1 shares host 1 with rank 5 only.
+    expect(out).toMatch(/\n\s+1 0 1 0 0 0 1 0 0\n/);
+    expect(out).toContain('rank pairs per level: network 24, node 4');
+  });
+
   if (FLAVOURS.includes('mpich')) {
     it('MPICH (hydra through the same agent), 3 ranks: hosts, namespaces and bytes', async () => {
       const { lines, hungInFinalize } = await runOnCluster(state, { np: 3, mapBy: 'node', mpi: 'mpich' }, { TOPOCOLL_ALLGATHER_ALGORITHM: 'ring' }, 10_000);

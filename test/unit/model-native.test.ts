@@ -4,6 +4,11 @@
 // schedules are the real C++ builders'.
 import { describe, expect, it } from 'vitest';
 import {
+  alcdBruck,
+  alcdNeighborExchange,
+  alcdOf,
+  alcdRecursiveDoubling,
+  alcdRing,
   blockPlacement,
   compileSchedule,
   enginePredictions,
@@ -12,6 +17,7 @@ import {
   nativeTiming,
   registeredAlgorithms,
   simulate,
+  verifyCollective,
   type Machine,
 } from '../../src/model';
 import type { CollectiveName } from '../../src/select/registry';
@@ -133,5 +139,36 @@ describe('TypeScript simulator, addon timing and engine model agree on real sche
     const { params } = paramsOf(c);
     expect(() => enginePredictions(c.coll, c.p, { ...params, blockBytes: 8, intra: { alpha: -1, beta: 0 } })).toThrow(/intra.alpha and intra.beta must be non-negative/);
     expect(() => enginePredictions(c.coll, c.p, { ...params, nodes: [0, 1], blockBytes: 8 })).toThrow(/nodes must be an array of 12 numbers/);
+  });
+});
+
+describe('ALCD (seed 000 Table 1) of the real allgather builders', () => {
+  /** ALCD of the messages of the C++ builder's schedules, after the replay proves them correct. */
+  const alcd = (algorithm: string, p: number) => {
+    const r = verifyCollective('allgather', p, (rank) => nativeSchedules({ collective: 'allgather', algorithm, p, rank, params: { count: 1 } }));
+    expect(r.error, `${algorithm} p=${p}`).toBeUndefined();
+    return alcdOf(r.messages);
+  };
+  const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
+  // Every size to 40, then odd, 4k, 4k + 2 and powers of two: up to 1024 for the log-step
+  // algorithms, 258 for the p - 1 and p / 2 step ones (p^2 messages; the TypeScript reference
+  // builders cover them to 1024 in model-alcd.test.ts).
+  const SIZES = [...range(4, 40), 127, 128, 130, 255, 256, 258, 1022, 1024];
+  const LINEAR_SIZES = SIZES.filter((p) => p <= 258);
+
+  it('ring: 2 - 2/p', () => {
+    for (const p of LINEAR_SIZES) expect(alcd('ring', p), `p=${p}`).toBeCloseTo(alcdRing(p), 12);
+  });
+
+  it('neighbor exchange: 2 - 2/p for p = 4k, 2 - 4/p + 4/p^2 for p = 4k + 2', () => {
+    for (const p of LINEAR_SIZES.filter((n) => n % 2 === 0)) expect(alcd('neighbor_exchange', p), `p=${p}`).toBeCloseTo(alcdNeighborExchange(p), 12);
+  });
+
+  it('recursive doubling, powers of two: (p - 1) / log p', () => {
+    for (const p of [4, 8, 16, 32, 64, 128, 256, 512, 1024]) expect(alcd('recursive_doubling', p), `p=${p}`).toBeCloseTo(alcdRecursiveDoubling(p), 12);
+  });
+
+  it('Bruck: [2p(2^L - 1) - (2/3)(4^L - 1)] / (pL), L = ceil(log p)', () => {
+    for (const p of SIZES) expect(alcd('bruck', p), `p=${p}`).toBeCloseTo(alcdBruck(p), 9);
   });
 });

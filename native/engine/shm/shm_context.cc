@@ -39,6 +39,13 @@ size_t roundUp(size_t n, size_t unit) { return (n + unit - 1) / unit * unit; }
 // Flags of one rank: for each channel, kShmFlagSlots flags and the `done` flag.
 constexpr int kLinesPerChannel = kShmFlagSlots + 1;
 
+// Stores `value` unless the flag already holds more (release: it publishes the caller's copies).
+void raise(std::atomic<uint64_t>* f, uint64_t value) {
+  uint64_t seen = f->load(std::memory_order_relaxed);
+  while (seen < value && !f->compare_exchange_weak(seen, value, std::memory_order_release, std::memory_order_relaxed)) {
+  }
+}
+
 [[noreturn]] void builderBug(const char* what, int owner) {
   std::fprintf(stderr, "topocoll: internal error: %s names rank %d, which is not on this node\n", what, owner);
   PMPI_Abort(MPI_COMM_WORLD, 70);
@@ -115,16 +122,28 @@ std::atomic<uint64_t>* ShmContext::flag(int local, int channel, int slot) const 
   return reinterpret_cast<std::atomic<uint64_t>*>(line);
 }
 
-ShmContext::Call ShmContext::beginCall() {
+ShmContext::Call ShmContext::beginCall(ShmUse use) {
   Call c;
   c.seq = next_seq_++;
   c.channel = static_cast<int>(c.seq % channels_);
+  c.use = use;
+  if (last_.empty()) {
+    last_.assign(channels_, -1);
+    last_data_.assign(channels_, -1);
+    local_done_.assign(channels_, 0);
+  }
+  c.prev = last_[c.channel];
+  c.prev_data = last_data_[c.channel];
+  last_[c.channel] = static_cast<int64_t>(c.seq);
+  if (use == ShmUse::Data) last_data_[c.channel] = static_cast<int64_t>(c.seq);
   return c;
 }
 
 bool ShmContext::channelFree(const Call& call) const {
-  if (node_size_ == 1 || call.seq < static_cast<uint64_t>(channels_)) return true;
-  const uint64_t needed = call.seq - channels_ + 1;  // `done` holds the last finished call + 1
+  if (node_size_ == 1) return true;
+  if (call.prev >= 0 && local_done_[call.channel] < call.prev + 1) return false;
+  if (call.use != ShmUse::Data || call.prev_data < 0) return true;
+  const uint64_t needed = static_cast<uint64_t>(call.prev_data) + 1;
   for (int i = 0; i < node_size_; ++i) {
     if (i != node_rank_ && flag(i, call.channel, kShmFlagSlots)->load(std::memory_order_acquire) < needed) return false;
   }
@@ -133,7 +152,9 @@ bool ShmContext::channelFree(const Call& call) const {
 
 void ShmContext::markDone(const Call& call) {
   if (node_size_ == 1) return;
-  flag(node_rank_, call.channel, kShmFlagSlots)->store(call.seq + 1, std::memory_order_release);
+  // Calls of one channel run one after the other here: this only grows.
+  local_done_[call.channel] = static_cast<int64_t>(call.seq) + 1;
+  if (call.use == ShmUse::Data) raise(flag(node_rank_, call.channel, kShmFlagSlots), call.seq + 1);
 }
 
 bool ShmContext::flagReached(const Call& call, int owner, int slot, int64_t stage) const {
@@ -145,7 +166,7 @@ bool ShmContext::flagReached(const Call& call, int owner, int slot, int64_t stag
 void ShmContext::signalFlag(const Call& call, int owner, int slot, int64_t stage) {
   if (hierarchy_->nodeOf(owner) != hierarchy_->nodeOf(hierarchy_->rank())) builderBug("a flag signal", owner);
   uint64_t value = ((call.seq + 1) << kStageBits) | static_cast<uint64_t>(stage);
-  flag(hierarchy_->localIndex(owner), call.channel, slot)->store(value, std::memory_order_release);
+  raise(flag(hierarchy_->localIndex(owner), call.channel, slot), value);
 }
 
 int ShmContext::checkPeers() const {

@@ -9,10 +9,12 @@
 //   data   per channel: the data area, cut into one part per NUMA node of the node's ranks,
 //          part i placed on the i-th of them (Hierarchy::numaNodes)
 //
-// A flag holds (call sequence + 1) << 24 | stage, so values only grow and never need resetting.
-// Calls are numbered per communicator in call order, the same on every rank (MPI orders
-// collectives), and call s uses channel s mod channels(). A call that moves data waits first
-// until call s - channels() is done on every rank of the node (its `done` flags).
+// A flag holds (call sequence + 1) << 24 | stage, so values only grow and never need resetting;
+// writes never lower a flag (nonblocking calls complete in any order, and a parent and a child
+// both write a barrier entry). Calls are numbered per communicator in call order, the same on
+// every rank (MPI orders collectives), and call s uses channel s mod channels(). A call that
+// moves data waits first until the previous data call on its channel is done on every rank of
+// the node (their `done` flags hold the sequence of the last data call done + 1).
 #pragma once
 
 #include <mpi.h>
@@ -57,21 +59,29 @@ class ShmContext {
   int64_t partBytes() const { return part_bytes_; }
   char* data(int channel) const;
 
-  // A call on the segment: its sequence number and channel.
+  // A call on the segment: its sequence number, channel, the call before it on the channel and
+  // the last one of those that moved data (-1: none). Every rank numbers the same calls alike.
   struct Call {
     uint64_t seq = 0;
     int channel = 0;
+    ShmUse use = ShmUse::None;
+    int64_t prev = -1;
+    int64_t prev_data = -1;
   };
-  Call beginCall();
-  // True once the previous call on `call`'s channel is done on every rank of the node.
+  Call beginCall(ShmUse use);
+  // True once the previous call on `call`'s channel is done on this rank (so that two calls
+  // of one rank never share the channel's flags; a later call's stage would pass for an
+  // earlier one) and, for a call that moves data, the previous data call on the channel is
+  // done on every rank of the node (nobody still reads or writes the area).
   bool channelFree(const Call& call) const;
   void markDone(const Call& call);
   // Flag ops of a schedule: `owner` is a rank of the communicator on this node.
   bool flagReached(const Call& call, int owner, int slot, int64_t stage) const;
   void signalFlag(const Call& call, int owner, int slot, int64_t stage);
 
-  // Spins until ready() holds: a bounded busy spin (pause), then sched_yield so that an
-  // oversubscribed node makes progress. While it waits it progresses the other nonblocking
+  // Spins until ready() holds: a short busy spin (pause), then sched_yield so that an
+  // oversubscribed node makes progress (with nothing else runnable, sched_yield returns at once,
+  // so yielding early costs a dedicated core little; spinning long costs a shared one a lot). While it waits it progresses the other nonblocking
   // calls in flight on this communicator (their ranks may be waiting for us), and it gives up
   // with MPI_ERR_OTHER when a rank of the node has died.
   template <typename Ready>
@@ -96,6 +106,9 @@ class ShmContext {
   int64_t part_bytes_ = 0;
   size_t flags_bytes_ = 0;
   uint64_t next_seq_ = 0;
+  // Per channel: the sequence of its last call and of its last data call (-1: none), and the
+  // sequence + 1 of the last call done here.
+  std::vector<int64_t> last_, last_data_, local_done_;
   ShmSegment segment_;
   std::vector<int> pids_;  // of the node's ranks, by local index
   std::vector<CollectiveRequest*> in_flight_;
@@ -110,7 +123,7 @@ double now();
 
 template <typename Ready>
 int ShmContext::waitUntil(Ready ready, const CollectiveRequest* self) {
-  constexpr int kSpins = 256;
+  constexpr int kSpins = 32;
   for (int i = 0; i < kSpins; ++i) {
     if (ready()) return MPI_SUCCESS;
     shm_detail::pause();

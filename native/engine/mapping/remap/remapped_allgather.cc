@@ -26,16 +26,19 @@ const char* effectiveBase(const std::string& nominal) {
   return "ring";
 }
 
+// The algorithm run under pi. Not copyable: `mapping` may point into `computed`.
 struct Base {
-  const char* name;
-  ScheduleBuilder build;
-  std::string note;              // fallbacks to report
-  const RankMapping* mapping;    // the engine's (cached per communicator) or `computed`
+  Base() = default;
+  Base(const Base&) = delete;
+  Base& operator=(const Base&) = delete;
+  const char* name = nullptr;
+  ScheduleBuilder build = nullptr;
+  std::string note;                       // fallbacks, for `explain`
+  const RankMapping* mapping = nullptr;   // the engine's (cached per communicator) or `computed`
   RankMapping computed;
 };
 
-// The base, its pi, and what `explain` should say about fallbacks. Base is heap-free of
-// references to bp beyond the mapping pointer.
+// The base, its pi, and what `explain` should say about fallbacks.
 void resolveBase(const BuildParams& bp, const char* self, Base* out) {
   const std::string nominal = nominalBase(self);
   out->name = effectiveBase(nominal);

@@ -11,6 +11,7 @@
 #include "mapping/partitioner.h"
 #include "mapping/rank_mapping.h"
 #include "mapping/remap/allgather_mapping.h"
+#include "mapping/remap/machine_tree.h"
 #include "mapping/remap/remapped_allgather.h"
 #include "mapping/remap/schedule_graph.h"
 
@@ -183,8 +184,41 @@ Napi::Value RankMappingOf(const Napi::CallbackInfo& info) {
   return mappingObject(env, guarded(env, [&] { return mapping::computeRankMapping(g, nodes, o); }));
 }
 
-// allgatherRankMapping(algorithm, nodeOfRank) -> {base, pi, piInv}: the pi a remapped allgather
-// (bruck_exch, ...) runs under for ranks on these nodes, as the engine computes it.
+// A machine tree over nodes 0..h-1 from {modules: [[module of node q] per level, widest first],
+// bandwidths: [bytes/s per level]}, as the engine builds it from a topology file; null without.
+std::unique_ptr<mapping::PartTree> machineArg(const Napi::Value& v, const std::vector<int>& node_sizes) {
+  if (!v.IsObject()) return nullptr;
+  auto o = v.As<Napi::Object>();
+  if (!o.Has("modules") || o.Get("modules").IsUndefined()) return nullptr;
+  Napi::Env env = v.Env();
+  if (!o.Get("modules").IsArray()) throwType(env, "machine.modules must be an array (one array of module ids per level)");
+  auto levels = o.Get("modules").As<Napi::Array>();
+  std::vector<std::vector<int>> modules;
+  for (uint32_t l = 0; l < levels.Length(); ++l) modules.push_back(intsArg(levels.Get(l), "machine.modules[" + std::to_string(l) + "]"));
+  if (!o.Has("bandwidths") || !o.Get("bandwidths").IsArray()) throwType(env, "machine.bandwidths must be an array (bytes/s per level)");
+  auto bw = o.Get("bandwidths").As<Napi::Array>();
+  std::vector<double> bandwidths;
+  for (uint32_t l = 0; l < bw.Length(); ++l) {
+    if (!bw.Get(l).IsNumber()) throwType(env, "machine.bandwidths[" + std::to_string(l) + "] must be a number");
+    bandwidths.push_back(bw.Get(l).As<Napi::Number>().DoubleValue());
+  }
+  return guarded(env, [&] { return std::make_unique<mapping::PartTree>(mapping::machineTree(node_sizes, modules, bandwidths)); });
+}
+
+// machineCost(graph, nodeOfVertex, {modules, bandwidths}) -> seed 004's F: every edge between
+// nodes weighs bytes / bandwidth of the level where the nodes meet.
+Napi::Value MachineCost(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Graph g = graphArg(info[0]);
+  std::vector<int> part = intsArg(info[1], "nodeOfVertex");
+  std::unique_ptr<mapping::PartTree> tree = machineArg(info[2], guarded(env, [&] { return mapping::slotsPerNode(part); }));
+  if (!tree) throwType(env, "machineCost: the third argument must be {modules, bandwidths}");
+  return Napi::Number::New(env, guarded(env, [&] { return mapping::hierarchicalCost(g, part, *tree); }));
+}
+
+// allgatherRankMapping(algorithm, nodeOfRank[, {modules, bandwidths}]) -> {base, pi, piInv}: the
+// pi a remapped allgather (bruck_exch, ...) runs under for ranks on these nodes, as the engine
+// computes it (with a machine: over the levels of a topology file).
 Napi::Value AllgatherRankMapping(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!info[0].IsString()) throwType(env, "algorithm must be a string");
@@ -193,14 +227,16 @@ Napi::Value AllgatherRankMapping(const Napi::CallbackInfo& info) {
   if (!base) throwType(env, "allgather algorithm " + name + " is not a remapped one (bruck_exch, bruck_reorder, recursive_doubling_exch, recursive_doubling_reorder)");
   std::vector<int> nodes = intsArg(info[1], "nodeOfRank");
   if (nodes.empty()) throwRange(env, "nodeOfRank must name the node of at least one rank");
-  auto out = mappingObject(env, guarded(env, [&] { return mapping::allgatherRankMapping(base, nodes); }));
+  std::unique_ptr<mapping::PartTree> machine = machineArg(info[2], guarded(env, [&] { return mapping::slotsPerNode(nodes); }));
+  auto out = mappingObject(env, guarded(env, [&] { return mapping::allgatherRankMapping(base, nodes, machine.get()); }));
   out.Set("base", base);
   return out;
 }
 
-// commRankMapping(comm, algorithm) -> {base, pi, piInv, nodes, milliseconds}: the pi the engine
-// caches for this communicator (collective on first use: detects the hierarchy); milliseconds
-// is the time this call spent computing it (0 when cached).
+// commRankMapping(comm, algorithm) -> {base, pi, piInv, nodes, machineLevels, milliseconds}: the pi
+// the engine caches for this communicator (collective on first use: detects the hierarchy);
+// machineLevels: whether the topology file's levels weigh it; milliseconds: the time this call
+// spent computing it (about 0 when cached).
 Napi::Value CommRankMapping(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   MPI_Comm comm = commArg(info[0]);
@@ -222,6 +258,7 @@ Napi::Value CommRankMapping(const Napi::CallbackInfo& info) {
   auto out = mappingObject(env, m);
   out.Set("base", base);
   out.Set("nodes", int32Array(env, state->rankMappings().nodeOfSlot()));
+  out.Set("machineLevels", state->rankMappings().machine() != nullptr);
   out.Set("milliseconds", ms);
   return out;
 }
@@ -234,6 +271,7 @@ void initMapping(Napi::Env env, Napi::Object exports) {
   exports.Set("cutWeight", Napi::Function::New(env, CutWeight));
   exports.Set("rankMapping", Napi::Function::New(env, RankMappingOf));
   exports.Set("allgatherRankMapping", Napi::Function::New(env, AllgatherRankMapping));
+  exports.Set("machineCost", Napi::Function::New(env, MachineCost));
   exports.Set("commRankMapping", Napi::Function::New(env, CommRankMapping));
 }
 

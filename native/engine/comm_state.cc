@@ -4,6 +4,7 @@
 
 #include "algorithm_registry.h"
 #include "config.h"
+#include "mapping/remap/comm_machine.h"
 
 namespace topocoll {
 namespace {
@@ -99,7 +100,8 @@ mapping::RankMappingCache& CommState::rankMappings() {
     std::vector<int> node_of_slot(static_cast<size_t>(size_), 0);
     if (hierarchy_)
       for (int r = 0; r < size_; ++r) node_of_slot[r] = hierarchy_->nodeOf(r);
-    rank_mappings_ = std::make_unique<mapping::RankMappingCache>(std::move(node_of_slot));
+    rank_mappings_ = std::make_unique<mapping::RankMappingCache>(std::move(node_of_slot),
+                                                                 hierarchy_ ? mapping::commMachineTree(shadow_, *hierarchy_) : nullptr);
   }
   return *rank_mappings_;
 }

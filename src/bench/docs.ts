@@ -5,11 +5,14 @@
 // without measuring again (--render-only).
 //
 //   node dist/bench/docs.js [--only NAME[,NAME]] [--render-only] [--quick]
+// NAME: an experiment below, `calibration` (this machine) or `calibration-cluster`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../mpi/native';
-import { formatBytes, formatUs } from './stats';
+import type { RulesFile } from '../select/rules';
+import { formatBytes, formatUs, median, quantile } from './stats';
+import { ruleMatches } from './tune';
 import { latencyChart, speedupChart } from './svg';
 import type { BenchRecord, BenchReport } from './sweep';
 
@@ -119,10 +122,31 @@ export function autoSummary(report: BenchReport, name: string): string {
     else misses.push(`${auto.collective} ${formatBytes(auto.bytes)}: auto ${formatUs(auto.median_us)} µs, best ${best.algorithm} ${formatUs(best.median_us)} µs`);
     if (auto.median_us <= native.median_us * (1 + Math.max(0.05, native.relative_spread, auto.relative_spread))) notSlowerThanNative++;
   }
+  // auto runs the algorithm its rule names, which the sweep also measured forced: the ratio of the
+  // two is 1 up to the selection's cost, so its spread is this run's noise, measured.
+  const rulesFile = path.join(IMG, `${name}.rules.json`);
+  const rules = existsSync(rulesFile) ? (JSON.parse(readFileSync(rulesFile, 'utf8')) as RulesFile).rules : [];
+  const sameAlgorithm: number[] = [];
+  for (const cell of cells) {
+    const auto = report.records.find((r) => `${r.collective}/${r.bytes}` === cell && r.algorithm === 'auto');
+    if (!auto) continue;
+    const total = auto.collective === 'allgather' || auto.collective === 'alltoall' ? auto.bytes * auto.ranks : auto.bytes;
+    const rule = rules.find((r) => r.collective === auto.collective && ruleMatches(r, auto.ranks, auto.bytes, total));
+    const forced = rule && report.records.find((r) => r.collective === auto.collective && r.bytes === auto.bytes && r.algorithm === rule.algorithm);
+    if (forced) sameAlgorithm.push(auto.median_us / forced.median_us);
+  }
   const lines = [
     `\`auto\` under the tuned rules (\`docs/img/${name}.rules.json\`): within max(5 %, the cells' interquartile spread) of the best forced algorithm in ${withinBest} of ${cells.length} cells; ` +
       `not slower than native by more than that in ${notSlowerThanNative} of ${cells.length}.`,
   ];
+  if (sameAlgorithm.length) {
+    lines.push(
+      '',
+      `The noise of this run, measured: in ${sameAlgorithm.length} cells \`auto\` ran the very algorithm its rule names, which the sweep also timed forced; ` +
+        `the ratio of the two medians, 1 on a quiet machine, had median ${median(sameAlgorithm).toFixed(2)}, quartiles ${quantile(sameAlgorithm, 0.25).toFixed(2)}–${quantile(sameAlgorithm, 0.75).toFixed(2)}, ` +
+        `extremes ${quantile(sameAlgorithm, 0).toFixed(2)}–${quantile(sameAlgorithm, 1).toFixed(2)}.`,
+    );
+  }
   if (misses.length) lines.push('', `Cells where it was not: ${misses.join('; ')}.`);
   return lines.join('\n');
 }
@@ -210,16 +234,27 @@ export function replaceSection(doc: string, name: string, body: string): string 
   return `${doc.slice(0, start + open.length)}\n${body}\n${doc.slice(end)}`;
 }
 
-/** `bench --calibrate` on this machine (2 ranks, Open MPI): the topology file it writes, verbatim. */
-function calibrationSection(renderOnly: boolean): string {
-  const file = path.join(IMG, 'calibrated-openmpi-2.yaml');
-  if (!renderOnly) {
-    const args = [CLI, 'bench', '--calibrate', '--np', '2', '--mpi', 'openmpi', '--topology-out', file];
-    process.stderr.write(`bench:docs: calibration: ${[process.execPath, ...args].join(' ')}\n`);
-    const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'], cwd: packageRoot });
-    if (r.status !== 0) throw new Error(`bench:docs: calibration failed (exit ${r.status ?? r.signal})`);
+const LOCAL_CALIBRATION = path.join(IMG, 'calibrated-openmpi-2.yaml');
+const CLUSTER_CALIBRATION = path.join(IMG, 'calibrated-cluster-8.yaml');
+
+/** `node [prefix] bin/topocoll.js bench --calibrate [extra]`: prefix launches the cluster job. */
+function runCalibration(prefix: string[], extra: string[], file: string): void {
+  const args = [...prefix, CLI, 'bench', '--calibrate', ...extra, '--topology-out', file];
+  process.stderr.write(`bench:docs: calibration: ${[process.execPath, ...args].join(' ')}\n`);
+  const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'], cwd: packageRoot });
+  if (r.status !== 0) throw new Error(`bench:docs: calibration failed (exit ${r.status ?? r.signal})`);
+}
+
+/** The topology files `bench --calibrate` wrote (this machine; the emulated cluster), verbatim. */
+function calibrationSection(): string {
+  const parts: string[] = [];
+  for (const [file, what] of [
+    [LOCAL_CALIBRATION, 'This machine, 2 ranks, Open MPI'],
+    [CLUSTER_CALIBRATION, 'The emulated cluster, 4 hosts × 2 ranks, 1 Gbit/s links, Open MPI'],
+  ]) {
+    if (existsSync(file)) parts.push(`${what} (\`docs/img/${path.basename(file)}\`):`, '', '```yaml', readFileSync(file, 'utf8').trimEnd(), '```', '');
   }
-  return ['This machine, 2 ranks, Open MPI (`docs/img/calibrated-openmpi-2.yaml`):', '', '```yaml', readFileSync(file, 'utf8').trimEnd(), '```'].join('\n');
+  return parts.join('\n').trimEnd();
 }
 
 function main(argv: string[]): number {
@@ -232,19 +267,28 @@ function main(argv: string[]): number {
   let failed = 0;
   if (!only || only.includes('calibration')) {
     try {
-      const section = calibrationSection(renderOnly);
-      writeFileSync(DOC, replaceSection(readDoc(), 'calibration', section));
+      if (!renderOnly) runCalibration([], ['--np', '2', '--mpi', 'openmpi'], LOCAL_CALIBRATION);
+      writeFileSync(DOC, replaceSection(readDoc(), 'calibration', calibrationSection()));
     } catch (err) {
       process.stderr.write(`${(err as Error).message}\n`);
       failed++;
     }
   }
   const selected = EXPERIMENTS.filter((e) => !only || only.includes(e.name));
-  const needsCluster = !renderOnly && selected.some((e) => 'cluster' in e.launch);
+  // The cluster's calibration comes with its experiments, or alone as `--only calibration-cluster`.
+  const clusterCalibration = !only || only.includes('calibration-cluster');
+  const needsCluster = !renderOnly && (clusterCalibration || selected.some((e) => 'cluster' in e.launch));
   let clusterUp = false;
   if (needsCluster) {
     clusterUp = clusterCli(['up', '--hosts', '4', '--slots', '2', '--rate', '1gbit']) === 0;
     if (!clusterUp) process.stderr.write('bench:docs: the emulated cluster did not come up (root, ip, tc needed; docs/cluster.md): its experiments are skipped\n');
+    try {
+      if (clusterUp && clusterCalibration) runCalibration([CLI, 'cluster', 'run', '--name', CLUSTER, '--np', '8', '--map-by', 'slot', '--timeout', '600', '--'], [], CLUSTER_CALIBRATION);
+      writeFileSync(DOC, replaceSection(readDoc(), 'calibration', calibrationSection()));
+    } catch (err) {
+      process.stderr.write(`${(err as Error).message}\n`);
+      failed++;
+    }
   }
   for (const e of selected) {
     if ('cluster' in e.launch && !renderOnly && !clusterUp) {

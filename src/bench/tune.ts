@@ -156,20 +156,23 @@ export function tune(report: BenchReport, opts: TuneOptions): TuneResult {
   return { file, decisions };
 }
 
-/** What the tuned rules change against the built-in defaults, one line per changed size range. */
+/** What the tuned rules change against the built-in defaults, one line per run of neighbouring sizes with one change. */
 export function describeChanges(decisions: readonly SizeDecision[]): string[] {
   const lines: string[] = [];
   for (const coll of [...new Set(decisions.map((d) => d.collective))]) {
-    const changed = decisions.filter((d) => d.collective === coll && d.chosen !== d.defaultAlgorithm);
+    const ds = decisions.filter((d) => d.collective === coll);
     let i = 0;
-    while (i < changed.length) {
+    while (i < ds.length) {
+      if (ds[i].chosen === ds[i].defaultAlgorithm) {
+        i++;
+        continue;
+      }
       let j = i;
-      while (j + 1 < changed.length && changed[j + 1].chosen === changed[i].chosen && changed[j + 1].defaultAlgorithm === changed[i].defaultAlgorithm) j++;
-      const a = changed[i];
-      const b = changed[j];
-      const gains = changed.slice(i, j + 1).filter((d) => d.defaultUs !== undefined).map((d) => d.defaultUs! / d.chosenUs);
-      const sizes = coll === 'barrier' ? '' : a.bytes === b.bytes ? ` ${formatBytes(a.bytes)}` : ` ${formatBytes(a.bytes)}..${formatBytes(b.bytes)}`;
-      lines.push(`${coll}${sizes}: ${a.defaultAlgorithm} -> ${a.chosen}${gains.length ? ` (${median(gains).toFixed(2)}x faster)` : ''}`);
+      while (j + 1 < ds.length && ds[j + 1].chosen === ds[i].chosen && ds[j + 1].defaultAlgorithm === ds[i].defaultAlgorithm) j++;
+      const run = ds.slice(i, j + 1);
+      const gains = run.filter((d) => d.defaultUs !== undefined).map((d) => d.defaultUs! / d.chosenUs);
+      const sizes = coll === 'barrier' ? '' : i === j ? ` ${formatBytes(ds[i].bytes)}` : ` ${formatBytes(ds[i].bytes)}..${formatBytes(ds[j].bytes)}`;
+      lines.push(`${coll}${sizes}: ${ds[i].defaultAlgorithm} -> ${ds[i].chosen}${gains.length ? ` (${median(gains).toFixed(2)}x faster)` : ''}`);
       i = j + 1;
     }
   }

@@ -57,9 +57,30 @@ export function rankMapping(graph: InformationGraph, nodeOfRank: readonly number
   return addon().rankMapping(graph, nodeOfRank, opts);
 }
 
-/** The pi a remapped allgather runs under for ranks on these nodes, as the engine computes it. */
-export function allgatherRankMapping(algorithm: RemappedAllgather, nodeOfRank: readonly number[]): RankMapping & { base: string } {
-  return addon().allgatherRankMapping(algorithm, nodeOfRank);
+/**
+ * The levels above the nodes, as a topology file gives them: modules[l][q] is the module of node
+ * q at level l (widest first), bandwidths[l] the bytes/s of the links inside a module of level l.
+ */
+export interface MachineLevels {
+  modules: number[][];
+  bandwidths: number[];
+}
+
+/**
+ * The pi a remapped allgather runs under for ranks on these nodes, as the engine computes it;
+ * with machine levels it minimises seed 004's F over them, else the cut between nodes.
+ */
+export function allgatherRankMapping(
+  algorithm: RemappedAllgather,
+  nodeOfRank: readonly number[],
+  machine?: MachineLevels,
+): RankMapping & { base: string } {
+  return addon().allgatherRankMapping(algorithm, nodeOfRank, machine);
+}
+
+/** Seed 004's F: bytes of every edge between nodes divided by the bandwidth where they meet. */
+export function machineCost(graph: InformationGraph, nodeOfVertex: ArrayLike<number>, machine: MachineLevels): number {
+  return addon().machineCost(graph, Array.from(nodeOfVertex), machine);
 }
 
 /** The node of every vertex of the algorithm once placed by pi: node(pi[v]). */

@@ -13,7 +13,8 @@
  *    nonblocking}.
  * 2. With auto: every completion call (Wait, Test, Waitall/any/some mixed with point-to-point
  *    requests, Testall/any/some, Request_get_status), split/dup/self communicators, several
- *    collectives in flight, progress while blocked elsewhere, MPI_Cancel/MPI_Request_free,
+ *    collectives in flight, progress while blocked elsewhere (MPI_Recv; the first collective on
+ *    another communicator; under Open MPI, MPI_Allreduce), MPI_Cancel/MPI_Request_free,
  *    intercommunicators (passed through), many communicators created and freed (state freed with
  *    them), and the MPI-4 `_c` entry points where the MPI has them.
  *   conformance [--large N] [--max-bytes N] [--comms N] [--require-topocoll]
@@ -561,6 +562,30 @@ static void progressCases(MPI_Comm comm) {
   verify(&c, &b, rank, size, "ours");
   free(b.send), free(b.recv);
   PMPI_Comm_free(&other);
+
+#if defined(OMPI_MAJOR_VERSION)
+  /* Open MPI only (its progress hook): rank 0 blocks in a call the library does not define,
+   * MPI_Allreduce, while a ring allgather is pending that the others complete first: every
+   * round of the ring needs rank 0 to forward a block from inside MPI_Allreduce. */
+  c = (Case){.coll = ALLGATHER, .mode = WAIT, .kind = &kinds[KIND_STRUCT], .count = 500, .comm = comm,
+             .comm_name = "world: blocked in MPI_Allreduce (not intercepted)", .algorithm = "ring"};
+  g_id++, g_cases++;
+  prepare(&c, &b, rank, size);
+  int sum = 0, one = 1;
+  force(ALLGATHER, "ring");
+  MPI_Iallgather(b.send, (int)c.count, c.kind->type, b.recv, (int)c.count, c.kind->type, comm, &req);
+  force(ALLGATHER, "auto");
+  if (rank == 0) {
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, comm);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, comm);
+  }
+  if (sum != size) fail(&c, "allreduce gave %d", sum);
+  verify(&c, &b, rank, size, "ours");
+  free(b.send), free(b.recv);
+#endif
 }
 
 /* Several nonblocking collectives in flight at once on one communicator, completed in reverse. */

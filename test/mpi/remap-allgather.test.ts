@@ -3,7 +3,7 @@
 // on the world, dup'ed and split communicators, from Node and from a C program through the
 // preload library; the same pi on every rank.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +28,7 @@ interface RankReport {
   rank: number;
   checks: number;
   bad: string[];
-  mappings?: Record<string, { nodes: number[]; pi: number[] }>;
+  mappings?: Record<string, { nodes: number[]; pi: number[]; machineLevels: boolean }>;
 }
 
 describe.each(FLAVOURS)('remapped allgathers from Node (%s)', (flavour) => {
@@ -58,6 +58,27 @@ describe.each(FLAVOURS)('remapped allgathers from Node (%s)', (flavour) => {
         for (let v = 0; v < 4; v++) expect(nodes[pi[v]], `${algorithm} pi ${pi}`).toBe(nodes[pi[v + 4]]);
       }
     }
+  });
+});
+
+describe('remapped allgathers with a topology file', () => {
+  it('virtual nodes from TOPOCOLL_TOPOLOGY: bytes right; one host, so the nodes alone weigh pi', async () => {
+    const topology = path.join(tmp, 'vnodes.json');
+    writeFileSync(topology, JSON.stringify({
+      levels: [
+        { name: 'network', scope: 'system', latency: 1.5e-5, bandwidth: 1.25e8 },
+        { name: 'node', scope: 'host', latency: 1e-6, bandwidth: 1e10 },
+        { name: 'pair', scope: 'virtual_node', latency: 5e-7, bandwidth: 2e10 },
+      ],
+      virtual_nodes: '0,1,1,0,2,2',
+    }));
+    const run = await mpirun({ flavour: FLAVOURS[0], np: 6, args: ['test/mpi/programs/remap-allgather.js'], env: { TOPOCOLL_TOPOLOGY: topology }, timeoutMs: timeoutMs(FLAVOURS[0]) });
+    expectSuccess(run);
+    const reports: RankReport[] = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    for (const r of reports) expect(r.bad).toEqual([]);
+    const world = reports.find((r) => r.rank === 0)!.mappings!['world bruck_reorder'];
+    expect(world.nodes).toEqual([0, 1, 1, 0, 2, 2]);
+    expect(world.machineLevels).toBe(false);
   });
 });
 

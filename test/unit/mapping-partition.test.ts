@@ -6,7 +6,16 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyCollective } from '../../src/model/replay';
 import { addon } from '../../src/mpi/native';
-import { cutWeight, informationGraph, partitionGraph, rankMapping, type InformationGraph } from '../../src/select/mapping';
+import {
+  allgatherRankMapping,
+  cutWeight,
+  informationGraph,
+  machineCost,
+  partitionGraph,
+  rankMapping,
+  type InformationGraph,
+  type MachineLevels,
+} from '../../src/select/mapping';
 
 const native = addon();
 const repoRoot = path.resolve(__dirname, '..', '..');
@@ -144,6 +153,30 @@ describe('partitioner', () => {
       expect(cut, `n=${n} h=${h}`).toBeLessThanOrEqual(cutWeight(g, roundRobin(n, h)));
       expect(cut, `n=${n} h=${h}`).toBeLessThanOrEqual(cutWeight(g, nodes));
     }
+  });
+
+  it('with machine levels (racks of nodes), pi minimises F over every level', () => {
+    // 8 nodes of 4 ranks in 2 racks of 4 nodes, even and odd nodes (the flat partition, blind to
+    // racks, splits nodes 0-3 from 4-7 first); links: 1 between racks, 10 in a rack, 100 in a node.
+    const nodes = Array.from({ length: 32 }, (_, r) => Math.floor(r / 4));
+    const machine: MachineLevels = {
+      modules: [new Array(8).fill(0), [0, 1, 0, 1, 0, 1, 0, 1], [0, 1, 2, 3, 4, 5, 6, 7]],
+      bandwidths: [1, 10, 100],
+    };
+    const g = informationGraph('allgather', 'bruck', 32);
+    const placed = (m: { pi: Int32Array }) => Array.from(m.pi, (r) => nodes[r]);
+    const levels = allgatherRankMapping('bruck_reorder', nodes, machine);
+    const flat = allgatherRankMapping('bruck_reorder', nodes);
+    const rack = (part: number[]) => part.map((q) => machine.modules[1][q]);
+    const f = machineCost(g, placed(levels), machine);
+    expect(f).toBeLessThan(machineCost(g, nodes, machine));
+    expect(f).toBeLessThan(machineCost(g, placed(flat), machine) / 2);
+    // The slowest level first: bytes between racks are those of the best 2-way split into 16 + 16.
+    expect(cutWeight(g, rack(placed(levels)))).toBe(cutWeight(g, partitionGraph(g, [16, 16])));
+    // F on one level is the cut divided by its bandwidth.
+    const one: MachineLevels = { modules: [new Array(8).fill(0), [0, 1, 2, 3, 4, 5, 6, 7]], bandwidths: [4, 100] };
+    expect(machineCost(g, placed(flat), one)).toBe(cutWeight(g, placed(flat)) / 4);
+    expect(() => allgatherRankMapping('bruck_reorder', nodes, { modules: [[0, 0]], bandwidths: [1] })).toThrow(/names the modules of 2 nodes, not 8/);
   });
 
   it('deterministic across runs and thread counts', () => {

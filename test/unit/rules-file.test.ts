@@ -143,6 +143,17 @@ describe('tune', () => {
     expect(validateSchema(SCHEMA, JSON.parse(rulesToJson(file)))).toEqual([]);
   });
 
+  it('reports changes per run of neighbouring sizes, never across a size that keeps the default', () => {
+    const recs = [8, 64, 512].flatMap((b, i) => [
+      record('allgather', 'native', b, 10),
+      record('allgather', 'recursive_doubling', b, i === 1 ? 4 : 8),
+      record('allgather', 'ring', b, i === 1 ? 9 : 4),
+    ]);
+    const decisions = decide(report(recs), { noiseFloor: 0.03 });
+    expect(decisions.map((d) => d.chosen)).toEqual(['ring', 'recursive_doubling', 'ring']);
+    expect(describeChanges(decisions)).toEqual(['allgather 8 B: recursive_doubling -> ring (2.00x faster)', 'allgather 512 B: recursive_doubling -> ring (2.00x faster)']);
+  });
+
   it('treats a noisy cell\'s spread as the tolerance', () => {
     const recs = [record('allgather', 'native', 8, 10), record('allgather', 'recursive_doubling', 8, 11), record('allgather', 'ring', 8, 9, 0.3)];
     expect(decide(report(recs), { noiseFloor: 0.03 })[0].chosen).toBe('recursive_doubling');

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../src/cli/args';
+import { explainCall } from '../../src/cli/explain';
 import { simulate } from '../../src/cli/simulate';
 import { alltoallLongTime, loadProfile, registeredAlgorithms } from '../../src/model';
 
@@ -100,5 +101,38 @@ describe('topocoll simulate', () => {
     await expect(run(['--coll', 'allgather', '--np', '8', '--machine', '/nonexistent/m.yaml'])).rejects.toThrow(/\/nonexistent\/m.yaml: cannot read/);
     await expect(run(['--coll', 'allgather'])).rejects.toThrow(UsageError);
     await expect(run(['--coll', 'allgather', '--np', '8', '--rho', '1.5'])).rejects.toThrow(/--rho=1.5 must be a number in \[0, 1\)/);
+  });
+});
+
+describe('topocoll explain: the engine model', () => {
+  it('shows a prediction per candidate and, under TOPOCOLL_SELECT=model, chooses the fastest', () => {
+    const saved = process.env.TOPOCOLL_SELECT;
+    try {
+      delete process.env.TOPOCOLL_SELECT;
+      const byRules = explainCall('alltoall', 16, 8, undefined, 8);
+      expect(byRules.chosen.reason).not.toMatch(/^model:/);
+      expect(byRules.model.ppn).toBe(8);
+      for (const c of byRules.candidates) expect(c.predicted_us, c.algorithm).toBeGreaterThan(0);
+      const fastest = byRules.candidates.reduce((a, b) => (b.predicted_us! < a.predicted_us! ? b : a));
+
+      process.env.TOPOCOLL_SELECT = 'model';
+      const byModel = explainCall('alltoall', 16, 8, undefined, 8);
+      expect(byModel.chosen.algorithm).toBe(fastest.algorithm);
+      expect(byModel.chosen.reason).toMatch(/^model: smallest predicted time/);
+    } finally {
+      if (saved === undefined) delete process.env.TOPOCOLL_SELECT;
+      else process.env.TOPOCOLL_SELECT = saved;
+    }
+  });
+
+  it('rejects a bad TOPOCOLL_SELECT naming the valid choices', () => {
+    const saved = process.env.TOPOCOLL_SELECT;
+    try {
+      process.env.TOPOCOLL_SELECT = 'fastest';
+      expect(() => explainCall('bcast', 4, 8)).toThrow(/TOPOCOLL_SELECT.*rules, model|rules.*model/);
+    } finally {
+      if (saved === undefined) delete process.env.TOPOCOLL_SELECT;
+      else process.env.TOPOCOLL_SELECT = saved;
+    }
   });
 });

@@ -57,8 +57,8 @@ function run(coll, algorithm, op) {
   if (why) fail(`${coll} ${algorithm}: fell back to native (${why})`);
 }
 
-/** Runs blocking or nonblocking. */
-const call = (blocking, start, finish) => (blocking ? start() : finish());
+/** The blocking form of a collective, or its nonblocking form waited on. */
+const call = (blocking, blockingForm, nonblockingForm) => (blocking ? blockingForm() : nonblockingForm());
 
 let salt = 1;
 for (const [coll, names] of Object.entries(ALGORITHMS)) {

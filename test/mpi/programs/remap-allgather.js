@@ -61,7 +61,7 @@ function checkAllgather(name, comm, algorithm) {
   const sorted = Array.from(m.pi).sort((a, b) => a - b);
   if (sorted.some((x, i) => x !== i)) fail(`${name} ${algorithm}: pi ${Array.from(m.pi)} is not a permutation`);
   for (let r = 0; r < p; r++) if (m.pi[m.piInv[r]] !== r) fail(`${name} ${algorithm}: piInv is not the inverse`);
-  mappings[`${name} ${algorithm}`] = { nodes: Array.from(m.nodes), pi: Array.from(m.pi) };
+  mappings[`${name} ${algorithm}`] = { nodes: Array.from(m.nodes), pi: Array.from(m.pi), machineLevels: m.machineLevels };
   checks++;
 }
 

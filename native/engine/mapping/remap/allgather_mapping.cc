@@ -20,14 +20,15 @@ Graph allgatherInformationGraph(const std::string& base, int p, int64_t block_by
   return buildScheduleGraph(Collective::Allgather, index, bp, block_bytes);
 }
 
-RankMapping allgatherRankMapping(const std::string& base, const std::vector<int>& node_of_slot) {
+RankMapping allgatherRankMapping(const std::string& base, const std::vector<int>& node_of_slot, const PartTree* machine) {
   const int p = static_cast<int>(node_of_slot.size());
-  return computeRankMapping(allgatherInformationGraph(base, p, 1), node_of_slot);
+  const Graph g = allgatherInformationGraph(base, p, 1);
+  return machine ? computeRankMapping(g, node_of_slot, *machine) : computeRankMapping(g, node_of_slot);
 }
 
 const RankMapping& RankMappingCache::allgather(const std::string& base) {
   auto it = allgather_.find(base);
-  if (it == allgather_.end()) it = allgather_.emplace(base, allgatherRankMapping(base, node_of_slot_)).first;
+  if (it == allgather_.end()) it = allgather_.emplace(base, allgatherRankMapping(base, node_of_slot_, machine_.get())).first;
   return it->second;
 }
 

@@ -9,10 +9,12 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "mapping/graph.h"
+#include "mapping/part_tree.h"
 #include "mapping/rank_mapping.h"
 
 namespace topocoll::mapping {
@@ -24,18 +26,23 @@ namespace topocoll::mapping {
 Graph allgatherInformationGraph(const std::string& base, int p, int64_t block_bytes);
 
 // pi for running `base` on ranks whose nodes are node_of_slot (ids 0..h-1, as the hierarchy
-// numbers them). Never worse than the identity by the cut (rank_mapping.h).
-RankMapping allgatherRankMapping(const std::string& base, const std::vector<int>& node_of_slot);
+// numbers them). With a machine tree (leaf q = node q) it minimises seed 004's F over the
+// tree's levels, else the cut between nodes; never worse than the identity (rank_mapping.h).
+RankMapping allgatherRankMapping(const std::string& base, const std::vector<int>& node_of_slot, const PartTree* machine = nullptr);
 
 // The mappings of one communicator, computed at first use per base algorithm.
 class RankMappingCache {
  public:
-  explicit RankMappingCache(std::vector<int> node_of_slot) : node_of_slot_(std::move(node_of_slot)) {}
+  explicit RankMappingCache(std::vector<int> node_of_slot, std::unique_ptr<PartTree> machine = nullptr)
+      : node_of_slot_(std::move(node_of_slot)), machine_(std::move(machine)) {}
   const RankMapping& allgather(const std::string& base);
   const std::vector<int>& nodeOfSlot() const { return node_of_slot_; }
+  // The levels above the nodes (from the topology file), or null: the cut between nodes.
+  const PartTree* machine() const { return machine_.get(); }
 
  private:
   std::vector<int> node_of_slot_;
+  std::unique_ptr<PartTree> machine_;
   std::map<std::string, RankMapping> allgather_;
 };
 

@@ -88,10 +88,10 @@ int modelCall(const Call& call, CommState* state, model::ModelCall* out) {
   out->params.max_outstanding = static_cast<int>(cfg.get(Parameter::AlltoallMaxOutstanding));
   out->params.bcast_concurrency = static_cast<int>(cfg.get(Parameter::BcastConcurrency));
   out->params.tile_bytes = cfg.get(Parameter::AlltoallTileBytes);
-  // A bcast block is one element; the others one rank's block.
+  // A bcast block is one element; the others one rank's block (count elements).
   int64_t count = std::max<int64_t>(call.params.count, 1);
   out->block_bytes = call.coll == Collective::Bcast ? double(call.block_bytes) / double(count) : double(call.block_bytes);
-  int64_t element = std::max<int64_t>(1, call.coll == Collective::Bcast ? call.block_bytes / count : call.block_bytes / count);
+  int64_t element = std::max<int64_t>(1, call.block_bytes / count);
   out->params.element_bytes = element;
   if (cfg.get(Parameter::Shm)) out->params.shm_elements = cfg.get(Parameter::ShmBytes) / element;  // before the segment exists
   return MPI_SUCCESS;

@@ -26,7 +26,6 @@ export * from './replay';
 export * from './seed002';
 export * from './simulate';
 
-
 export interface SimulateArgs {
   readonly coll: CollectiveName;
   /** One algorithm, several, or 'all' (every algorithm of the collective that has a builder). */

@@ -100,10 +100,20 @@ export interface Rule {
  * well-tested starting point, and `topocoll tune` replaces them with measured rules.
  */
 export const DEFAULT_RULES: readonly Rule[] = [
+  // Seed 001's shared-memory algorithms where they won on the 2-core development machine (bench/shm.mjs,
+  // Open MPI, medians of 3 launches; docs/shm.md): against the best point-to-point algorithm, allgather
+  // hierarchical 0.52-0.72x at 1-64 KiB blocks on 2 ranks and 0.35-0.44x on 4 ranks (it lost at 8 B, and at
+  // 1 MiB on 4 ranks); bcast hierarchical 0.28-0.45x at 16-128 KiB on 2 ranks, 0.70-0.87x on 4; shm_numa
+  // 0.45-0.68x at 1-4 MiB on 2 ranks (it lost there on 4 oversubscribed ranks). Barrier shm_hierarchical and
+  // alltoall tiled lost here and stay out.
+  { collective: 'allgather', algorithm: 'hierarchical', basis: 'block', minBytes: 1024, maxBytes: 65537, why: 'measured (bench/shm.mjs): shared memory beats messages for 1-64 KiB blocks' },
+  { collective: 'allgather', algorithm: 'hierarchical', basis: 'block', minBytes: 65537, maxRanks: 2, why: 'measured (bench/shm.mjs): shared memory beats messages for long blocks on 2 ranks' },
   { collective: 'allgather', algorithm: 'recursive_doubling', basis: 'total', maxBytes: 524288, powerOfTwo: true, why: 'MPICH: total < 512 KiB on power-of-two sizes' },
   { collective: 'allgather', algorithm: 'bruck', basis: 'total', maxBytes: 81920, why: 'MPICH: total < 80 KiB on other sizes' },
   { collective: 'allgather', algorithm: 'ring', why: 'MPICH: long messages' },
   { collective: 'bcast', algorithm: 'binomial', basis: 'total', maxBytes: 12288, why: 'MPICH: message < 12 KiB' },
+  { collective: 'bcast', algorithm: 'hierarchical', basis: 'total', maxBytes: 262144, why: 'measured (bench/shm.mjs): one shared copy beats messages for 12-256 KiB' },
+  { collective: 'bcast', algorithm: 'shm_numa', basis: 'total', maxRanks: 2, why: 'measured (bench/shm.mjs): pipelined shared segments beat messages for long messages on 2 ranks' },
   { collective: 'bcast', algorithm: 'binomial', maxRanks: 7, why: 'MPICH: fewer than 8 ranks' },
   { collective: 'bcast', algorithm: 'scatter_allgather', why: 'MPICH: medium and long messages on 8 or more ranks' },
   { collective: 'barrier', algorithm: 'dissemination', why: 'MPICH default' },

@@ -47,10 +47,14 @@ struct RuleEntry {
 };
 
 inline constexpr RuleEntry kDefaultRules[] = {
+    {Collective::Allgather, "hierarchical", SizeBasis::Block, 1024, 65537, -1, -1, -1, "measured (bench/shm.mjs): shared memory beats messages for 1-64 KiB blocks"},
+    {Collective::Allgather, "hierarchical", SizeBasis::Block, 65537, -1, -1, 2, -1, "measured (bench/shm.mjs): shared memory beats messages for long blocks on 2 ranks"},
     {Collective::Allgather, "recursive_doubling", SizeBasis::Total, -1, 524288, -1, -1, 1, "MPICH: total < 512 KiB on power-of-two sizes"},
     {Collective::Allgather, "bruck", SizeBasis::Total, -1, 81920, -1, -1, -1, "MPICH: total < 80 KiB on other sizes"},
     {Collective::Allgather, "ring", SizeBasis::Total, -1, -1, -1, -1, -1, "MPICH: long messages"},
     {Collective::Bcast, "binomial", SizeBasis::Total, -1, 12288, -1, -1, -1, "MPICH: message < 12 KiB"},
+    {Collective::Bcast, "hierarchical", SizeBasis::Total, -1, 262144, -1, -1, -1, "measured (bench/shm.mjs): one shared copy beats messages for 12-256 KiB"},
+    {Collective::Bcast, "shm_numa", SizeBasis::Total, -1, -1, -1, 2, -1, "measured (bench/shm.mjs): pipelined shared segments beat messages for long messages on 2 ranks"},
     {Collective::Bcast, "binomial", SizeBasis::Total, -1, -1, -1, 7, -1, "MPICH: fewer than 8 ranks"},
     {Collective::Bcast, "scatter_allgather", SizeBasis::Total, -1, -1, -1, -1, -1, "MPICH: medium and long messages on 8 or more ranks"},
     {Collective::Barrier, "dissemination", SizeBasis::Total, -1, -1, -1, -1, -1, "MPICH default"},

@@ -57,6 +57,7 @@ void raise(std::atomic<uint64_t>* f, uint64_t value) {
 int ShmContext::create(MPI_Comm comm, const Hierarchy& h, const ShmOptions& options, std::unique_ptr<ShmContext>* out) {
   std::unique_ptr<ShmContext> ctx(new ShmContext());
   ctx->hierarchy_ = &h;
+  ctx->comm_ = comm;
   ctx->channels_ = std::max(1, options.channels);
   const int rank = h.rank(), node = h.nodeOf(rank);
   ctx->node_size_ = static_cast<int>(h.members(node).size());
@@ -177,6 +178,11 @@ int ShmContext::checkPeers() const {
     return MPI_ERR_OTHER;
   }
   return MPI_SUCCESS;
+}
+
+void ShmContext::progressMpi() const {
+  int flag = 0;
+  PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, MPI_STATUS_IGNORE);
 }
 
 void ShmContext::addInFlight(CollectiveRequest* r) { in_flight_.push_back(r); }

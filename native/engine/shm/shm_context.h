@@ -98,9 +98,13 @@ class ShmContext {
   std::atomic<uint64_t>* flag(int local, int channel, int slot) const;
   // Checked every few ms of a long wait: MPI_ERR_OTHER when a rank of the node is gone.
   int checkPeers() const;
+  // Lets MPI progress what this rank started before (a rendezvous send another rank waits for
+  // before it can reach this collective): a flag wait calls no MPI otherwise.
+  void progressMpi() const;
 
   bool available_ = true;
   std::string why_;
+  MPI_Comm comm_ = MPI_COMM_NULL;  // the communicator's shadow, for progressMpi()
   const Hierarchy* hierarchy_ = nullptr;
   int node_size_ = 1, node_rank_ = 0, channels_ = 1, parts_ = 1;
   int64_t part_bytes_ = 0;
@@ -132,6 +136,7 @@ int ShmContext::waitUntil(Ready ready, const CollectiveRequest* self) {
   for (unsigned i = 0;; ++i) {
     if (ready()) return MPI_SUCCESS;
     if (!in_flight_.empty()) progressOthers(self);
+    progressMpi();
     shm_detail::yield();
     if ((i & 63) == 0 && shm_detail::now() > next_check) {
       int rc = checkPeers();

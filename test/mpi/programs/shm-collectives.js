@@ -127,4 +127,27 @@ for (let round = 0; round < 3; round++) {
   expectArray(`ialltoall ${round}`, aaRecv, aaWant);
 }
 
+// --- a rendezvous send pending while its sender waits inside a shared-memory bcast: the root
+// (rank 1) only reaches the bcast once rank 0's message has arrived, so rank 0's flag waits must
+// let MPI progress that send ---
+if (p > 1) {
+  const big = pattern(4 << 20, 77);
+  const bytes = 300000;
+  const want = pattern(bytes, 78);
+  const buf = me === 1 ? want.slice() : new Uint8Array(bytes);
+  if (me === 0) {
+    const r = world.isend(big, 1, 9);
+    world.bcast(buf, 1);
+    r.wait();
+  } else {
+    if (me === 1) {
+      const got = new Uint8Array(4 << 20);
+      world.recv(got, 0, 9);
+      if (got.some((v, i) => v !== big[i]) && bad.length < 10) bad.push({ what: 'rendezvous message' });
+    }
+    world.bcast(buf, 1);
+  }
+  expectArray('bcast behind a rendezvous send', buf, want);
+}
+
 console.log(JSON.stringify({ rank: me, pid: process.pid, checks, bad }));

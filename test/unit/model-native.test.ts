@@ -61,6 +61,11 @@ const CASES: Case[] = [
   { coll: 'bcast', algorithm: 'binomial', p: 14, ppn: 4, bytes: 100000 },
   { coll: 'bcast', algorithm: 'scatter_allgather', p: 8, ppn: 2, bytes: 1 << 20 },
   { coll: 'barrier', algorithm: 'dissemination', p: 7, ppn: 3, bytes: 0 },
+  // Shared memory: flags and the node's data area.
+  { coll: 'bcast', algorithm: 'hierarchical', p: 12, ppn: 4, bytes: 300000 },
+  { coll: 'bcast', algorithm: 'shm_numa', p: 8, ppn: 4, bytes: 500000 },
+  { coll: 'barrier', algorithm: 'shm_hierarchical', p: 12, ppn: 6, bytes: 0 },
+  { coll: 'alltoall', algorithm: 'tiled', p: 8, ppn: 4, bytes: 65536 },
 ];
 
 /** Parameters as the engine's model gives them to the builders (explain and TOPOCOLL_SELECT=model). */

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "algorithm_registry.h"
+#include "select.h"
 #include "topology/json.h"
 
 namespace topocoll::rules {
@@ -162,18 +163,6 @@ class Reader {
   std::string* error_;
 };
 
-bool isPowerOfTwo(int p) { return p > 0 && (p & (p - 1)) == 0; }
-
-bool matches(const Rule& r, int p, int64_t block_bytes, int64_t total_bytes) {
-  int64_t bytes = r.basis == generated::SizeBasis::Block ? block_bytes : total_bytes;
-  if (r.min_bytes >= 0 && bytes < r.min_bytes) return false;
-  if (r.max_bytes >= 0 && bytes >= r.max_bytes) return false;
-  if (r.min_ranks >= 0 && p < r.min_ranks) return false;
-  if (r.max_ranks >= 0 && p > r.max_ranks) return false;
-  if (r.power_of_two >= 0 && isPowerOfTwo(p) != (r.power_of_two == 1)) return false;
-  return true;
-}
-
 void buildReasons(RuleSet* set) {
   for (Rule& r : set->rules) {
     r.reason = "rules file " + set->source + ":" + std::to_string(r.line) + (r.why.empty() ? "" : ": " + r.why);
@@ -244,7 +233,7 @@ const RuleSet* current() { return g_rules.get(); }
 bool select(const RuleSet& set, Collective coll, int p, int64_t block_bytes, int64_t total_bytes, const Config& cfg,
             int* algorithm, std::string* reason) {
   for (const Rule& rule : set.rules) {
-    if (rule.collective != coll || !matches(rule, p, block_bytes, total_bytes)) continue;
+    if (rule.collective != coll || !ruleMatches(rule, p, block_bytes, total_bytes)) continue;
     if (rule.algorithm != kAlgorithmNative) {
       // As the defaults do: skip what cannot run here, so that the next rule decides.
       if (!findBuilder(coll, rule.algorithm)) continue;

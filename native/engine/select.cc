@@ -6,22 +6,6 @@
 #include "rules.h"
 
 namespace topocoll {
-namespace {
-
-bool isPowerOfTwo(int p) { return p > 0 && (p & (p - 1)) == 0; }
-
-bool matches(const generated::RuleEntry& r, int p, int64_t block_bytes, int64_t total_bytes) {
-  int64_t bytes = r.basis == generated::SizeBasis::Block ? block_bytes : total_bytes;
-  if (r.min_bytes >= 0 && bytes < r.min_bytes) return false;
-  if (r.max_bytes >= 0 && bytes >= r.max_bytes) return false;
-  if (r.min_ranks >= 0 && p < r.min_ranks) return false;
-  if (r.max_ranks >= 0 && p > r.max_ranks) return false;
-  if (r.power_of_two >= 0 && isPowerOfTwo(p) != (r.power_of_two == 1)) return false;
-  return true;
-}
-
-}  // namespace
-
 Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t total_bytes, const Config& cfg,
                        const model::ModelCall* model_call) {
   // A run-time override (setAlgorithm, for benchmarks and tests) outranks the environment.
@@ -40,7 +24,7 @@ Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t tota
     if (rules::select(*file, coll, p, block_bytes, total_bytes, cfg, &ruled.algorithm, &ruled.reason)) return ruled;
   }
   for (const auto& rule : generated::kDefaultRules) {
-    if (rule.collective != coll || !matches(rule, p, block_bytes, total_bytes)) continue;
+    if (rule.collective != coll || !ruleMatches(rule, p, block_bytes, total_bytes)) continue;
     int index = algorithmIndex(coll, rule.algorithm);
     // TOPOCOLL_SHM=0: the rules skip algorithms that use shared memory.
     bool shm_off = index >= 0 && collectiveEntry(coll).uses_shm[index] && !cfg.get(Parameter::Shm);

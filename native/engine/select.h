@@ -1,5 +1,6 @@
-// Per-call algorithm choice. Precedence, one order everywhere: a forced
-// TOPOCOLL_<COLL>_ALGORITHM, then the first matching built-in default rule.
+// Per-call algorithm choice. Precedence, one order everywhere: a run-time override (setAlgorithm),
+// a forced TOPOCOLL_<COLL>_ALGORITHM, the model (TOPOCOLL_SELECT=model), the first matching rule
+// of TOPOCOLL_RULES, then the first matching built-in default rule.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,19 @@ namespace topocoll {
 
 namespace model {
 struct ModelCall;  // model/select_model.h
+}
+
+// A rule's condition (built-in default or rules file: the same fields); -1 leaves a bound open.
+template <class Rule>
+bool ruleMatches(const Rule& r, int p, int64_t block_bytes, int64_t total_bytes) {
+  const int64_t bytes = r.basis == generated::SizeBasis::Block ? block_bytes : total_bytes;
+  const bool power_of_two = p > 0 && (p & (p - 1)) == 0;
+  if (r.min_bytes >= 0 && bytes < r.min_bytes) return false;
+  if (r.max_bytes >= 0 && bytes >= r.max_bytes) return false;
+  if (r.min_ranks >= 0 && p < r.min_ranks) return false;
+  if (r.max_ranks >= 0 && p > r.max_ranks) return false;
+  if (r.power_of_two >= 0 && power_of_two != (r.power_of_two == 1)) return false;
+  return true;
 }
 
 struct Choice {

@@ -37,7 +37,7 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
       { name: 'bruck_reorder', summary: 'Bruck under a rank mapping pi that keeps its heavy edges inside nodes, then a local permutation of the result', origin: 'seed 004 (Kurnosov)' },
       { name: 'recursive_doubling_exch', summary: 'recursive doubling under a rank mapping pi (initial block swap); other p through its fold-in variant', origin: 'seed 004 (Kurnosov)' },
       { name: 'recursive_doubling_reorder', summary: 'recursive doubling under a rank mapping pi, then a local permutation of the result; other p through its fold-in variant', origin: 'seed 004 (Kurnosov)' },
-      { name: 'hierarchical', summary: 'blocks gathered in node shared memory, ring among node leaders, result read from shared memory', origin: 'seed 001', shm: true },
+      { name: 'hierarchical', summary: 'blocks gathered in node shared memory, an allgather among node leaders (recursive doubling, Bruck or ring from the registry; a ring of rank runs for uneven nodes), result read from shared memory', origin: 'seed 001', shm: true },
     ],
   },
   {

@@ -57,6 +57,7 @@ export function renderRegistryHeader({ COLLECTIVES, DEFAULT_RULES, PARAMETERS })
   lines.push('  int min_ranks;');
   lines.push('  int max_ranks;');
   lines.push('  int power_of_two;  // 1: only powers of two, 0: only others, -1: any');
+  lines.push('  int multi_node;    // 1: only communicators over several nodes with several ranks on a node, 0: only others, -1: any');
   lines.push('  const char* why;');
   lines.push('};');
   lines.push('');
@@ -65,9 +66,10 @@ export function renderRegistryHeader({ COLLECTIVES, DEFAULT_RULES, PARAMETERS })
     const coll = `Collective::${cIdent(r.collective)}`;
     const basis = `SizeBasis::${r.basis === 'block' ? 'Block' : 'Total'}`;
     const pow2 = r.powerOfTwo === undefined ? -1 : r.powerOfTwo ? 1 : 0;
+    const multiNode = r.multiNode === undefined ? -1 : r.multiNode ? 1 : 0;
     lines.push(
       `    {${coll}, ${cStr(r.algorithm)}, ${basis}, ${bound(r.minBytes, '-1')}, ${bound(r.maxBytes, '-1')}, ` +
-        `${bound(r.minRanks, '-1')}, ${bound(r.maxRanks, '-1')}, ${pow2}, ${cStr(r.why)}},`,
+        `${bound(r.minRanks, '-1')}, ${bound(r.maxRanks, '-1')}, ${pow2}, ${multiNode}, ${cStr(r.why)}},`,
     );
   }
   lines.push('};');

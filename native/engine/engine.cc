@@ -105,7 +105,22 @@ int choose(const Call& call, CommState* state, Choice* choice) {
     if (rc != MPI_SUCCESS) return rc;
     modelled = &model_call;
   }
-  *choice = selectAlgorithm(call.coll, state->size(), call.block_bytes, call.total_bytes, config(), modelled);
+  // Placement-dependent rules need the node count: detected once per communicator (collectively:
+  // whether a collective needs it is the same on every rank).
+  int nodes = 1;
+  if (rulesNeedNodes(call.coll) && !state->isInter()) {
+    const Hierarchy* hierarchy = modelled ? modelled->hierarchy : nullptr;
+    std::string error;
+    if (!hierarchy) {
+      int rc = state->hierarchy(&hierarchy, &error);
+      if (rc != MPI_SUCCESS) {
+        if (!error.empty() && state->rank() == 0) std::fprintf(stderr, "topocoll: %s\n", error.c_str());
+        return rc;
+      }
+    }
+    nodes = hierarchy->nodeCount();
+  }
+  *choice = selectAlgorithm(call.coll, state->size(), call.block_bytes, call.total_bytes, config(), nodes, modelled);
   if (choice->algorithm == kAlgorithmNative) return MPI_SUCCESS;
   const char* why = nullptr;
   if (state->isInter()) why = "intercommunicators are not handled by the engine";

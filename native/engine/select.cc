@@ -6,8 +6,16 @@
 #include "rules.h"
 
 namespace topocoll {
+bool rulesNeedNodes(Collective coll) {
+  for (const auto& rule : generated::kDefaultRules) {
+    if (rule.collective == coll && rule.multi_node >= 0) return true;
+  }
+  return false;
+}
+
 Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t total_bytes, const Config& cfg,
-                       const model::ModelCall* model_call) {
+                       int nodes, const model::ModelCall* model_call) {
+  const bool multi_node = nodes > 1 && nodes < p;
   // A run-time override (setAlgorithm, for benchmarks and tests) outranks the environment.
   int overridden = override_algorithm::forced(coll);
   if (overridden != kAlgorithmAuto) return {overridden, "forced by setAlgorithm (run-time override)"};
@@ -25,6 +33,7 @@ Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t tota
   }
   for (const auto& rule : generated::kDefaultRules) {
     if (rule.collective != coll || !ruleMatches(rule, p, block_bytes, total_bytes)) continue;
+    if (rule.multi_node >= 0 && multi_node != (rule.multi_node == 1)) continue;
     int index = algorithmIndex(coll, rule.algorithm);
     // TOPOCOLL_SHM=0: the rules skip algorithms that use shared memory.
     bool shm_off = index >= 0 && collectiveEntry(coll).uses_shm[index] && !cfg.get(Parameter::Shm);

@@ -34,8 +34,13 @@ struct Choice {
 
 // block_bytes: one rank's block (allgather/alltoall) or the message (bcast); total_bytes: what a
 // rank receives in all.
-// model_call: the communicator and call, for TOPOCOLL_SELECT=model (null: the rules decide).
+// nodes: how many nodes (shared-memory or virtual) the communicator spans, for rules that depend
+// on placement (1 when unknown). model_call: the communicator and call, for TOPOCOLL_SELECT=model
+// (null: the rules decide).
 Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t total_bytes, const Config& cfg,
-                       const model::ModelCall* model_call = nullptr);
+                       int nodes = 1, const model::ModelCall* model_call = nullptr);
+
+// Whether a default rule of `coll` depends on placement (the caller then counts the nodes).
+bool rulesNeedNodes(Collective coll);
 
 }  // namespace topocoll

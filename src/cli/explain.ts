@@ -33,7 +33,7 @@ export function explainCall(coll: CollectiveName, np: number, bytes: number, onl
   installRulesFromEnvironment(native);
   native.loadConfig();
   const total = coll === 'allgather' || coll === 'alltoall' ? bytes * np : bytes;
-  const chosen = native.selectAlgorithm(coll, np, bytes, total);
+  const chosen = native.selectAlgorithm(coll, np, bytes, total, Math.ceil(np / ppn));
   const registered: string[] = native.registeredAlgorithms()[coll];
   const names = only ? [only] : registered;
   // Blocks are bytes here: one rank's block for allgather/alltoall, one element of a byte vector for bcast.

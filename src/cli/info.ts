@@ -53,7 +53,8 @@ export interface InfoReport {
 /**
  * A section contributed to `info` by another part of topocoll: called on every rank after the
  * hierarchy is known (it may be collective), its lines printed by rank 0 under `title`. The
- * topology section (TOPOCOLL_TOPOLOGY resolved for this job) registers here from src/topology.
+ * topology section comes from src/topology's `infoSection` export (see collectInfo); other parts
+ * of topocoll may add theirs with addInfoSection().
  */
 export interface InfoSection {
   readonly title: string;
@@ -98,7 +99,10 @@ export function collectInfo(withShm = true): InfoReport {
   if (shmOff) hierarchy.shm = { available: false, why: 'off (TOPOCOLL_SHM=0)', channels: 0, parts: 0, partBytes: 0, namePrefix: '' };
   const registered: Record<string, string[]> = addon().registeredAlgorithms();
   const sections: InfoReport['sections'] = [];
-  for (const s of extraSections) {
+  // The topology section: src/topology exports `infoSection` (an InfoSection describing the
+  // TOPOCOLL_TOPOLOGY file resolved for this job); until it does, info prints no such section.
+  const topology = require('../topology') as { infoSection?: InfoSection };
+  for (const s of [...(topology.infoSection ? [topology.infoSection] : []), ...extraSections]) {
     const lines = s.lines({ handle: world.handle, rank: world.rank, size: world.size }, hierarchy);
     if (lines) sections.push({ title: s.title, lines });
   }

@@ -91,6 +91,11 @@ export interface Rule {
   readonly maxRanks?: number;
   /** Only for (non-)power-of-two communicator sizes. */
   readonly powerOfTwo?: boolean;
+  /**
+   * true: only where placement matters, i.e. the communicator spans several nodes (shared-memory
+   * or virtual) and some node holds several of its ranks; false: only elsewhere.
+   */
+  readonly multiNode?: boolean;
   readonly why: string;
 }
 
@@ -100,20 +105,20 @@ export interface Rule {
  * well-tested starting point, and `topocoll tune` replaces them with measured rules.
  */
 export const DEFAULT_RULES: readonly Rule[] = [
-  // Seed 001's shared-memory algorithms where they won on the 2-core development machine (bench/shm.mjs,
-  // Open MPI, medians of 3 launches; docs/shm.md): against the best point-to-point algorithm, allgather
-  // hierarchical 0.52-0.72x at 1-64 KiB blocks on 2 ranks and 0.35-0.44x on 4 ranks (it lost at 8 B, and at
-  // 1 MiB on 4 ranks); bcast hierarchical 0.28-0.45x at 16-128 KiB on 2 ranks, 0.70-0.87x on 4; shm_numa
-  // 0.45-0.68x at 1-4 MiB on 2 ranks (it lost there on 4 oversubscribed ranks). Barrier shm_hierarchical and
-  // alltoall tiled lost here and stay out.
+  { collective: 'allgather', algorithm: 'bruck_reorder', basis: 'block', minBytes: 8192, multiNode: true, why: 'seed 004: ranks over several nodes, blocks >= 8 KiB: Bruck under a rank mapping keeps its heavy steps inside nodes (emulated cluster: 1.3-2.3x over bruck and Open MPI)' },
+  // Seed 001's shared-memory algorithms only where they beat the point-to-point defaults in every run on
+  // the 2-core development machine (bench/shm.mjs, Open MPI, 3 sessions of 3-5 launches under varying load;
+  // docs/shm.md): allgather hierarchical at 1-64 KiB blocks (0.48-0.88x on 2 ranks, 0.35-0.44x on 4; 8 B and
+  // 1 MiB went both ways). Barrier shm_hierarchical and alltoall tiled did not win consistently and stay out.
   { collective: 'allgather', algorithm: 'hierarchical', basis: 'block', minBytes: 1024, maxBytes: 65537, why: 'measured (bench/shm.mjs): shared memory beats messages for 1-64 KiB blocks' },
-  { collective: 'allgather', algorithm: 'hierarchical', basis: 'block', minBytes: 65537, maxRanks: 2, why: 'measured (bench/shm.mjs): shared memory beats messages for long blocks on 2 ranks' },
   { collective: 'allgather', algorithm: 'recursive_doubling', basis: 'total', maxBytes: 524288, powerOfTwo: true, why: 'MPICH: total < 512 KiB on power-of-two sizes' },
   { collective: 'allgather', algorithm: 'bruck', basis: 'total', maxBytes: 81920, why: 'MPICH: total < 80 KiB on other sizes' },
   { collective: 'allgather', algorithm: 'ring', why: 'MPICH: long messages' },
   { collective: 'bcast', algorithm: 'binomial', basis: 'total', maxBytes: 12288, why: 'MPICH: message < 12 KiB' },
-  { collective: 'bcast', algorithm: 'hierarchical', basis: 'total', maxBytes: 262144, why: 'measured (bench/shm.mjs): one shared copy beats messages for 12-256 KiB' },
-  { collective: 'bcast', algorithm: 'shm_numa', basis: 'total', maxRanks: 2, why: 'measured (bench/shm.mjs): pipelined shared segments beat messages for long messages on 2 ranks' },
+  // bcast: hierarchical 0.28-0.89x at 16 KiB (2 and 4 ranks); shm_numa 0.50-0.68x at 1 MiB on 2 ranks. At
+  // 128 KiB and 4 MiB the shared-memory pipeline won once and lost twice (flag handoffs on busy cores).
+  { collective: 'bcast', algorithm: 'hierarchical', basis: 'total', maxBytes: 65536, why: 'measured (bench/shm.mjs): one shared copy beats messages for 12-64 KiB' },
+  { collective: 'bcast', algorithm: 'shm_numa', basis: 'total', minBytes: 524288, maxBytes: 2097152, maxRanks: 2, why: 'measured (bench/shm.mjs): pipelined shared segments beat messages around 1 MiB on 2 ranks' },
   { collective: 'bcast', algorithm: 'binomial', maxRanks: 7, why: 'MPICH: fewer than 8 ranks' },
   { collective: 'bcast', algorithm: 'scatter_allgather', why: 'MPICH: medium and long messages on 8 or more ranks' },
   { collective: 'barrier', algorithm: 'dissemination', why: 'MPICH default' },

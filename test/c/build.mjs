@@ -3,7 +3,8 @@
 // libraries (test/c/profiler/*.c -> lib<name>.so) with each installed MPI's compiler wrapper
 // into test/c/bin/<flavour>/. Rebuilds only what is out of date.
 //   node test/c/build.mjs [openmpi|mpich ...]      (default: every installed MPI)
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,8 +17,8 @@ const SOURCES = [
   { dir: 'test/c/profiler', ext: '.c', compiler: (f) => FLAVOURS[f].mpicc, flags: ['-O2', '-Wall', '-shared', '-fPIC'], lib: true },
 ];
 
-/** Builds every program for `flavour`; returns the directory holding them. */
-export function buildPrograms(flavour) {
+/** Builds every program for `flavour`; resolves to the directory holding them. */
+export async function buildPrograms(flavour) {
   const out = path.join(root, 'test/c/bin', flavour);
   mkdirSync(out, { recursive: true });
   for (const { dir, ext, compiler, flags, lib } of SOURCES) {
@@ -28,7 +29,8 @@ export function buildPrograms(flavour) {
       if (existsSync(exe) && statSync(exe).mtimeMs >= statSync(src).mtimeMs) continue;
       // Built aside and renamed: a concurrent run never sees a half-written program.
       const tmp = `${exe}.${process.pid}.tmp`;
-      execFileSync(compiler(flavour), [...flags, '-o', tmp, src], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+      // Asynchronous: tests build in beforeAll, and vitest's worker must stay responsive.
+      await promisify(execFile)(compiler(flavour), [...flags, '-o', tmp, src], { cwd: root });
       renameSync(tmp, exe);
     }
   }
@@ -42,6 +44,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       console.error(`build.mjs: unknown MPI "${f}"; valid choices: ${Object.keys(FLAVOURS).join(', ')}`);
       process.exit(2);
     }
-    console.log(`built ${path.relative(root, buildPrograms(f))}/`);
+    console.log(`built ${path.relative(root, await buildPrograms(f))}/`);
   }
 }

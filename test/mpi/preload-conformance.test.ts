@@ -24,8 +24,8 @@ const TIMEOUT = 120_000;
 
 describe.each(FLAVOURS)('C conformance under the preload library (%s)', (flavour) => {
   let bin = '';
-  beforeAll(() => {
-    bin = buildPrograms(flavour);
+  beforeAll(async () => {
+    bin = await buildPrograms(flavour);
   });
 
   it.each(NP[flavour])('p = %i: every algorithm x kind x count x in-place x blocking/nonblocking, bytes equal to the system MPI', async (np) => {

@@ -27,8 +27,8 @@ function topocoll(args: string[], env: Record<string, string> = {}) {
 describe.each(FLAVOURS)('the preload library in C and Fortran programs (%s)', (flavour) => {
   const np = NP[flavour];
   let bin = '';
-  beforeAll(() => {
-    bin = buildPrograms(flavour);
+  beforeAll(async () => {
+    bin = await buildPrograms(flavour);
   });
   const run = (program: string, env: Record<string, string>) =>
     mpirun({ flavour, np, args: [path.join(bin, program)], mpirunArgs: preloadArgs(flavour), env, timeoutMs: TIMEOUT });

@@ -4,13 +4,13 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/mpirun';
+import { spawnAsync } from '../helpers/spawn';
 
 describe('CMake build', () => {
-  it('builds libtopocoll.so (exporting the MPI_* overrides) and a loadable addon', () => {
-    const r = spawnSync(process.execPath, ['scripts/build-native.mjs', '--cmake'], {
+  it('builds libtopocoll.so (exporting the MPI_* overrides) and a loadable addon', async () => {
+    const r = await spawnAsync(process.execPath, ['scripts/build-native.mjs', '--cmake'], {
       cwd: repoRoot,
       env: { ...process.env, TOPOCOLL_MPI: 'openmpi' },
-      encoding: 'utf8',
     });
     expect(r.status, r.stderr + r.stdout).toBe(0);
     const dir = path.join(repoRoot, 'build-cmake/openmpi');

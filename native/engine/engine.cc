@@ -66,7 +66,7 @@ void trace(const Call& call, CommState* state, const Choice& choice) {
   std::fprintf(stderr, "topocoll: comm %d (p=%d) %s %lld B%s -> %s (%s)\n", state->serial(), state->size(),
                collectiveEntry(call.coll).name, static_cast<long long>(call.block_bytes),
                call.coll == Collective::Allgather || call.coll == Collective::Alltoall ? "/block" : "",
-               choiceName(call.coll, choice.algorithm), choice.reason.c_str());
+               choiceName(call.coll, choice.algorithm), choice.reason);
 }
 
 // Resolves the algorithm for a call, applying TOPOCOLL_FALLBACK where a forced one cannot run.
@@ -148,7 +148,7 @@ int choose(const Call& call, CommState* state, Choice* choice) {
     std::fprintf(stderr, "topocoll: %s=%s cannot run this call (%s); using native\n", collectiveEntry(call.coll).env,
                  choiceName(call.coll, choice->algorithm), why);
   }
-  *choice = {kAlgorithmNative, std::string("fallback: ") + why};
+  *choice = {kAlgorithmNative, internReason(std::string("fallback: ") + why)};
   return MPI_SUCCESS;
 }
 

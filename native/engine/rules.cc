@@ -231,7 +231,7 @@ bool loadFromEnvironment(const std::string& path, std::string* error) {
 const RuleSet* current() { return g_rules.get(); }
 
 bool select(const RuleSet& set, Collective coll, int p, int64_t block_bytes, int64_t total_bytes, const Config& cfg,
-            int* algorithm, std::string* reason) {
+            int* algorithm, const char** reason) {
   for (const Rule& rule : set.rules) {
     if (rule.collective != coll || !ruleMatches(rule, p, block_bytes, total_bytes)) continue;
     if (rule.algorithm != kAlgorithmNative) {
@@ -240,7 +240,7 @@ bool select(const RuleSet& set, Collective coll, int p, int64_t block_bytes, int
       if (collectiveEntry(coll).uses_shm[rule.algorithm] && !cfg.get(Parameter::Shm)) continue;
     }
     *algorithm = rule.algorithm;
-    *reason = rule.reason;
+    *reason = rule.reason.c_str();
     return true;
   }
   return false;

@@ -56,6 +56,6 @@ const RuleSet* current();
 
 // The first rule of `set` that matches the call and can run here; false when none does.
 bool select(const RuleSet& set, Collective coll, int p, int64_t block_bytes, int64_t total_bytes, const Config& cfg,
-            int* algorithm, std::string* reason);
+            int* algorithm, const char** reason);
 
 }  // namespace topocoll::rules

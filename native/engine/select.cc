@@ -1,11 +1,35 @@
 #include "select.h"
 
+#include <mutex>
+#include <unordered_set>
+#include <vector>
+
 #include "algorithm_registry.h"
 #include "model/select_model.h"
 #include "override.h"
 #include "rules.h"
 
 namespace topocoll {
+namespace {
+
+const char* defaultRuleReason(const generated::RuleEntry& rule) {
+  static const std::vector<std::string> texts = [] {
+    std::vector<std::string> all;
+    for (const auto& r : generated::kDefaultRules) all.push_back(std::string("default rule: ") + r.why);
+    return all;
+  }();
+  return texts[&rule - generated::kDefaultRules].c_str();
+}
+
+}  // namespace
+
+const char* internReason(const std::string& text) {
+  static std::mutex mutex;
+  static std::unordered_set<std::string> texts;  // nodes never move: c_str() stays valid
+  std::lock_guard<std::mutex> lock(mutex);
+  return texts.insert(text).first->c_str();
+}
+
 bool rulesNeedNodes(Collective coll) {
   for (const auto& rule : generated::kDefaultRules) {
     if (rule.collective == coll && rule.multi_node >= 0) return true;
@@ -21,7 +45,12 @@ Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t tota
   if (overridden != kAlgorithmAuto) return {overridden, "forced by setAlgorithm (run-time override)"};
   int forced = cfg.forced[static_cast<int>(coll)];
   if (forced != kAlgorithmAuto) {
-    return {forced, std::string("forced by ") + collectiveEntry(coll).env};
+    static const std::vector<std::string> by_env = [] {
+      std::vector<std::string> texts;
+      for (const auto& c : generated::kCollectives) texts.push_back(std::string("forced by ") + c.env);
+      return texts;
+    }();
+    return {forced, by_env[static_cast<int>(coll)].c_str()};
   }
   // TOPOCOLL_SELECT=model: the smallest predicted time; the rules where the model cannot run.
   Choice modelled;
@@ -37,7 +66,7 @@ Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t tota
     int index = algorithmIndex(coll, rule.algorithm);
     // TOPOCOLL_SHM=0: the rules skip algorithms that use shared memory.
     bool shm_off = index >= 0 && collectiveEntry(coll).uses_shm[index] && !cfg.get(Parameter::Shm);
-    if (index >= 0 && findBuilder(coll, index) && !shm_off) return {index, std::string("default rule: ") + rule.why};
+    if (index >= 0 && findBuilder(coll, index) && !shm_off) return {index, defaultRuleReason(rule)};
   }
   return {kAlgorithmNative, "no rule matched: the system MPI's own collective"};
 }

@@ -29,8 +29,13 @@ bool ruleMatches(const Rule& r, int p, int64_t block_bytes, int64_t total_bytes)
 
 struct Choice {
   int algorithm = kAlgorithmNative;  // registry index, or kAlgorithmNative
-  std::string reason;                // for TOPOCOLL_VERBOSE and `explain`
+  // For TOPOCOLL_VERBOSE and `explain`. Static or interned text: selection runs on every call,
+  // and building a string there costs as much as a small collective's selection itself.
+  const char* reason = "";
 };
+
+// A stable copy of `text`, for reasons built at run time (kept for the life of the process).
+const char* internReason(const std::string& text);
 
 // block_bytes: one rank's block (allgather/alltoall) or the message (bcast); total_bytes: what a
 // rank receives in all.

@@ -127,7 +127,7 @@ bool chooseByModel(const ModelCall& call, const Config& cfg, Choice* out) {
   if (best.algorithm != kAlgorithmNative) {
     char text[160];
     std::snprintf(text, sizeof text, "model: smallest predicted time, %.2f us (TOPOCOLL_SELECT=model)", best_seconds * 1e6);
-    best.reason = text;
+    best.reason = internReason(text);
   }
   if (call.comm_serial >= 0) {
     std::lock_guard<std::mutex> lock(mutex);

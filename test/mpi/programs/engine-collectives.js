@@ -23,7 +23,7 @@ const ALGORITHMS = {
   alltoall: ['bruck', 'isend_irecv', 'pairwise', 'ring'],
 };
 // Bytes per block (allgather, alltoall) or per message (bcast); and one case of 8-byte elements.
-const BYTE_COUNTS = [0, 1, 7, 100000];
+const BYTE_COUNTS = [0, 1, 7, 1024, 65539, 1 << 20];
 const TYPED = [...BYTE_COUNTS.map((n) => [Uint8Array, n]), [Float64Array, 13]];
 
 let cases = 0;

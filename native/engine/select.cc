@@ -1,5 +1,6 @@
 #include "select.h"
 
+#include <cstring>
 #include <mutex>
 #include <unordered_set>
 #include <vector>
@@ -63,6 +64,7 @@ Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t tota
   for (const auto& rule : generated::kDefaultRules) {
     if (rule.collective != coll || !ruleMatches(rule, p, block_bytes, total_bytes)) continue;
     if (rule.multi_node >= 0 && multi_node != (rule.multi_node == 1)) continue;
+    if (std::strcmp(rule.algorithm, "native") == 0) return {kAlgorithmNative, defaultRuleReason(rule)};
     int index = algorithmIndex(coll, rule.algorithm);
     // TOPOCOLL_SHM=0: the rules skip algorithms that use shared memory.
     bool shm_off = index >= 0 && collectiveEntry(coll).uses_shm[index] && !cfg.get(Parameter::Shm);

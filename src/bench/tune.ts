@@ -41,11 +41,13 @@ function isPowerOfTwo(p: number): boolean {
 }
 
 /** The first built-in default rule matching a call, among algorithms that exist here (TS mirror of select.cc). */
-export function defaultChoice(coll: CollectiveName, p: number, blockBytes: number, available: readonly string[]): string {
+export function defaultChoice(coll: CollectiveName, p: number, blockBytes: number, available: readonly string[], nodes = 1): string {
   const total = coll === 'allgather' || coll === 'alltoall' ? blockBytes * p : blockBytes;
+  const multiNode = nodes > 1 && nodes < p;
   for (const r of DEFAULT_RULES) {
     if (r.collective !== coll || !ruleMatches(r, p, blockBytes, total)) continue;
-    if (available.includes(r.algorithm)) return r.algorithm;
+    if (r.multiNode !== undefined && r.multiNode !== multiNode) continue;
+    if (r.algorithm === NATIVE || available.includes(r.algorithm)) return r.algorithm;
   }
   return NATIVE;
 }
@@ -82,7 +84,7 @@ export function decide(report: BenchReport, opts: TuneOptions): SizeDecision[] {
         const r = row.find((x) => x.algorithm === name);
         return r !== undefined && r.median_us <= best.median_us * (1 + tolerance);
       };
-      const fallbackDefault = defaultChoice(coll, p, bytes, available);
+      const fallbackDefault = defaultChoice(coll, p, bytes, available, report.job.nodes);
       // Within the noise: keep the default (no change for nothing), else the previous size's
       // choice (fewer ranges), else the fastest.
       const chosen = within(fallbackDefault) ? fallbackDefault : within(previous) ? previous! : best.algorithm;

@@ -121,7 +121,11 @@ int choose(const Call& call, CommState* state, Choice* choice) {
     nodes = hierarchy->nodeCount();
   }
   *choice = selectAlgorithm(call.coll, state->size(), call.block_bytes, call.total_bytes, config(), nodes, modelled);
-  if (choice->algorithm == kAlgorithmNative) return MPI_SUCCESS;
+  if (choice->algorithm == kAlgorithmNative) {
+    // Say why an intercommunicator ran native even where a rule would have picked native anyway.
+    if (state->isInter()) choice->reason = "fallback: intercommunicators are not handled by the engine";
+    return MPI_SUCCESS;
+  }
   const char* why = nullptr;
   if (state->isInter()) why = "intercommunicators are not handled by the engine";
   else if (!findBuilder(call.coll, choice->algorithm)) why = "this build has no builder for it";

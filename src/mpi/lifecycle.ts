@@ -39,18 +39,6 @@ export function avoidOpenMpiAvxOp(env: NodeJS.ProcessEnv, flavour: string): void
   if (flavour === 'openmpi' && env.OMPI_MCA_op === undefined) env.OMPI_MCA_op = '^avx';
 }
 
-/**
- * MPICH 4.0 runs over UCX, whose memory hooks patch malloc and mmap/munmap in the running process
- * at MPI_Init while V8's helper threads may be calling them; MPICH Node ranks crashed inside V8's
- * GC and compiler with the hooks on (about 1 launch in 20 under load). Off unless the user set them;
- * MPICH's shared-memory and TCP paths need no registration cache.
- */
-export function avoidUcxMemoryHooks(env: NodeJS.ProcessEnv, flavour: string): void {
-  if (flavour !== 'mpich') return;
-  env.UCX_MEM_MALLOC_HOOKS ??= 'no';
-  env.UCX_MEM_EVENTS ??= 'no';
-}
-
 /** Initializes MPI (once). Called implicitly by the first use of `world` or any communicator. */
 export function init(options: InitOptions = {}): InitResult {
   if (state) {
@@ -63,7 +51,6 @@ export function init(options: InitOptions = {}): InitResult {
   }
   const native = addon();
   avoidOpenMpiAvxOp(process.env, loadedFlavour());
-  avoidUcxMemoryHooks(process.env, loadedFlavour());
   const level = options.threadLevel ?? 'single';
   const levels = native.threadLevels as Record<string, number>;
   if (!(level in levels)) {

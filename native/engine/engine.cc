@@ -193,7 +193,7 @@ int dispatch(const Call& call, Bindings bindings, RequestOut request, Native nat
   double started = config().verbose() >= 2 ? PMPI_Wtime() : 0;
 
   if (choice.algorithm == kAlgorithmNative) {
-    if (!request) {
+    if (request.nativeBlocks()) {
       rc = native(nullptr);
     } else {
       MPI_Request r = MPI_REQUEST_NULL;

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -21,9 +22,30 @@ bool initialized();
 // Before MPI_Finalize: prints TOPOCOLL_STATS.
 void finalize();
 
-// A null `request` makes the call blocking; otherwise it starts a nonblocking collective and
-// hands back the request to progress with test()/wait().
-using RequestOut = std::unique_ptr<CollectiveRequest>*;
+// Where a call's request goes. Null: the call is blocking. A pointer: the call starts a
+// nonblocking collective and hands back the request to progress with test()/wait().
+// polled(): a blocking call that the caller completes by polling, together with the nonblocking
+// collectives it has pending (MPI's progress rule). Our schedules hand back a request as for a
+// nonblocking call; `native` runs the MPI's blocking collective and hands back none, because MPI
+// never matches a blocking collective with a nonblocking one, and a rank with nothing pending
+// calls the blocking form.
+class RequestOut {
+ public:
+  RequestOut(std::nullptr_t = nullptr) {}
+  RequestOut(std::unique_ptr<CollectiveRequest>* out) : out_(out) {}
+  static RequestOut polled(std::unique_ptr<CollectiveRequest>* out) {
+    RequestOut r(out);
+    r.native_blocks_ = true;
+    return r;
+  }
+  explicit operator bool() const { return out_ != nullptr; }
+  std::unique_ptr<CollectiveRequest>& operator*() const { return *out_; }
+  bool nativeBlocks() const { return out_ == nullptr || native_blocks_; }
+
+ private:
+  std::unique_ptr<CollectiveRequest>* out_ = nullptr;
+  bool native_blocks_ = false;
+};
 
 int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
               MPI_Datatype recvtype, MPI_Comm comm, RequestOut request = nullptr);

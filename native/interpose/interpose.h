@@ -13,6 +13,7 @@
 
 #include <memory>
 
+#include "engine.h"
 #include "executor.h"
 
 namespace topocoll::interpose {
@@ -62,9 +63,9 @@ int completeProgressing(std::unique_ptr<CollectiveRequest> op);
 int waitProgressing(MPI_Request* request, MPI_Status* status);
 int waitallProgressing(int count, MPI_Request requests[], MPI_Status statuses[]);
 
-// A blocking collective through the engine. `start(out)` is an engine entry point: a null `out`
-// runs it blocking, else it starts a request. While our nonblocking collectives are pending the
-// call is started nonblocking and completed with them (MPI's progress rule).
+// A blocking collective through the engine. `start(out)` is an engine entry point. While our
+// nonblocking collectives are pending, the call is started polled (engine::RequestOut) and
+// completed with them (MPI's progress rule).
 template <typename Start>
 int runBlocking(MPI_Comm comm, Start start);
 
@@ -99,8 +100,8 @@ int runBlocking(MPI_Comm comm, Start start) {
   EngineScope scope;
   if (!requests::anyPending()) return raise(comm, start(nullptr));
   std::unique_ptr<CollectiveRequest> op;
-  int rc = start(&op);
-  if (rc == MPI_SUCCESS) rc = completeProgressing(std::move(op));
+  int rc = start(engine::RequestOut::polled(&op));
+  if (rc == MPI_SUCCESS && op) rc = completeProgressing(std::move(op));
   return raise(comm, rc);
 }
 

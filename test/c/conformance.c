@@ -535,8 +535,11 @@ static void progressCases(MPI_Comm comm) {
     if (rank == size - 1) MPI_Send(&token, 1, MPI_INT, 0, 78, comm);
   }
 
-  /* Rank 0 runs a blocking collective on another communicator while an allgather is pending that
-   * the others wait for first. */
+  /* Rank 0 runs a blocking bcast on another communicator while an allgather is pending that the
+   * others wait for first; they start late, so that rank 0 surely has it pending and they do not.
+   * binomial: our schedule, polled together with the allgather. native: the MPI's blocking bcast
+   * on every rank, because a blocking collective never matches a nonblocking one (rank 0 is the
+   * root and sends eagerly, so MPICH, which has no progress hook, passes too). */
   MPI_Comm other;
   PMPI_Comm_dup(comm, &other);
 #if !defined(OMPI_MAJOR_VERSION)
@@ -544,23 +547,31 @@ static void progressCases(MPI_Comm comm) {
    * progress the pending allgather (docs/preload.md), so `other` is set up beforehand. */
   MPI_Barrier(other);
 #endif
-  c = (Case){.coll = ALLGATHER, .mode = WAIT, .kind = &kinds[KIND_BYTES], .count = 3000, .comm = comm,
-             .comm_name = "world: blocked in MPI_Bcast on another comm"};
-  g_id++, g_cases++;
+  static const char* const bcast_algorithms[] = {"binomial", "native"};
+  static const char* const bcast_cases[] = {"world: blocked in a binomial MPI_Bcast on another comm",
+                                            "world: blocked in a native MPI_Bcast on another comm"};
   Buffers b;
-  prepare(&c, &b, rank, size);
-  int value = rank == 0 ? 99 : 0;
-  MPI_Iallgather(b.send, (int)c.count, MPI_BYTE, b.recv, (int)c.count, MPI_BYTE, comm, &req);
-  if (rank == 0) {
-    MPI_Bcast(&value, 1, MPI_INT, 0, other);
-    MPI_Wait(&req, MPI_STATUS_IGNORE);
-  } else {
-    MPI_Wait(&req, MPI_STATUS_IGNORE);
-    MPI_Bcast(&value, 1, MPI_INT, 0, other);
+  for (int a = 0; a < 2; a++) {
+    c = (Case){.coll = ALLGATHER, .mode = WAIT, .kind = &kinds[KIND_BYTES], .count = 3000, .comm = comm,
+               .comm_name = bcast_cases[a]};
+    g_id++, g_cases++;
+    prepare(&c, &b, rank, size);
+    int value = rank == 0 ? 99 + a : 0;
+    force(BCAST, bcast_algorithms[a]);
+    if (rank != 0) usleep(20000);
+    MPI_Iallgather(b.send, (int)c.count, MPI_BYTE, b.recv, (int)c.count, MPI_BYTE, comm, &req);
+    if (rank == 0) {
+      MPI_Bcast(&value, 1, MPI_INT, 0, other);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+      MPI_Bcast(&value, 1, MPI_INT, 0, other);
+    }
+    force(BCAST, "auto");
+    if (value != 99 + a) fail(&c, "bcast on the other communicator delivered %d", value);
+    verify(&c, &b, rank, size, "ours");
+    free(b.send), free(b.recv);
   }
-  if (value != 99) fail(&c, "bcast on the other communicator delivered %d", value);
-  verify(&c, &b, rank, size, "ours");
-  free(b.send), free(b.recv);
   PMPI_Comm_free(&other);
 
 #if defined(OMPI_MAJOR_VERSION)

@@ -8,7 +8,7 @@
   },
   "target_defaults": {
     "cflags_cc!": ["-fno-exceptions", "-fno-rtti", "-std=gnu++1y", "-std=gnu++14"],
-    "cflags_cc": ["-std=c++17", "-fexceptions", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers"],
+    "cflags_cc": ["-std=c++17", "-fexceptions", "-O2", "-fno-semantic-interposition", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers"],
     "defines": ["OMPI_SKIP_MPICXX=1", "MPICH_SKIP_MPICXX=1", "TOPOCOLL_MPI_FLAVOUR=\"<(mpi_flavour)\""],
     "include_dirs": ["<!@(node scripts/mpi-flags.mjs include)", "native/engine"],
     "libraries": ["<!@(node scripts/mpi-flags.mjs libs)", "-lnuma"],

@@ -3,6 +3,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -12,6 +13,7 @@
 #include "hierarchy/hierarchy.h"
 #include "mapping/remap/allgather_mapping.h"
 #include "schedule.h"
+#include "select.h"
 #include "shm/shm_context.h"
 
 namespace topocoll {
@@ -36,8 +38,17 @@ class CommState {
   // A fresh tag per collective call: nonblocking collectives on one communicator may overlap.
   int nextTag();
 
-  // The schedule of (coll, algorithm, params), built once and reused.
-  std::shared_ptr<const Schedule> schedule(Collective coll, int algorithm, const BuildParams& params);
+  // The schedule of (coll, algorithm, params), built once and reused. The reference is valid
+  // until the next call.
+  const std::shared_ptr<const Schedule>& schedule(Collective coll, int algorithm, const BuildParams& params);
+
+  // The choice made for the last call of `coll`, and what it depended on (engine.cc).
+  struct RecentChoice {
+    uint64_t epoch = 0;
+    int64_t block_bytes = 0, total_bytes = 0;
+    Choice choice;
+  };
+  RecentChoice& recentChoice(Collective coll) { return recent_choices_[static_cast<int>(coll)]; }
 
   // True the first time (coll, size class) is seen: TOPOCOLL_VERBOSE prints once per class.
   bool firstOfSizeClass(Collective coll, int64_t bytes);
@@ -79,6 +90,13 @@ class CommState {
   bool inter_ = false;
   uint32_t sequence_ = 0;
   std::unordered_map<ScheduleKey, std::shared_ptr<const Schedule>, ScheduleKeyHash> schedules_;
+  // The last schedule of each collective: a loop of identical calls skips hashing the key.
+  struct Recent {
+    ScheduleKey key;
+    std::shared_ptr<const Schedule> schedule;
+  };
+  std::array<Recent, generated::kCollectiveCount> recent_;
+  std::array<RecentChoice, generated::kCollectiveCount> recent_choices_;
   std::unordered_set<int64_t> traced_;
   std::unique_ptr<Hierarchy> hierarchy_;
   std::unique_ptr<ShmContext> shm_;  // declared after hierarchy_, which it points to

@@ -7,6 +7,7 @@
 #include "algorithm_registry.h"
 #include "hierarchy/node_override.h"
 #include "rules.h"
+#include "select.h"
 
 namespace topocoll {
 namespace {
@@ -31,9 +32,9 @@ bool parseInteger(const char* text, int64_t* value) {
   return true;
 }
 
-Config g_config;
-
 }  // namespace
+
+Config g_config;
 
 bool parseAlgorithmChoice(Collective coll, const char* text, int* value, std::string* error) {
   const auto& entry = collectiveEntry(coll);
@@ -117,9 +118,11 @@ bool loadConfigFromEnvironment(Config* out, std::string* error) {
   return true;
 }
 
-const Config& config() { return g_config; }
 
 // engine.cc installs the loaded configuration.
-void installConfig(const Config& c) { g_config = c; }
+void installConfig(const Config& c) {
+  g_config = c;
+  bumpSelectionEpoch();
+}
 
 }  // namespace topocoll

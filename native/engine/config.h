@@ -37,7 +37,9 @@ bool loadConfigFromEnvironment(Config* out, std::string* error);
 bool parseParameter(Parameter p, const char* text, int64_t* value, std::string* error);
 bool parseAlgorithmChoice(Collective coll, const char* text, int* value, std::string* error);
 
-// The process-wide configuration (loaded by engine::initialize()).
-const Config& config();
+// The process-wide configuration (loaded by engine::initialize()). Inline: read several times
+// on every call.
+extern Config g_config;
+inline const Config& config() { return g_config; }
 
 }  // namespace topocoll

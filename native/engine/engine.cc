@@ -51,45 +51,59 @@ int typeSize(MPI_Datatype type, int64_t* size) {
   return rc;
 }
 
-// One call of a collective, as the selection, the trace and the executor see it.
+// One call of a collective, as the selection, the trace and the executor see it. Small on
+// purpose: a call handed to the MPI never builds the BuildParams (zeroing it cost ~20 ns).
 struct Call {
   Collective coll;
   MPI_Comm comm;
   int64_t block_bytes;
-  int64_t total_bytes;
-  BuildParams params;
+  int64_t total_bytes;  // allgather and alltoall: set by dispatch (p blocks)
+  int64_t count;        // elements per block (bcast: of the vector)
+  int root = 0;
+  bool in_place = false;
 };
 
+// What the builders learn of the call itself (the engine adds the communicator's part).
+BuildParams paramsOf(const Call& call) {
+  BuildParams params;
+  params.count = call.count;
+  params.root = call.root;
+  params.in_place = call.in_place;
+  return params;
+}
+
 void trace(const Call& call, CommState* state, const Choice& choice) {
-  const Config& cfg = config();
-  if (cfg.verbose() < 1 || state->rank() != 0 || !state->firstOfSizeClass(call.coll, call.block_bytes)) return;
+  if (state->rank() != 0 || !state->firstOfSizeClass(call.coll, call.block_bytes)) return;
   std::fprintf(stderr, "topocoll: comm %d (p=%d) %s %lld B%s -> %s (%s)\n", state->serial(), state->size(),
                collectiveEntry(call.coll).name, static_cast<long long>(call.block_bytes),
                call.coll == Collective::Allgather || call.coll == Collective::Alltoall ? "/block" : "",
                choiceName(call.coll, choice.algorithm), choice.reason);
 }
 
-// Resolves the algorithm for a call, applying TOPOCOLL_FALLBACK where a forced one cannot run.
+// The communicator's hierarchy, detected on first use (collectively); rank 0 says why it failed.
+int hierarchyOf(CommState* state, const Hierarchy** out) {
+  std::string error;
+  int rc = state->hierarchy(out, &error);
+  if (rc != MPI_SUCCESS && !error.empty() && state->rank() == 0) std::fprintf(stderr, "topocoll: %s\n", error.c_str());
+  return rc;
+}
+
 // TOPOCOLL_SELECT=model: the call as the model sees it (the hierarchy is detected here, collectively).
 int modelCall(const Call& call, CommState* state, model::ModelCall* out) {
   const Config& cfg = config();
-  std::string error;
-  int rc = state->hierarchy(&out->hierarchy, &error);
-  if (rc != MPI_SUCCESS) {
-    if (!error.empty() && state->rank() == 0) std::fprintf(stderr, "topocoll: %s\n", error.c_str());
-    return rc;
-  }
+  int rc = hierarchyOf(state, &out->hierarchy);
+  if (rc != MPI_SUCCESS) return rc;
   out->coll = call.coll;
   out->comm = call.comm;
   out->comm_serial = state->serial();
-  out->params = call.params;
+  out->params = paramsOf(call);
   out->params.p = state->size();
   out->params.hierarchy = out->hierarchy;
   out->params.max_outstanding = static_cast<int>(cfg.get(Parameter::AlltoallMaxOutstanding));
   out->params.bcast_concurrency = static_cast<int>(cfg.get(Parameter::BcastConcurrency));
   out->params.tile_bytes = cfg.get(Parameter::AlltoallTileBytes);
   // A bcast block is one element; the others one rank's block (count elements).
-  int64_t count = std::max<int64_t>(call.params.count, 1);
+  int64_t count = std::max<int64_t>(call.count, 1);
   out->block_bytes = call.coll == Collective::Bcast ? double(call.block_bytes) / double(count) : double(call.block_bytes);
   int64_t element = std::max<int64_t>(1, call.block_bytes / count);
   out->params.element_bytes = element;
@@ -97,30 +111,33 @@ int modelCall(const Call& call, CommState* state, model::ModelCall* out) {
   return MPI_SUCCESS;
 }
 
-int choose(const Call& call, CommState* state, Choice* choice) {
+// TOPOCOLL_SELECT=model. Out of line: the ModelCall is large, and zeroing it on every call
+// cost the rule-based path ~20 ns.
+[[gnu::noinline]] int selectByModel(const Call& call, CommState* state, Choice* choice) {
   model::ModelCall model_call;
-  const model::ModelCall* modelled = nullptr;
+  int rc = modelCall(call, state, &model_call);
+  if (rc != MPI_SUCCESS) return rc;
+  int nodes = model_call.hierarchy->nodeCount();
+  *choice = selectAlgorithm(call.coll, state->size(), call.block_bytes, call.total_bytes, config(), nodes, &model_call);
+  return MPI_SUCCESS;
+}
+
+// Resolves the algorithm for a call, applying TOPOCOLL_FALLBACK where a forced one cannot run.
+int choose(const Call& call, CommState* state, Choice* choice) {
+  int rc;
   if (config().get(Parameter::Select) == model::kSelectModel && !state->isInter()) {
-    int rc = modelCall(call, state, &model_call);
-    if (rc != MPI_SUCCESS) return rc;
-    modelled = &model_call;
-  }
-  // Placement-dependent rules need the node count: detected once per communicator (collectively:
-  // whether a collective needs it is the same on every rank).
-  int nodes = 1;
-  if (rulesNeedNodes(call.coll) && !state->isInter()) {
-    const Hierarchy* hierarchy = modelled ? modelled->hierarchy : nullptr;
-    std::string error;
-    if (!hierarchy) {
-      int rc = state->hierarchy(&hierarchy, &error);
-      if (rc != MPI_SUCCESS) {
-        if (!error.empty() && state->rank() == 0) std::fprintf(stderr, "topocoll: %s\n", error.c_str());
-        return rc;
-      }
+    if ((rc = selectByModel(call, state, choice)) != MPI_SUCCESS) return rc;
+  } else {
+    // Placement-dependent rules need the node count: detected once per communicator
+    // (collectively: whether a collective needs it is the same on every rank).
+    int nodes = 1;
+    if (rulesNeedNodes(call.coll) && !state->isInter()) {
+      const Hierarchy* hierarchy = nullptr;
+      if ((rc = hierarchyOf(state, &hierarchy)) != MPI_SUCCESS) return rc;
+      nodes = hierarchy->nodeCount();
     }
-    nodes = hierarchy->nodeCount();
+    *choice = selectAlgorithm(call.coll, state->size(), call.block_bytes, call.total_bytes, config(), nodes, nullptr);
   }
-  *choice = selectAlgorithm(call.coll, state->size(), call.block_bytes, call.total_bytes, config(), nodes, modelled);
   if (choice->algorithm == kAlgorithmNative) {
     // Say why an intercommunicator ran native even where a rule would have picked native anyway.
     if (state->isInter()) choice->reason = "fallback: intercommunicators are not handled by the engine";
@@ -159,12 +176,8 @@ int choose(const Call& call, CommState* state, Choice* choice) {
 // What builders learn of the communicator's hierarchy and shared memory (seed 001).
 int multicoreParams(const Call& call, const Bindings& bindings, int algorithm, CommState* state, BuildParams* params) {
   const Hierarchy* hierarchy = nullptr;
-  std::string error;
-  int rc = state->hierarchy(&hierarchy, &error);
-  if (rc != MPI_SUCCESS) {
-    if (!error.empty() && state->rank() == 0) std::fprintf(stderr, "topocoll: %s\n", error.c_str());
-    return rc;
-  }
+  int rc = hierarchyOf(state, &hierarchy);
+  if (rc != MPI_SUCCESS) return rc;
   params->hierarchy = hierarchy;
   params->element_bytes = bindings.recv.extent;
   params->bcast_concurrency = static_cast<int>(config().get(Parameter::BcastConcurrency));
@@ -180,16 +193,27 @@ int multicoreParams(const Call& call, const Bindings& bindings, int algorithm, C
   return MPI_SUCCESS;
 }
 
-// Runs `call` with the chosen algorithm: our schedule, or `native(MPI_Request*)` (null = blocking).
-template <typename Native>
-int dispatch(const Call& call, Bindings bindings, RequestOut request, Native native) {
+// Runs `call` with the chosen algorithm: our schedule, on the buffers `bind(Bindings*)` describes,
+// or `native(MPI_Request*)` (null = blocking). Binding the buffers waits for the choice: a call
+// handed to the MPI would pay for datatype queries it does not need.
+template <typename Bind, typename Native>
+int dispatch(Call& call, RequestOut request, Bind bind, Native native) {
   CommState* state = nullptr;
   int rc = CommState::get(call.comm, &state);
   if (rc != MPI_SUCCESS) return rc;
+  if (call.coll == Collective::Allgather || call.coll == Collective::Alltoall) call.total_bytes = call.block_bytes * state->size();
+  // A loop of like calls selects once (model selection, which reads more of the call, always runs).
   Choice choice;
-  if ((rc = choose(call, state, &choice)) != MPI_SUCCESS) return rc;
-  trace(call, state, choice);
-  record(call.coll, choice.algorithm, call.total_bytes);
+  CommState::RecentChoice& recent = state->recentChoice(call.coll);
+  uint64_t epoch = selectionEpoch();
+  if (recent.epoch == epoch && recent.block_bytes == call.block_bytes && recent.total_bytes == call.total_bytes) {
+    choice = recent.choice;
+  } else {
+    if ((rc = choose(call, state, &choice)) != MPI_SUCCESS) return rc;
+    if (config().get(Parameter::Select) != model::kSelectModel) recent = {epoch, call.block_bytes, call.total_bytes, choice};
+  }
+  if (config().verbose() >= 1) trace(call, state, choice);
+  if (config().get(Parameter::Stats)) record(call.coll, choice.algorithm, call.total_bytes);
   double started = config().verbose() >= 2 ? PMPI_Wtime() : 0;
 
   if (choice.algorithm == kAlgorithmNative) {
@@ -200,7 +224,9 @@ int dispatch(const Call& call, Bindings bindings, RequestOut request, Native nat
       if ((rc = native(&r)) == MPI_SUCCESS) *request = std::make_unique<NativeRequest>(r);
     }
   } else {
-    BuildParams params = call.params;
+    Bindings bindings;
+    if ((rc = bind(&bindings)) != MPI_SUCCESS) return rc;
+    BuildParams params = paramsOf(call);
     params.p = state->size();
     params.rank = state->rank();
     params.max_outstanding = static_cast<int>(config().get(Parameter::AlltoallMaxOutstanding));
@@ -209,7 +235,7 @@ int dispatch(const Call& call, Bindings bindings, RequestOut request, Native nat
       // Remapped allgathers (seed 004): pi of this communicator, computed once per base algorithm.
       if (const char* base = mapping::remappedAllgatherBase(choice.algorithm)) params.mapping = &state->rankMappings().allgather(base);
     }
-    auto schedule = state->schedule(call.coll, choice.algorithm, params);
+    const auto& schedule = state->schedule(call.coll, choice.algorithm, params);
     int tag = state->nextTag();
     if (!request) {
       rc = executeSchedule(*schedule, bindings, state->shadow(), tag, state->shmIfCreated());
@@ -289,17 +315,14 @@ int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, v
   int64_t type_bytes;
   int rc = typeSize(recvtype, &type_bytes);
   if (rc != MPI_SUCCESS) return rc;
-  int p = 0;
-  if ((rc = PMPI_Comm_size(comm, &p)) != MPI_SUCCESS) return rc;
-  Bindings b;
-  if (!in_place && (rc = BufferBinding::bind(const_cast<void*>(sendbuf), sendcount, sendtype, &b.send)) != MPI_SUCCESS) return rc;
-  if ((rc = BufferBinding::bind(recvbuf, recvcount, recvtype, &b.recv)) != MPI_SUCCESS) return rc;
-  BuildParams params;
-  params.count = recvcount;
-  params.in_place = in_place;
-  int64_t block = recvcount * type_bytes;
-  Call call{Collective::Allgather, comm, block, block * p, params};
-  return dispatch(call, b, request, [&](MPI_Request* r) {
+  Call call{Collective::Allgather, comm, recvcount * type_bytes, 0, recvcount};
+  call.in_place = in_place;
+  auto bind = [&](Bindings* b) {
+    int rc = MPI_SUCCESS;
+    if (!in_place && (rc = BufferBinding::bind(const_cast<void*>(sendbuf), sendcount, sendtype, &b->send)) != MPI_SUCCESS) return rc;
+    return BufferBinding::bind(recvbuf, recvcount, recvtype, &b->recv);
+  };
+  return dispatch(call, request, bind, [&](MPI_Request* r) {
     return r ? PMPI_Iallgather(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm, r)
              : PMPI_Allgather(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
   });
@@ -311,24 +334,22 @@ int bcast(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm c
   int64_t type_bytes;
   int rc = typeSize(type, &type_bytes);
   if (rc != MPI_SUCCESS) return rc;
-  Bindings b;
+  Call call{Collective::Bcast, comm, count * type_bytes, count * type_bytes, count, root};
   // A bcast block is one element, so that algorithms can cut the vector into segments.
-  if ((rc = BufferBinding::bind(buffer, 1, type, &b.recv)) != MPI_SUCCESS) return rc;
-  BuildParams params;
-  params.count = count;
-  params.root = root;
-  Call call{Collective::Bcast, comm, count * type_bytes, count * type_bytes, params};
-  return dispatch(call, b, request, [&](MPI_Request* r) {
+  auto bind = [&](Bindings* b) { return BufferBinding::bind(buffer, 1, type, &b->recv); };
+  return dispatch(call, request, bind, [&](MPI_Request* r) {
     return r ? PMPI_Ibcast(buffer, int(count), type, root, comm, r) : PMPI_Bcast(buffer, int(count), type, root, comm);
   });
 }
 
 int barrier(MPI_Comm comm, RequestOut request) {
-  Bindings b;
-  b.recv.type = b.send.type = MPI_BYTE;
-  b.recv.extent = b.send.extent = 1;
-  Call call{Collective::Barrier, comm, 0, 0, BuildParams{}};
-  return dispatch(call, b, request, [&](MPI_Request* r) { return r ? PMPI_Ibarrier(comm, r) : PMPI_Barrier(comm); });
+  Call call{Collective::Barrier, comm, 0, 0, 0};
+  auto bind = [](Bindings* b) {
+    b->recv.type = b->send.type = MPI_BYTE;
+    b->recv.extent = b->send.extent = 1;
+    return MPI_SUCCESS;
+  };
+  return dispatch(call, request, bind, [&](MPI_Request* r) { return r ? PMPI_Ibarrier(comm, r) : PMPI_Barrier(comm); });
 }
 
 int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
@@ -339,21 +360,18 @@ int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, vo
   int64_t type_bytes;
   int rc = typeSize(recvtype, &type_bytes);
   if (rc != MPI_SUCCESS) return rc;
-  int p = 0;
-  if ((rc = PMPI_Comm_size(comm, &p)) != MPI_SUCCESS) return rc;
-  Bindings b;
-  if ((rc = BufferBinding::bind(recvbuf, recvcount, recvtype, &b.recv)) != MPI_SUCCESS) return rc;
-  if (in_place) {
-    b.send = b.recv;  // unused: in-place builders first copy the receive buffer to tmp
-  } else if ((rc = BufferBinding::bind(const_cast<void*>(sendbuf), sendcount, sendtype, &b.send)) != MPI_SUCCESS) {
-    return rc;
-  }
-  BuildParams params;
-  params.count = recvcount;
-  params.in_place = in_place;
-  int64_t block = recvcount * type_bytes;
-  Call call{Collective::Alltoall, comm, block, block * p, params};
-  return dispatch(call, b, request, [&](MPI_Request* r) {
+  Call call{Collective::Alltoall, comm, recvcount * type_bytes, 0, recvcount};
+  call.in_place = in_place;
+  auto bind = [&](Bindings* b) {
+    int rc = BufferBinding::bind(recvbuf, recvcount, recvtype, &b->recv);
+    if (rc != MPI_SUCCESS) return rc;
+    if (in_place) {
+      b->send = b->recv;  // unused: in-place builders first copy the receive buffer to tmp
+      return MPI_SUCCESS;
+    }
+    return BufferBinding::bind(const_cast<void*>(sendbuf), sendcount, sendtype, &b->send);
+  };
+  return dispatch(call, request, bind, [&](MPI_Request* r) {
     return r ? PMPI_Ialltoall(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm, r)
              : PMPI_Alltoall(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
   });

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "select.h"
+
 namespace topocoll::override_algorithm {
 namespace {
 
@@ -18,6 +20,7 @@ std::array<std::string, generated::kCollectiveCount> g_fallback;
 void setForced(Collective coll, int algorithm) {
   g_forced[static_cast<int>(coll)] = algorithm;
   g_fallback[static_cast<int>(coll)].clear();
+  bumpSelectionEpoch();
 }
 
 int forced(Collective coll) { return g_forced[static_cast<int>(coll)]; }

@@ -200,6 +200,7 @@ bool install(const std::string& json_text, const std::string& source, const std:
   }
   buildReasons(set.get());
   g_rules = std::move(set);
+  bumpSelectionEpoch();
   g_installed = true;
   return true;
 }
@@ -207,6 +208,7 @@ bool install(const std::string& json_text, const std::string& source, const std:
 bool loadFromEnvironment(const std::string& path, std::string* error) {
   if (path.empty()) {
     g_rules.reset();
+    bumpSelectionEpoch();
     g_installed = false;
     return true;
   }
@@ -224,6 +226,7 @@ bool loadFromEnvironment(const std::string& path, std::string* error) {
     return false;
   }
   g_rules = std::move(set);
+  bumpSelectionEpoch();
   g_installed = false;
   return true;
 }

@@ -1,6 +1,9 @@
 #include "select.h"
 
+#include <array>
+#include <atomic>
 #include <cstring>
+#include <string>
 #include <mutex>
 #include <unordered_set>
 #include <vector>
@@ -13,13 +16,30 @@
 namespace topocoll {
 namespace {
 
-const char* defaultRuleReason(const generated::RuleEntry& rule) {
-  static const std::vector<std::string> texts = [] {
-    std::vector<std::string> all;
-    for (const auto& r : generated::kDefaultRules) all.push_back(std::string("default rule: ") + r.why);
-    return all;
+// The built-in rules of each collective with their algorithm names resolved, once: selection
+// runs on every call and must not compare strings.
+constexpr int kUnusable = -3;  // a rule whose algorithm this build cannot run
+
+struct ResolvedRule {
+  const generated::RuleEntry* rule;
+  int algorithm;  // kAlgorithmNative, a registry index, or kUnusable
+  bool uses_shm;
+  std::string reason;
+};
+
+const std::vector<ResolvedRule>& defaultRules(Collective coll) {
+  static const auto table = [] {
+    std::array<std::vector<ResolvedRule>, generated::kCollectiveCount> t;
+    for (const auto& r : generated::kDefaultRules) {
+      bool native = std::strcmp(r.algorithm, "native") == 0;
+      int index = native ? kAlgorithmNative : algorithmIndex(r.collective, r.algorithm);
+      bool shm = index >= 0 && collectiveEntry(r.collective).uses_shm[index];
+      if (!native && (index < 0 || !findBuilder(r.collective, index))) index = kUnusable;
+      t[static_cast<int>(r.collective)].push_back({&r, index, shm, std::string("default rule: ") + r.why});
+    }
+    return t;
   }();
-  return texts[&rule - generated::kDefaultRules].c_str();
+  return table[static_cast<int>(coll)];
 }
 
 }  // namespace
@@ -31,11 +51,20 @@ const char* internReason(const std::string& text) {
   return texts.insert(text).first->c_str();
 }
 
+namespace {
+std::atomic<uint64_t> g_epoch{1};  // 0 is never current: a zeroed memo is stale
+}  // namespace
+
+uint64_t selectionEpoch() { return g_epoch.load(std::memory_order_relaxed); }
+void bumpSelectionEpoch() { g_epoch.fetch_add(1, std::memory_order_relaxed); }
+
 bool rulesNeedNodes(Collective coll) {
-  for (const auto& rule : generated::kDefaultRules) {
-    if (rule.collective == coll && rule.multi_node >= 0) return true;
-  }
-  return false;
+  static const auto need = [] {
+    std::array<bool, generated::kCollectiveCount> n{};
+    for (const auto& rule : generated::kDefaultRules) n[static_cast<int>(rule.collective)] |= rule.multi_node >= 0;
+    return n;
+  }();
+  return need[static_cast<int>(coll)];
 }
 
 Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t total_bytes, const Config& cfg,
@@ -61,14 +90,13 @@ Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t tota
     Choice ruled;
     if (rules::select(*file, coll, p, block_bytes, total_bytes, cfg, &ruled.algorithm, &ruled.reason)) return ruled;
   }
-  for (const auto& rule : generated::kDefaultRules) {
-    if (rule.collective != coll || !ruleMatches(rule, p, block_bytes, total_bytes)) continue;
-    if (rule.multi_node >= 0 && multi_node != (rule.multi_node == 1)) continue;
-    if (std::strcmp(rule.algorithm, "native") == 0) return {kAlgorithmNative, defaultRuleReason(rule)};
-    int index = algorithmIndex(coll, rule.algorithm);
+  for (const ResolvedRule& r : defaultRules(coll)) {
+    if (!ruleMatches(*r.rule, p, block_bytes, total_bytes)) continue;
+    if (r.rule->multi_node >= 0 && multi_node != (r.rule->multi_node == 1)) continue;
+    if (r.algorithm == kUnusable) continue;
     // TOPOCOLL_SHM=0: the rules skip algorithms that use shared memory.
-    bool shm_off = index >= 0 && collectiveEntry(coll).uses_shm[index] && !cfg.get(Parameter::Shm);
-    if (index >= 0 && findBuilder(coll, index) && !shm_off) return {index, defaultRuleReason(rule)};
+    if (r.uses_shm && !cfg.get(Parameter::Shm)) continue;
+    return {r.algorithm, r.reason.c_str()};
   }
   return {kAlgorithmNative, "no rule matched: the system MPI's own collective"};
 }

@@ -48,4 +48,9 @@ Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t tota
 // Whether a default rule of `coll` depends on placement (the caller then counts the nodes).
 bool rulesNeedNodes(Collective coll);
 
+// Moves on whenever what selection reads may have changed (a run-time override, the rules, the
+// configuration), so that a choice remembered for a call stays valid while the epoch does.
+uint64_t selectionEpoch();
+void bumpSelectionEpoch();
+
 }  // namespace topocoll

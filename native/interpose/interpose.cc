@@ -16,7 +16,9 @@
 
 namespace topocoll::interpose {
 
-thread_local int t_depth = 0;
+// initial-exec: read on every intercepted call, and __tls_get_addr cost ~5 ns a time (the library
+// is preloaded, or loaded with libmpi; its few bytes of TLS fit the static surplus).
+[[gnu::tls_model("initial-exec")]] thread_local int t_depth = 0;
 
 bool bypass() { return t_depth > 0 || !engine::initialized() || config().get(Parameter::Passthrough); }
 

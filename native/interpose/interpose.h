@@ -20,7 +20,7 @@ namespace topocoll::interpose {
 
 // Depth of engine calls on this thread: building sub-communicators or a profiler below us may
 // call MPI_* collectives from inside the engine, and those must go straight to PMPI_*.
-extern thread_local int t_depth;
+[[gnu::tls_model("initial-exec")]] extern thread_local int t_depth;
 
 struct EngineScope {
   EngineScope() { ++t_depth; }

@@ -54,7 +54,7 @@ std::vector<Entry*> g_pending;
 std::atomic<int> g_pending_count{0};
 // Set while this thread runs progress(): the MPI calls it makes re-enter opal_progress, which
 // must not call progress() again.
-thread_local bool t_progressing = false;
+[[gnu::tls_model("initial-exec")]] thread_local bool t_progressing = false;
 
 int queryFn(void* extra, MPI_Status* status) {
   auto* e = static_cast<Entry*>(extra);

@@ -99,6 +99,9 @@ export interface Rule {
   readonly why: string;
 }
 
+// On 2 ranks every algorithm is one exchange, and the system MPI's own path is the shorter one.
+const ONE_EXCHANGE = "measured (topocoll bench, 2 ranks, both MPIs): one exchange, where the system MPI's own path is shorter than the engine's (by 0.05-0.3 us)";
+
 /**
  * Built-in defaults, first match wins (`native`: the system MPI's own). Thresholds follow MPICH 4.0 (src/mpi/coll/*, CVARs
  * MPIR_CVAR_ALLGATHER_SHORT/LONG_MSG_SIZE, MPIR_CVAR_BCAST_*, MPIR_CVAR_ALLTOALL_*): they are a
@@ -110,12 +113,12 @@ export const DEFAULT_RULES: readonly Rule[] = [
   // the 2-core development machine (bench/shm.mjs, Open MPI, 3 sessions of 3-5 launches under varying load;
   // docs/shm.md): allgather hierarchical at 1-64 KiB blocks (0.48-0.88x on 2 ranks, 0.35-0.44x on 4; 8 B and
   // 1 MiB went both ways). Barrier shm_hierarchical and alltoall tiled did not win consistently and stay out.
-  { collective: 'allgather', algorithm: 'native', basis: 'block', maxBytes: 1024, maxRanks: 2, why: "measured (topocoll bench, 2 ranks, both MPIs): one exchange, where the system MPI's own path is shorter than the engine's (by 0.1-0.3 us)" },
+  { collective: 'allgather', algorithm: 'native', basis: 'block', maxBytes: 1024, maxRanks: 2, why: ONE_EXCHANGE },
   { collective: 'allgather', algorithm: 'hierarchical', basis: 'block', minBytes: 1024, maxBytes: 65537, why: 'measured (bench/shm.mjs): shared memory beats messages for 1-64 KiB blocks' },
   { collective: 'allgather', algorithm: 'recursive_doubling', basis: 'total', maxBytes: 524288, powerOfTwo: true, why: 'MPICH: total < 512 KiB on power-of-two sizes' },
   { collective: 'allgather', algorithm: 'bruck', basis: 'total', maxBytes: 81920, why: 'MPICH: total < 80 KiB on other sizes' },
   { collective: 'allgather', algorithm: 'ring', why: 'MPICH: long messages' },
-  { collective: 'bcast', algorithm: 'native', basis: 'total', maxBytes: 12288, maxRanks: 2, why: "measured (topocoll bench, 2 ranks, both MPIs): one exchange, where the system MPI's own path is shorter than the engine's (by 0.1-0.3 us)" },
+  { collective: 'bcast', algorithm: 'native', basis: 'total', maxBytes: 12288, maxRanks: 2, why: ONE_EXCHANGE },
   { collective: 'bcast', algorithm: 'binomial', basis: 'total', maxBytes: 12288, why: 'MPICH: message < 12 KiB' },
   // bcast: hierarchical 0.28-0.89x at 16 KiB (2 and 4 ranks); shm_numa 0.50-0.68x at 1 MiB on 2 ranks. At
   // 128 KiB and 4 MiB the shared-memory pipeline won once and lost twice (flag handoffs on busy cores).
@@ -123,8 +126,9 @@ export const DEFAULT_RULES: readonly Rule[] = [
   { collective: 'bcast', algorithm: 'shm_numa', basis: 'total', minBytes: 524288, maxBytes: 2097152, maxRanks: 2, why: 'measured (bench/shm.mjs): pipelined shared segments beat messages around 1 MiB on 2 ranks' },
   { collective: 'bcast', algorithm: 'binomial', maxRanks: 7, why: 'MPICH: fewer than 8 ranks' },
   { collective: 'bcast', algorithm: 'scatter_allgather', why: 'MPICH: medium and long messages on 8 or more ranks' },
+  { collective: 'barrier', algorithm: 'native', maxRanks: 2, why: ONE_EXCHANGE },
   { collective: 'barrier', algorithm: 'dissemination', why: 'MPICH default' },
-  { collective: 'alltoall', algorithm: 'native', basis: 'block', maxBytes: 1024, maxRanks: 2, why: "measured (topocoll bench, 2 ranks, both MPIs): one exchange, where the system MPI's own path is shorter than the engine's (by 0.1-0.3 us)" },
+  { collective: 'alltoall', algorithm: 'native', basis: 'block', maxBytes: 8192, maxRanks: 2, why: ONE_EXCHANGE },
   { collective: 'alltoall', algorithm: 'bruck', basis: 'block', maxBytes: 257, minRanks: 8, why: 'MPICH: blocks <= 256 B on 8 or more ranks' },
   { collective: 'alltoall', algorithm: 'isend_irecv', basis: 'block', maxBytes: 32769, why: 'MPICH: blocks <= 32 KiB' },
   { collective: 'alltoall', algorithm: 'pairwise', why: 'MPICH: long blocks (xor pairing on power-of-two sizes, shift otherwise)' },

@@ -1,0 +1,69 @@
+# Collectives as mpi4py (an MPI client we did not write) issues them: buffer and pickled-object
+# forms, in place, nonblocking, a derived datatype. Run under the preload library with each
+# algorithm forced; every rank checks what it received, and rank 0 prints the verdict.
+from mpi4py import MPI
+import array
+
+comm = MPI.COMM_WORLD
+rank, p = comm.Get_rank(), comm.Get_size()
+failures = []
+
+
+def check(what, got, want):
+    if list(got) != list(want):
+        failures.append(what)
+
+
+for n in (0, 1, 7, 1000, 70000):
+    mine = array.array('i', [rank * 100000 + i for i in range(n)])
+    everyone = [q * 100000 + i for q in range(p) for i in range(n)]
+    out = array.array('i', [0] * (n * p))
+    comm.Allgather(mine, out)
+    check(f'Allgather n={n}', out, everyone)
+
+    out = array.array('i', [0] * (n * p))
+    out[rank * n:(rank + 1) * n] = mine
+    comm.Allgather(MPI.IN_PLACE, out)
+    check(f'Allgather in place n={n}', out, everyone)
+
+    root = 1 % p
+    data = array.array('d', [float(i) if rank == root else -1.0 for i in range(n)])
+    comm.Bcast(data, root=root)
+    check(f'Bcast n={n}', data, [float(i) for i in range(n)])
+
+    send = array.array('i', [rank * 1000 + d for d in range(p) for _ in range(n)])
+    recv = array.array('i', [0] * (n * p))
+    comm.Alltoall(send, recv)
+    check(f'Alltoall n={n}', recv, [q * 1000 + rank for q in range(p) for _ in range(n)])
+
+    recv = array.array('i', [0] * (n * p))
+    comm.Ialltoall(send, recv).Wait()
+    check(f'Ialltoall n={n}', recv, [q * 1000 + rank for q in range(p) for _ in range(n)])
+
+# Every other int of a strided buffer: a vector datatype, sent and received as such.
+n = 500
+vector = MPI.INT.Create_vector(n, 1, 2).Create_resized(0, 2 * n * 4).Commit()
+src = array.array('i', [rank * 10000 + i if i % 2 == 0 else -7 for i in range(2 * n)])
+dst = array.array('i', [-1] * (2 * n * p))
+comm.Allgather([src, 1, vector], [dst, 1, vector])
+want = [q * 10000 + i if i % 2 == 0 else -1 for q in range(p) for i in range(2 * n)]
+check('Allgather of a vector datatype', dst, want)
+vector.Free()
+
+out = array.array('i', [0] * p)
+requests = [comm.Iallgather(array.array('i', [rank]), out), comm.Ibarrier()]
+MPI.Request.Waitall(requests)
+check('Iallgather', out, range(p))
+buf = array.array('b', [5 if rank == 0 else 0] * 3000)
+comm.Ibcast(buf, root=0).Wait()
+check('Ibcast', buf, [5] * 3000)
+
+check('allgather (objects)', comm.allgather({'rank': rank}), [{'rank': q} for q in range(p)])
+check('bcast (objects)', [comm.bcast({'x': [1, 2, 3]} if rank == 0 else None, root=0)], [{'x': [1, 2, 3]}])
+check('alltoall (objects)', comm.alltoall([(rank, d) for d in range(p)]), [(q, rank) for q in range(p)])
+comm.Barrier()
+
+bad = comm.gather(failures, root=0)
+if rank == 0:
+    wrong = [f'rank {q}: {w}' for q, ws in enumerate(bad) for w in ws]
+    print('mpi4py collectives: ' + ('all correct' if not wrong else 'WRONG: ' + '; '.join(wrong)))

@@ -16,15 +16,8 @@ constexpr size_t kMaxCachedSchedules = 64;
 // guarantees MPI_TAG_UB >= 32767.
 constexpr int kTagSpan = 32767;
 
-// The last lookup: a loop of collectives on one communicator skips the MPI's attribute lookup
-// (a hash probe, ~20 ns in Open MPI). Only below MPI_THREAD_MULTIPLE, where one thread at a time
-// calls MPI (a thread_local cache would cost as much as the lookup, through __tls_get_addr).
-// Cleared when its state is freed, before the communicator's handle can be reused.
-struct LastLookup {
-  MPI_Comm comm;
-  CommState* state = nullptr;
-};
-LastLookup g_last;
+// Below MPI_THREAD_MULTIPLE one thread at a time calls MPI, so one remembered lookup serves all
+// (a thread_local one would cost as much as the lookup, through __tls_get_addr).
 bool g_cache_lookups = false;
 
 }  // namespace
@@ -37,8 +30,10 @@ int CommState::createKeyval() {
   return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &CommState::deleteAttribute, &g_keyval, nullptr);
 }
 
+CommState::LastLookup CommState::last_;
+
 int CommState::deleteAttribute(MPI_Comm, int, void* value, void*) {
-  if (g_last.state == value) g_last = {};
+  if (last_.state == value) last_ = {};
   delete static_cast<CommState*>(value);
   return MPI_SUCCESS;
 }
@@ -49,16 +44,12 @@ CommState::~CommState() {
   if (!finalized && shadow_ != MPI_COMM_NULL) PMPI_Comm_free(&shadow_);
 }
 
-int CommState::get(MPI_Comm comm, CommState** out) {
-  if (g_last.state && g_last.comm == comm) {
-    *out = g_last.state;
-    return MPI_SUCCESS;
-  }
+int CommState::lookUp(MPI_Comm comm, CommState** out) {
   int found = 0;
   int rc = PMPI_Comm_get_attr(comm, g_keyval, out, &found);
   if (rc != MPI_SUCCESS) return rc;
   if (found) {
-    if (g_cache_lookups) g_last = {comm, *out};
+    if (g_cache_lookups) last_ = {comm, *out};
     return MPI_SUCCESS;
   }
   auto state = std::unique_ptr<CommState>(new CommState());

@@ -1,7 +1,6 @@
 #include "select.h"
 
 #include <array>
-#include <atomic>
 #include <cstring>
 #include <string>
 #include <mutex>
@@ -51,12 +50,7 @@ const char* internReason(const std::string& text) {
   return texts.insert(text).first->c_str();
 }
 
-namespace {
-std::atomic<uint64_t> g_epoch{1};  // 0 is never current: a zeroed memo is stale
-}  // namespace
-
-uint64_t selectionEpoch() { return g_epoch.load(std::memory_order_relaxed); }
-void bumpSelectionEpoch() { g_epoch.fetch_add(1, std::memory_order_relaxed); }
+std::atomic<uint64_t> g_selection_epoch{1};
 
 bool rulesNeedNodes(Collective coll) {
   static const auto need = [] {

@@ -3,6 +3,7 @@
 // of TOPOCOLL_RULES, then the first matching built-in default rule.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -50,7 +51,8 @@ bool rulesNeedNodes(Collective coll);
 
 // Moves on whenever what selection reads may have changed (a run-time override, the rules, the
 // configuration), so that a choice remembered for a call stays valid while the epoch does.
-uint64_t selectionEpoch();
-void bumpSelectionEpoch();
+extern std::atomic<uint64_t> g_selection_epoch;  // from 1: a zeroed memo is stale
+inline uint64_t selectionEpoch() { return g_selection_epoch.load(std::memory_order_relaxed); }
+inline void bumpSelectionEpoch() { g_selection_epoch.fetch_add(1, std::memory_order_relaxed); }
 
 }  // namespace topocoll

@@ -266,6 +266,19 @@ int completed(RequestOut request) {
   return MPI_SUCCESS;
 }
 
+// allgather and alltoall: p blocks of recvcount elements each.
+int blockCall(Collective coll, const void* sendbuf, MPI_Count sendcount, MPI_Count recvcount, MPI_Datatype recvtype,
+              MPI_Comm comm, Call* call) {
+  bool in_place = sendbuf == MPI_IN_PLACE;
+  if (!fitsInt(recvcount) || (!in_place && !fitsInt(sendcount))) return MPI_ERR_COUNT;
+  int64_t type_bytes;
+  int rc = typeSize(recvtype, &type_bytes);
+  if (rc != MPI_SUCCESS) return rc;
+  *call = Call{coll, comm, recvcount * type_bytes, 0, recvcount};
+  call->in_place = in_place;
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 bool loadConfig(std::string* error) {
@@ -315,14 +328,11 @@ void finalize() {
 
 int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
               MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
-  bool in_place = sendbuf == MPI_IN_PLACE;
   if (recvcount == 0) return completed(request);
-  if (!fitsInt(recvcount) || (!in_place && !fitsInt(sendcount))) return MPI_ERR_COUNT;
-  int64_t type_bytes;
-  int rc = typeSize(recvtype, &type_bytes);
+  Call call;
+  int rc = blockCall(Collective::Allgather, sendbuf, sendcount, recvcount, recvtype, comm, &call);
   if (rc != MPI_SUCCESS) return rc;
-  Call call{Collective::Allgather, comm, recvcount * type_bytes, 0, recvcount};
-  call.in_place = in_place;
+  bool in_place = call.in_place;
   auto bind = [&](Bindings* b) {
     int rc = MPI_SUCCESS;
     if (!in_place && (rc = BufferBinding::bind(const_cast<void*>(sendbuf), sendcount, sendtype, &b->send)) != MPI_SUCCESS) return rc;
@@ -360,14 +370,11 @@ int barrier(MPI_Comm comm, RequestOut request) {
 
 int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
              MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
-  bool in_place = sendbuf == MPI_IN_PLACE;
   if (recvcount == 0) return completed(request);
-  if (!fitsInt(recvcount) || (!in_place && !fitsInt(sendcount))) return MPI_ERR_COUNT;
-  int64_t type_bytes;
-  int rc = typeSize(recvtype, &type_bytes);
+  Call call;
+  int rc = blockCall(Collective::Alltoall, sendbuf, sendcount, recvcount, recvtype, comm, &call);
   if (rc != MPI_SUCCESS) return rc;
-  Call call{Collective::Alltoall, comm, recvcount * type_bytes, 0, recvcount};
-  call.in_place = in_place;
+  bool in_place = call.in_place;
   auto bind = [&](Bindings* b) {
     int rc = BufferBinding::bind(recvbuf, recvcount, recvtype, &b->recv);
     if (rc != MPI_SUCCESS) return rc;

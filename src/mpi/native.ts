@@ -66,10 +66,24 @@ export function launcherFor(flavour: Flavour): string {
 
 let loaded: { flavour: Flavour; addon: any } | undefined;
 
+/**
+ * MPICH 4.0 here runs over UCX, whose memory hooks (mode "bistro") rewrite the first bytes of
+ * libc's mmap/munmap/mremap/shmat/shmdt in the running process at MPI_Init. A C program has one
+ * thread then; Node has V8's compiler and GC threads calling mmap at that moment, and one can run
+ * a half-written instruction: MPICH Node ranks died with SIGSEGV inside V8, about one launch in
+ * a hundred (UCX's known bistro-patching race). Unless the user chose a mode, the hooks are off:
+ * MPICH's shared-memory and TCP paths keep no registration cache that needs them. Set before the
+ * addon loads UCX.
+ */
+export function avoidUcxMmapHooks(env: NodeJS.ProcessEnv, flavour: Flavour): void {
+  if (flavour === 'mpich' && env.UCX_MEM_MMAP_HOOK_MODE === undefined) env.UCX_MEM_MMAP_HOOK_MODE = 'none';
+}
+
 /** The addon (loaded once). Typed loosely on purpose: src/mpi wraps it with checked types. */
 export function addon(): any {
   if (!loaded) {
     const flavour = chooseFlavour();
+    avoidUcxMmapHooks(process.env, flavour);
     // eslint-disable-next-line @typescript-eslint/no-var-requires
     loaded = { flavour, addon: require(path.join(nativeRoot, flavour, 'topocoll_native.node')) };
     // MPI failures thrown by the addon are then `instanceof MpiError`.

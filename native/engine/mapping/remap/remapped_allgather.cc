@@ -86,6 +86,16 @@ void appendMapped(const Schedule& base, const RankMapping& m, MapSpan buffers, S
   }
 }
 
+// Resolves the base algorithm and its mapping. Under the identity mapping the base's own
+// schedule is the answer: *plain, and true.
+bool resolveUnlessIdentity(const BuildParams& bp, const char* self, Base* base, Schedule* plain) {
+  resolveBase(bp, self, base);
+  if (!isIdentity(*base->mapping)) return false;
+  *plain = base->build(bp);
+  appendNote(plain, base->note);
+  return true;
+}
+
 }  // namespace
 
 const char* remappedAllgatherBase(int algorithm) {
@@ -96,13 +106,9 @@ const char* remappedAllgatherBase(int algorithm) {
 
 Schedule buildExchangedAllgather(const BuildParams& bp, const char* self) {
   Base base;
-  resolveBase(bp, self, &base);
+  Schedule plain;
+  if (resolveUnlessIdentity(bp, self, &base, &plain)) return plain;
   const RankMapping& m = *base.mapping;
-  if (isIdentity(m)) {
-    Schedule s = base.build(bp);
-    appendNote(&s, base.note);
-    return s;
-  }
   const int r = bp.rank, v = m.pi_inv[r];
   BuildParams as_vertex = bp;
   as_vertex.rank = v;
@@ -130,13 +136,9 @@ Schedule buildExchangedAllgather(const BuildParams& bp, const char* self) {
 
 Schedule buildReorderedAllgather(const BuildParams& bp, const char* self) {
   Base base;
-  resolveBase(bp, self, &base);
+  Schedule plain;
+  if (resolveUnlessIdentity(bp, self, &base, &plain)) return plain;
   const RankMapping& m = *base.mapping;
-  if (isIdentity(m)) {
-    Schedule s = base.build(bp);
-    appendNote(&s, base.note);
-    return s;
-  }
   const int p = bp.p, r = bp.rank, v = m.pi_inv[r];
   BuildParams as_vertex = bp;
   as_vertex.rank = v;

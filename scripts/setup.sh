@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(openmpi-bin libopenmpi-dev mpich libmpich-dev libnuma-dev numactl gfortran g++ make cmake python3 python3-mpi4py iproute2)
+PACKAGES=(openmpi-bin libopenmpi-dev mpich libmpich-dev libnuma-dev numactl gfortran g++ make cmake python3 python3-mpi4py hpcc iproute2)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

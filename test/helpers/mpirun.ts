@@ -35,11 +35,17 @@ export interface MpiRunOptions {
 export function mpirun(opts: MpiRunOptions): Promise<MpiRun> {
   const program = /\.(c|m)?js$/.test(opts.args[0]) ? [process.execPath, ...opts.args] : opts.args;
   const [cmd, args, env] = launchCommand(opts.flavour, [...(opts.mpirunArgs ?? []), '-np', String(opts.np), ...program]);
+  return runJob(cmd, args, { env: { ...env, ...opts.env }, timeoutMs: opts.timeoutMs });
+}
+
+/** Runs a launcher (mpirun, `topocoll mpirun`, ...) in its own process group, killed after timeoutMs. */
+export function runJob(cmd: string, args: string[], opts: { env?: Record<string, string>; timeoutMs?: number; cwd?: string } = {}): Promise<MpiRun> {
+  const timeoutMs = opts.timeoutMs ?? 60000;
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(cmd, args, {
-      cwd: repoRoot,
-      env: { ...process.env, TOPOCOLL_FALLBACK: 'error', ...env, ...opts.env },
+      cwd: opts.cwd ?? repoRoot,
+      env: { ...process.env, TOPOCOLL_FALLBACK: 'error', ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
@@ -48,13 +54,13 @@ export function mpirun(opts: MpiRunOptions): Promise<MpiRun> {
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => {
-      stderr += `\n[test harness] killed after ${opts.timeoutMs ?? 60000} ms`;
+      stderr += `\n[test harness] killed after ${timeoutMs} ms`;
       try {
         process.kill(-child.pid!, 'SIGKILL');
       } catch {
         /* already gone */
       }
-    }, opts.timeoutMs ?? 60000);
+    }, timeoutMs);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr, ms: Date.now() - started });

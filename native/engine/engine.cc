@@ -199,6 +199,27 @@ int multicoreParams(const Call& call, const Bindings& bindings, int algorithm, C
   return MPI_SUCCESS;
 }
 
+// Builds (or finds) the schedule of `algorithm` for `call` and runs it. Out of line: the calls
+// handed to the MPI then pay for none of this frame.
+[[gnu::noinline]] int runSchedule(const Call& call, RequestOut request, CommState* state, int algorithm, const Bindings& bindings) {
+  BuildParams params = paramsOf(call);
+  params.p = state->size();
+  params.rank = state->rank();
+  params.max_outstanding = static_cast<int>(config().get(Parameter::AlltoallMaxOutstanding));
+  int rc = multicoreParams(call, bindings, algorithm, state, &params);
+  if (rc != MPI_SUCCESS) return rc;
+  if (call.coll == Collective::Allgather) {
+    // Remapped allgathers (seed 004): pi of this communicator, computed once per base algorithm.
+    if (const char* base = mapping::remappedAllgatherBase(algorithm)) params.mapping = &state->rankMappings().allgather(base);
+  }
+  const auto& schedule = state->schedule(call.coll, algorithm, params);
+  int tag = state->nextTag();
+  if (!request) return executeSchedule(*schedule, bindings, state->shadow(), tag, state->shmIfCreated());
+  auto r = std::make_unique<ScheduleRequest>(schedule, bindings, state->shadow(), tag, state->shmIfCreated());
+  if ((rc = r->allocateScratch()) == MPI_SUCCESS && (rc = r->start()) == MPI_SUCCESS) *request = std::move(r);
+  return rc;
+}
+
 // Runs `call` with the chosen algorithm: our schedule, on the buffers `bind(Bindings*)` describes,
 // or `native(MPI_Request*)` (null = blocking). Binding the buffers waits for the choice: a call
 // handed to the MPI would pay for datatype queries it does not need.
@@ -232,23 +253,7 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native) {
   } else {
     Bindings bindings;
     if ((rc = bind(&bindings)) != MPI_SUCCESS) return rc;
-    BuildParams params = paramsOf(call);
-    params.p = state->size();
-    params.rank = state->rank();
-    params.max_outstanding = static_cast<int>(config().get(Parameter::AlltoallMaxOutstanding));
-    if ((rc = multicoreParams(call, bindings, choice.algorithm, state, &params)) != MPI_SUCCESS) return rc;
-    if (call.coll == Collective::Allgather) {
-      // Remapped allgathers (seed 004): pi of this communicator, computed once per base algorithm.
-      if (const char* base = mapping::remappedAllgatherBase(choice.algorithm)) params.mapping = &state->rankMappings().allgather(base);
-    }
-    const auto& schedule = state->schedule(call.coll, choice.algorithm, params);
-    int tag = state->nextTag();
-    if (!request) {
-      rc = executeSchedule(*schedule, bindings, state->shadow(), tag, state->shmIfCreated());
-    } else {
-      auto r = std::make_unique<ScheduleRequest>(schedule, bindings, state->shadow(), tag, state->shmIfCreated());
-      if ((rc = r->allocateScratch()) == MPI_SUCCESS && (rc = r->start()) == MPI_SUCCESS) *request = std::move(r);
-    }
+    rc = runSchedule(call, request, state, choice.algorithm, bindings);
   }
   if (config().verbose() >= 2 && !request) {
     std::fprintf(stderr, "topocoll: rank %d %s %s %lld B: %.2f us\n", state->rank(), collectiveEntry(call.coll).name,

@@ -3,6 +3,8 @@
 #include <climits>
 #include <cstring>
 
+#include "shm/stream_copy.h"
+
 namespace topocoll {
 namespace {
 
@@ -32,7 +34,10 @@ int copySpan(const Op& op, const Bindings& bindings) {
   char* dst = spanAddress(to, op.dst);
   if (src == dst && op.src.buf == op.dst.buf) return MPI_SUCCESS;
   if (from.packed && to.packed && from.type == to.type) {
-    std::memmove(dst, src, static_cast<size_t>(op.src.count * from.blockElements * from.extent));
+    const size_t bytes = static_cast<size_t>(op.src.count * from.blockElements * from.extent);
+    // Into the shared segment (never overlapping its source): streamed, see shm/stream_copy.h.
+    if (op.dst.buf == BufferId::Shm && op.src.buf != BufferId::Shm && bytes >= kStreamCopyMinBytes) streamCopy(dst, src, bytes);
+    else std::memmove(dst, src, bytes);
     return MPI_SUCCESS;
   }
   // Derived or differing datatypes: let MPI convert between the two type maps.

@@ -101,6 +101,9 @@ export interface Rule {
 
 // On 2 ranks every algorithm is one exchange, and the system MPI's own path is the shorter one.
 const ONE_EXCHANGE = "measured (topocoll bench, 2 ranks, both MPIs): one exchange, where the system MPI's own path is shorter than the engine's (by 0.05-0.3 us)";
+// On 2 ranks of one node, one copy into shared memory and one out beat the system MPI's messages
+// from a few hundred bytes (bcast 512 B: Open MPI 0.54 vs 1.7 us; 16 KiB: 2.7 vs 7-9 us on both MPIs).
+const TWO_RANKS_SHARED_COPY = 'measured (topocoll bench, 2 ranks, both MPIs): one shared copy, 1.1-4.8x faster than the system MPI from 512 B (bcast) and 256 B blocks (allgather)';
 
 /**
  * Built-in defaults, first match wins (`native`: the system MPI's own). Thresholds follow MPICH 4.0 (src/mpi/coll/*, CVARs
@@ -109,26 +112,28 @@ const ONE_EXCHANGE = "measured (topocoll bench, 2 ranks, both MPIs): one exchang
  */
 export const DEFAULT_RULES: readonly Rule[] = [
   { collective: 'allgather', algorithm: 'bruck_reorder', basis: 'block', minBytes: 8192, multiNode: true, why: 'seed 004: ranks over several nodes, blocks >= 8 KiB: Bruck under a rank mapping keeps its heavy steps inside nodes (emulated cluster: 1.3-2.3x over bruck and Open MPI)' },
-  // Seed 001's shared-memory algorithms only where they beat the point-to-point defaults in every run on
-  // the 2-core development machine (bench/shm.mjs, Open MPI, 3 sessions of 3-5 launches under varying load;
-  // docs/shm.md): allgather hierarchical at 1-64 KiB blocks (0.48-0.88x on 2 ranks, 0.35-0.44x on 4; 8 B and
-  // 1 MiB went both ways). Barrier shm_hierarchical and alltoall tiled did not win consistently and stay out.
-  { collective: 'allgather', algorithm: 'native', basis: 'block', maxBytes: 1024, maxRanks: 2, why: ONE_EXCHANGE },
+  // Seed 001's shared-memory algorithms where they beat the system MPI and the point-to-point defaults in
+  // every launch on the 2-core development machine (topocoll bench and bench/shm.mjs; docs/shm.md): on 2 ranks
+  // from a few hundred bytes on (since copies into the segment stream past the caches: shm/stream_copy.h),
+  // on 4 ranks (oversubscribed) allgather hierarchical at 1-64 KiB blocks (0.35-0.44x) and bcast hierarchical
+  // at 16 KiB (0.28-0.89x). Barrier shm_hierarchical and alltoall tiled did not win consistently and stay out.
+  { collective: 'allgather', algorithm: 'native', basis: 'block', maxBytes: 256, maxRanks: 2, why: ONE_EXCHANGE },
+  { collective: 'allgather', algorithm: 'hierarchical', basis: 'block', maxBytes: 524289, maxRanks: 2, why: TWO_RANKS_SHARED_COPY },
+  { collective: 'allgather', algorithm: 'native', basis: 'block', minBytes: 524289, maxRanks: 2, why: 'measured (topocoll bench, 2 ranks, both MPIs): blocks > 512 KiB no longer fit one shared copy; the system MPI\'s single copy is 1.3-2x faster than ours' },
   { collective: 'allgather', algorithm: 'hierarchical', basis: 'block', minBytes: 1024, maxBytes: 65537, why: 'measured (bench/shm.mjs): shared memory beats messages for 1-64 KiB blocks' },
   { collective: 'allgather', algorithm: 'recursive_doubling', basis: 'total', maxBytes: 524288, powerOfTwo: true, why: 'MPICH: total < 512 KiB on power-of-two sizes' },
   { collective: 'allgather', algorithm: 'bruck', basis: 'total', maxBytes: 81920, why: 'MPICH: total < 80 KiB on other sizes' },
   { collective: 'allgather', algorithm: 'ring', why: 'MPICH: long messages' },
-  { collective: 'bcast', algorithm: 'native', basis: 'total', maxBytes: 12288, maxRanks: 2, why: ONE_EXCHANGE },
+  { collective: 'bcast', algorithm: 'native', basis: 'total', maxBytes: 512, maxRanks: 2, why: ONE_EXCHANGE },
+  { collective: 'bcast', algorithm: 'hierarchical', basis: 'total', maxBytes: 524288, maxRanks: 2, why: TWO_RANKS_SHARED_COPY },
+  { collective: 'bcast', algorithm: 'shm_numa', basis: 'total', minBytes: 524288, maxRanks: 2, why: 'measured (topocoll bench, 2 ranks, both MPIs): pipelined shared segments, 1.2-1.7x faster than the system MPI from 512 KiB to 4 MiB' },
   { collective: 'bcast', algorithm: 'binomial', basis: 'total', maxBytes: 12288, why: 'MPICH: message < 12 KiB' },
-  // bcast: hierarchical 0.28-0.89x at 16 KiB (2 and 4 ranks); shm_numa 0.50-0.68x at 1 MiB on 2 ranks. At
-  // 128 KiB and 4 MiB the shared-memory pipeline won once and lost twice (flag handoffs on busy cores).
   { collective: 'bcast', algorithm: 'hierarchical', basis: 'total', maxBytes: 65536, why: 'measured (bench/shm.mjs): one shared copy beats messages for 12-64 KiB' },
-  { collective: 'bcast', algorithm: 'shm_numa', basis: 'total', minBytes: 524288, maxBytes: 2097152, maxRanks: 2, why: 'measured (bench/shm.mjs): pipelined shared segments beat messages around 1 MiB on 2 ranks' },
   { collective: 'bcast', algorithm: 'binomial', maxRanks: 7, why: 'MPICH: fewer than 8 ranks' },
   { collective: 'bcast', algorithm: 'scatter_allgather', why: 'MPICH: medium and long messages on 8 or more ranks' },
   { collective: 'barrier', algorithm: 'native', maxRanks: 2, why: ONE_EXCHANGE },
   { collective: 'barrier', algorithm: 'dissemination', why: 'MPICH default' },
-  { collective: 'alltoall', algorithm: 'native', basis: 'block', maxBytes: 8192, maxRanks: 2, why: ONE_EXCHANGE },
+  { collective: 'alltoall', algorithm: 'native', maxRanks: 2, why: ONE_EXCHANGE },
   { collective: 'alltoall', algorithm: 'bruck', basis: 'block', maxBytes: 257, minRanks: 8, why: 'MPICH: blocks <= 256 B on 8 or more ranks' },
   { collective: 'alltoall', algorithm: 'isend_irecv', basis: 'block', maxBytes: 32769, why: 'MPICH: blocks <= 32 KiB' },
   { collective: 'alltoall', algorithm: 'pairwise', why: 'MPICH: long blocks (xor pairing on power-of-two sizes, shift otherwise)' },

@@ -112,7 +112,8 @@ describe('tune', () => {
   it('mirrors the default rules (p = 2 is a power of two: recursive doubling below 512 KiB total)', () => {
     const all = ['ring', 'recursive_doubling', 'bruck'];
     expect(defaultChoice('allgather', 2, 1024, all)).toBe('recursive_doubling');
-    expect(defaultChoice('allgather', 2, 1 << 20, all)).toBe('ring');
+    expect(defaultChoice('allgather', 2, 1 << 20, all)).toBe('native');  // 2 ranks, blocks > 512 KiB
+    expect(defaultChoice('allgather', 4, 1 << 20, all)).toBe('ring');
     expect(defaultChoice('allgather', 3, 1024, all)).toBe('bruck');
     expect(defaultChoice('allgather', 2, 1024, ['ring'])).toBe('ring');
   });

@@ -2,7 +2,6 @@
 // JSON against schemas/bench.schema.json with every received byte checked, the SVG plots, and a
 // rules file from `tune` that a following job loads with TOPOCOLL_RULES and reports under
 // TOPOCOLL_VERBOSE.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,7 +13,7 @@ import { ruleMatches } from '../../src/bench/tune';
 import { COLLECTIVES } from '../../src/select/registry';
 import { parseRules } from '../../src/select/rules';
 import { loadTopology } from '../../src/topology';
-import { expectSuccess, FLAVOURS, mpirun, repoRoot, type Flavour, type MpiRun } from '../helpers/mpirun';
+import { expectSuccess, FLAVOURS, mpirun, repoRoot, runJob, type Flavour, type MpiRun } from '../helpers/mpirun';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'topocoll-bench-'));
 const BENCH_SCHEMA = JSON.parse(readFileSync(path.join(repoRoot, 'schemas/bench.schema.json'), 'utf8'));
@@ -22,33 +21,8 @@ const RULES_SCHEMA = JSON.parse(readFileSync(path.join(repoRoot, 'schemas/rules.
 const TIMEOUT = 90_000;
 
 /** `topocoll ARGS` as a user types it: not under mpirun, so --np makes it launch itself. */
-function topocoll(args: string[], env: Record<string, string> = {}): Promise<MpiRun> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/topocoll.js'), ...args], {
-      cwd: tmp,
-      env: { ...process.env, TOPOCOLL_FALLBACK: 'error', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      stderr += `\n[test harness] killed after ${TIMEOUT} ms`;
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-    }, TIMEOUT);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
-    });
-  });
-}
+const topocoll = (args: string[], env: Record<string, string> = {}): Promise<MpiRun> =>
+  runJob(process.execPath, [path.join(repoRoot, 'bin/topocoll.js'), ...args], { cwd: tmp, env, timeoutMs: TIMEOUT });
 
 describe.each(FLAVOURS)('topocoll bench --quick (%s)', (flavour: Flavour) => {
   it('measures every registered algorithm against native, checks the data, writes JSON that matches the schema and plots', async () => {

@@ -131,69 +131,64 @@ constexpr bool kIntArray = std::is_same_v<T, const int*> || std::is_same_v<T, in
 
 // --- gather, scatter ---
 
-// (comm, sendbuf | null = IN_PLACE at root, recvbuf (root), root, nonblocking)
-Napi::Value Gather(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const char* what = "gather";
-  MPI_Comm comm = commArg(info[0]);
-  int root = rootArg(info[3], comm), p = commSizeOf(comm);
-  bool atRoot = rankOf(comm) == root, inPlace = info[1].IsNull();
-  BufferView send, recv;
+// Gather and scatter mirror each other: p blocks in a buffer at the root (gather's recvbuf,
+// scatter's sendbuf), one block in each rank's own buffer, which may be null (IN_PLACE) at the root.
+struct RootedBlocks {
+  BufferView rooted;  // at the root only
+  BufferView own;     // empty when in place
+  MPI_Count n = 0;    // elements per block
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  bool inPlace = false;
+  bool large = false;
+};
+
+RootedBlocks rootedBlocksArgs(Napi::Env env, const char* what, MPI_Comm comm, int root, const Napi::Value& rooted, const char* rootedName,
+                              const Napi::Value& own, const char* ownName, bool gather) {
+  RootedBlocks a;
+  const int p = commSizeOf(comm);
+  const bool atRoot = rankOf(comm) == root;
+  a.inPlace = own.IsNull();
   if (atRoot) {
-    if (absent(info[2])) throwType(env, "gather: recvbuf is required at the root");
-    recv = bufferArg(info[2], "recvbuf");
+    if (absent(rooted)) throwType(env, std::string(what) + ": " + rootedName + " is required at the root");
+    a.rooted = bufferArg(rooted, rootedName);
   }
-  MPI_Count n;
-  if (inPlace) {
+  if (a.inPlace) {
     inPlaceOnlyAtRoot(env, what, atRoot);
-    n = blocksOf(env, what, "recvbuf", recv, p);
+    a.n = blocksOf(env, what, rootedName, a.rooted, p);
   } else {
-    send = bufferArg(info[1], "sendbuf");
-    n = send.count;
+    a.own = bufferArg(own, ownName);
+    a.n = a.own.count;
     if (atRoot) {
-      sameElementType(env, what, send, recv);
-      requireLength(env, what, "recvbuf", recv, n * p);
+      sameElementType(env, what, gather ? a.own : a.rooted, gather ? a.rooted : a.own);
+      requireLength(env, what, rootedName, a.rooted, a.n * p);
     }
   }
-  MPI_Datatype type = inPlace ? recv.type : send.type;
-  const void* sendbuf = inPlace ? MPI_IN_PLACE : send.data;
-  bool big = largeCount(env, n, what);
-  return complete(env, info[4].ToBoolean(), what, type, nullptr, [&](MPI_Request* r) {
-    return r ? TOPOCOLL_COUNT_CALL(big, Igather, sendbuf, n, type, recv.data, n, type, root, comm, r)
-             : TOPOCOLL_COUNT_CALL(big, Gather, sendbuf, n, type, recv.data, n, type, root, comm);
+  a.type = a.inPlace ? a.rooted.type : a.own.type;
+  a.large = largeCount(env, a.n, what);
+  return a;
+}
+
+// (comm, sendbuf | null = IN_PLACE at root, recvbuf (root), root, nonblocking)
+Napi::Value Gather(const Napi::CallbackInfo& info) {
+  MPI_Comm comm = commArg(info[0]);
+  int root = rootArg(info[3], comm);
+  RootedBlocks a = rootedBlocksArgs(info.Env(), "gather", comm, root, info[2], "recvbuf", info[1], "sendbuf", true);
+  const void* sendbuf = a.inPlace ? MPI_IN_PLACE : a.own.data;
+  return complete(info.Env(), info[4].ToBoolean(), "gather", a.type, nullptr, [&](MPI_Request* r) {
+    return r ? TOPOCOLL_COUNT_CALL(a.large, Igather, sendbuf, a.n, a.type, a.rooted.data, a.n, a.type, root, comm, r)
+             : TOPOCOLL_COUNT_CALL(a.large, Gather, sendbuf, a.n, a.type, a.rooted.data, a.n, a.type, root, comm);
   });
 }
 
 // (comm, sendbuf (root), recvbuf | null = IN_PLACE at root, root, nonblocking)
 Napi::Value Scatter(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const char* what = "scatter";
   MPI_Comm comm = commArg(info[0]);
-  int root = rootArg(info[3], comm), p = commSizeOf(comm);
-  bool atRoot = rankOf(comm) == root, inPlace = info[2].IsNull();
-  BufferView send, recv;
-  if (atRoot) {
-    if (absent(info[1])) throwType(env, "scatter: sendbuf is required at the root");
-    send = bufferArg(info[1], "sendbuf");
-  }
-  MPI_Count n;
-  if (inPlace) {
-    inPlaceOnlyAtRoot(env, what, atRoot);
-    n = blocksOf(env, what, "sendbuf", send, p);
-  } else {
-    recv = bufferArg(info[2], "recvbuf");
-    n = recv.count;
-    if (atRoot) {
-      sameElementType(env, what, send, recv);
-      requireLength(env, what, "sendbuf", send, n * p);
-    }
-  }
-  MPI_Datatype type = inPlace ? send.type : recv.type;
-  void* recvbuf = inPlace ? MPI_IN_PLACE : recv.data;
-  bool big = largeCount(env, n, what);
-  return complete(env, info[4].ToBoolean(), what, type, nullptr, [&](MPI_Request* r) {
-    return r ? TOPOCOLL_COUNT_CALL(big, Iscatter, send.data, n, type, recvbuf, n, type, root, comm, r)
-             : TOPOCOLL_COUNT_CALL(big, Scatter, send.data, n, type, recvbuf, n, type, root, comm);
+  int root = rootArg(info[3], comm);
+  RootedBlocks a = rootedBlocksArgs(info.Env(), "scatter", comm, root, info[1], "sendbuf", info[2], "recvbuf", false);
+  void* recvbuf = a.inPlace ? MPI_IN_PLACE : a.own.data;
+  return complete(info.Env(), info[4].ToBoolean(), "scatter", a.type, nullptr, [&](MPI_Request* r) {
+    return r ? TOPOCOLL_COUNT_CALL(a.large, Iscatter, a.rooted.data, a.n, a.type, recvbuf, a.n, a.type, root, comm, r)
+             : TOPOCOLL_COUNT_CALL(a.large, Scatter, a.rooted.data, a.n, a.type, recvbuf, a.n, a.type, root, comm);
   });
 }
 

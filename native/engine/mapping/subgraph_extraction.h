@@ -21,17 +21,21 @@ struct Subproblem {
 };
 
 struct ExtractionScratch {
-  std::vector<int32_t> local_id;       // vertex -> id within its side, current level
-  std::vector<int32_t> coarse_local;   // the same one level up
-  std::vector<uint8_t> coarse_side;    // side of each vertex one level up (2: not seen yet)
-  std::vector<uint8_t> coarse_side_fine;  // the previous level's sides, once stepped up
+  struct Level {
+    std::vector<int32_t> code;  // per vertex: side and id within it
+    int count[2] = {0, 0};      // vertices per side
+    bool want[2] = {false, false};
+  };
+  std::vector<Level> levels;         // level 0: the graph itself, then the restricted coarse levels
+  std::vector<uint8_t> coarse_side;  // side of each coarse vertex (2: not seen yet)
 };
 
 // For each side s with want[s], out[s] = the subgraph induced by {v : where[v] == s}, vertices
 // renumbered in order, labels[v] carried over (labels == nullptr: v itself), and the restricted
-// hierarchy down to the first level with at most coarsen_to vertices. One pass per level.
-// Buffers come from `pool`.
-void splitBySide(const GraphView& g, const std::vector<uint8_t>& where, const int32_t* labels, const Hierarchy& hierarchy,
+// hierarchy down to the first level with at most coarsen_to vertices. One pass over the edges
+// per level. The levels of `hierarchy` used are released on the way (the rest stays); buffers
+// come from `pool`.
+void splitBySide(const GraphView& g, const std::vector<uint8_t>& where, const int32_t* labels, Hierarchy& hierarchy,
                  int coarsen_to, const bool want[2], BlockPool* pool, Subproblem out[2], ExtractionScratch& scratch);
 
 }  // namespace topocoll::mapping::detail

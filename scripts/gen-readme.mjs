@@ -20,6 +20,7 @@ function ruleCondition(r) {
   if (r.maxRanks !== undefined) parts.push(`p ≤ ${r.maxRanks}`);
   if (r.powerOfTwo !== undefined) parts.push(r.powerOfTwo ? 'p a power of two' : 'p not a power of two');
   if (r.multiNode !== undefined) parts.push(r.multiNode ? 'ranks over several nodes, several on a node' : 'one node, or one rank per node');
+  if (r.mpi !== undefined) parts.push(r.mpi === 'mpich' ? 'MPICH' : 'Open MPI');
   return parts.length ? parts.join(', ') : 'otherwise';
 }
 

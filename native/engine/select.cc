@@ -19,6 +19,14 @@ namespace {
 // runs on every call and must not compare strings.
 constexpr int kUnusable = -3;  // a rule whose algorithm this build cannot run
 
+#if defined(OPEN_MPI)
+constexpr const char* kThisMpi = "openmpi";
+#elif defined(MPICH)
+constexpr const char* kThisMpi = "mpich";
+#else
+constexpr const char* kThisMpi = "";
+#endif
+
 struct ResolvedRule {
   const generated::RuleEntry* rule;
   int algorithm;  // kAlgorithmNative, a registry index, or kUnusable
@@ -30,6 +38,7 @@ const std::vector<ResolvedRule>& defaultRules(Collective coll) {
   static const auto table = [] {
     std::array<std::vector<ResolvedRule>, generated::kCollectiveCount> t;
     for (const auto& r : generated::kDefaultRules) {
+      if (r.mpi && std::strcmp(r.mpi, kThisMpi) != 0) continue;  // a rule for the other MPI
       bool native = std::strcmp(r.algorithm, "native") == 0;
       int index = native ? kAlgorithmNative : algorithmIndex(r.collective, r.algorithm);
       bool shm = index >= 0 && collectiveEntry(r.collective).uses_shm[index];

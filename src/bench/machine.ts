@@ -2,6 +2,7 @@
 // result so that numbers are never compared across machines by accident.
 import os from 'node:os';
 import { readFileSync } from 'node:fs';
+import type { MpiFlavour } from '../select/registry';
 
 export interface MachineInfo {
   hostname: string;
@@ -15,7 +16,7 @@ export interface MachineInfo {
 }
 
 export interface MpiInfo {
-  flavour: 'openmpi' | 'mpich';
+  flavour: MpiFlavour;
   library: string;
 }
 

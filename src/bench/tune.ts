@@ -2,7 +2,7 @@
 // (the built-in default first, then the previous size's choice) is within the noise of it; then
 // neighbouring sizes with one choice merge into one size range. Pure functions: the CLI runs the
 // sweep (src/cli/tune.ts).
-import { DEFAULT_RULES, NATIVE, AUTO, type CollectiveName, type Rule, type SizeBasis } from '../select/registry';
+import { DEFAULT_RULES, NATIVE, AUTO, type CollectiveName, type MpiFlavour, type Rule, type SizeBasis } from '../select/registry';
 import { RULES_VERSION, type FileRule, type RulesFile } from '../select/rules';
 import { formatBytes, median } from './stats';
 import type { BenchRecord, BenchReport } from './sweep';
@@ -41,12 +41,13 @@ function isPowerOfTwo(p: number): boolean {
 }
 
 /** The first built-in default rule matching a call, among algorithms that exist here (TS mirror of select.cc). */
-export function defaultChoice(coll: CollectiveName, p: number, blockBytes: number, available: readonly string[], nodes = 1): string {
+export function defaultChoice(coll: CollectiveName, p: number, blockBytes: number, available: readonly string[], nodes = 1, mpi?: MpiFlavour): string {
   const total = coll === 'allgather' || coll === 'alltoall' ? blockBytes * p : blockBytes;
   const multiNode = nodes > 1 && nodes < p;
   for (const r of DEFAULT_RULES) {
     if (r.collective !== coll || !ruleMatches(r, p, blockBytes, total)) continue;
     if (r.multiNode !== undefined && r.multiNode !== multiNode) continue;
+    if (r.mpi !== undefined && r.mpi !== mpi) continue;
     if (r.algorithm === NATIVE || available.includes(r.algorithm)) return r.algorithm;
   }
   return NATIVE;
@@ -84,7 +85,7 @@ export function decide(report: BenchReport, opts: TuneOptions): SizeDecision[] {
         const r = row.find((x) => x.algorithm === name);
         return r !== undefined && r.median_us <= best.median_us * (1 + tolerance);
       };
-      const fallbackDefault = defaultChoice(coll, p, bytes, available, report.job.nodes);
+      const fallbackDefault = defaultChoice(coll, p, bytes, available, report.job.nodes, report.mpi.flavour);
       // Within the noise: keep the default (no change for nothing), else the previous size's
       // choice (fewer ranges), else the fastest.
       const chosen = within(fallbackDefault) ? fallbackDefault : within(previous) ? previous! : best.algorithm;

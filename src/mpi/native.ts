@@ -3,8 +3,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MpiError } from './errors';
+import type { MpiFlavour } from '../select/registry';
 
-export type Flavour = 'openmpi' | 'mpich';
+export type Flavour = MpiFlavour;
 export const FLAVOUR_TITLES: Record<Flavour, string> = { openmpi: 'Open MPI', mpich: 'MPICH' };
 const LAUNCHERS: Record<Flavour, string> = { openmpi: 'mpirun.openmpi', mpich: 'mpirun.mpich' };
 

@@ -79,6 +79,8 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
  */
 export type SizeBasis = 'block' | 'total';
 
+export type MpiFlavour = 'openmpi' | 'mpich';
+
 export interface Rule {
   readonly collective: CollectiveName;
   readonly algorithm: string;
@@ -96,6 +98,8 @@ export interface Rule {
    * or virtual) and some node holds several of its ranks; false: only elsewhere.
    */
   readonly multiNode?: boolean;
+  /** Only under this MPI (the library the engine was built against). */
+  readonly mpi?: MpiFlavour;
   readonly why: string;
 }
 
@@ -103,7 +107,9 @@ export interface Rule {
 const ONE_EXCHANGE = "measured (topocoll bench, 2 ranks, both MPIs): one exchange, where the system MPI's own path is shorter than the engine's (by 0.05-0.3 us)";
 // On 2 ranks of one node, one copy into shared memory and one out beat the system MPI's messages
 // from a few hundred bytes (bcast 512 B: Open MPI 0.54 vs 1.7 us; 16 KiB: 2.7 vs 7-9 us on both MPIs).
-const TWO_RANKS_SHARED_COPY = 'measured (topocoll bench, 2 ranks, both MPIs): one shared copy, 1.1-4.8x faster than the system MPI from 512 B (bcast) and 256 B blocks (allgather)';
+const TWO_RANKS_SHARED_COPY = 'measured (topocoll bench, 2 ranks, both MPIs): one shared copy, 1.1-4.8x faster than the system MPI from 512 B (bcast) and 256 B blocks (allgather) under Open MPI, from 16 KiB under MPICH';
+// MPICH's own shared-memory path is eager: a loop of calls pipelines, where our shared copy waits for its readers.
+const MPICH_EAGER = 'measured (topocoll bench, 2 ranks, MPICH 4.0, 2026-11-25): below 16 KiB MPICH\'s eager shared-memory path beats one shared copy (bcast 4 KiB 0.38-0.42 vs 0.65-0.69 us)';
 
 /**
  * Built-in defaults, first match wins (`native`: the system MPI's own). Thresholds follow MPICH 4.0 (src/mpi/coll/*, CVARs
@@ -118,6 +124,7 @@ export const DEFAULT_RULES: readonly Rule[] = [
   // on 4 ranks (oversubscribed) allgather hierarchical at 1-64 KiB blocks (0.35-0.44x) and bcast hierarchical
   // at 16 KiB (0.28-0.89x). Barrier shm_hierarchical and alltoall tiled did not win consistently and stay out.
   { collective: 'allgather', algorithm: 'native', basis: 'block', maxBytes: 256, maxRanks: 2, why: ONE_EXCHANGE },
+  { collective: 'allgather', algorithm: 'native', basis: 'block', maxBytes: 16384, maxRanks: 2, mpi: 'mpich', why: MPICH_EAGER },
   { collective: 'allgather', algorithm: 'hierarchical', basis: 'block', maxBytes: 524289, maxRanks: 2, why: TWO_RANKS_SHARED_COPY },
   { collective: 'allgather', algorithm: 'native', basis: 'block', minBytes: 524289, maxRanks: 2, why: 'measured (topocoll bench, 2 ranks, both MPIs): blocks > 512 KiB no longer fit one shared copy; the system MPI\'s single copy is 1.3-2x faster than ours' },
   { collective: 'allgather', algorithm: 'hierarchical', basis: 'block', minBytes: 1024, maxBytes: 65537, why: 'measured (bench/shm.mjs): shared memory beats messages for 1-64 KiB blocks' },
@@ -125,6 +132,7 @@ export const DEFAULT_RULES: readonly Rule[] = [
   { collective: 'allgather', algorithm: 'bruck', basis: 'total', maxBytes: 81920, why: 'MPICH: total < 80 KiB on other sizes' },
   { collective: 'allgather', algorithm: 'ring', why: 'MPICH: long messages' },
   { collective: 'bcast', algorithm: 'native', basis: 'total', maxBytes: 512, maxRanks: 2, why: ONE_EXCHANGE },
+  { collective: 'bcast', algorithm: 'native', basis: 'total', maxBytes: 16384, maxRanks: 2, mpi: 'mpich', why: MPICH_EAGER },
   { collective: 'bcast', algorithm: 'hierarchical', basis: 'total', maxBytes: 524288, maxRanks: 2, why: TWO_RANKS_SHARED_COPY },
   { collective: 'bcast', algorithm: 'shm_numa', basis: 'total', minBytes: 524288, maxRanks: 2, why: 'measured (topocoll bench, 2 ranks, both MPIs): pipelined shared segments, 1.2-1.7x faster than the system MPI from 512 KiB to 4 MiB' },
   { collective: 'bcast', algorithm: 'binomial', basis: 'total', maxBytes: 12288, why: 'MPICH: message < 12 KiB' },

@@ -32,4 +32,11 @@ describe.each(FLAVOURS)('auto selection (%s)', (flavour) => {
     const oneNode = await tracedRun(flavour, np, {});
     expect(oneNode('allgather').find((l) => l.includes(' 160000 B/block'))).not.toMatch(/bruck_reorder/);
   });
+
+  it('2 ranks: a 4 KiB bcast takes one shared copy under Open MPI and stays with MPICH\'s eager path under MPICH', async () => {
+    const traced = await tracedRun(flavour, 2, {});
+    const bcast4k = traced('bcast').find((l) => l.includes(' 4096 B'));
+    if (flavour === 'mpich') expect(bcast4k).toMatch(/-> native \(default rule: .*MPICH's eager/);
+    else expect(bcast4k).toMatch(/-> hierarchical \(default rule/);
+  });
 });

@@ -118,6 +118,13 @@ describe('tune', () => {
     expect(defaultChoice('allgather', 2, 1024, ['ring'])).toBe('ring');
   });
 
+  it('applies a rule for one MPI only under that MPI', () => {
+    const all = ['hierarchical', 'shm_numa', 'binomial'];
+    expect(defaultChoice('bcast', 2, 4096, all, 1, 'openmpi')).toBe('hierarchical');
+    expect(defaultChoice('bcast', 2, 4096, all, 1, 'mpich')).toBe('native');
+    expect(defaultChoice('bcast', 2, 65536, all, 1, 'mpich')).toBe('hierarchical');
+  });
+
   it('keeps the default within the noise, takes a clear winner, merges neighbours', () => {
     const recs = [
       // 8 B: ring 2% faster than the default: noise, keep recursive_doubling.

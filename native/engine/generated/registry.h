@@ -44,31 +44,34 @@ struct RuleEntry {
   int max_ranks;
   int power_of_two;  // 1: only powers of two, 0: only others, -1: any
   int multi_node;    // 1: only communicators over several nodes with several ranks on a node, 0: only others, -1: any
+  const char* mpi;   // only under this MPI ("openmpi", "mpich"); null: any
   const char* why;
 };
 
 inline constexpr RuleEntry kDefaultRules[] = {
-    {Collective::Allgather, "bruck_reorder", SizeBasis::Block, 8192, -1, -1, -1, -1, 1, "seed 004: ranks over several nodes, blocks >= 8 KiB: Bruck under a rank mapping keeps its heavy steps inside nodes (emulated cluster: 1.3-2.3x over bruck and Open MPI)"},
-    {Collective::Allgather, "native", SizeBasis::Block, -1, 256, -1, 2, -1, -1, "measured (topocoll bench, 2 ranks, both MPIs): one exchange, where the system MPI's own path is shorter than the engine's (by 0.05-0.3 us)"},
-    {Collective::Allgather, "hierarchical", SizeBasis::Block, -1, 524289, -1, 2, -1, -1, "measured (topocoll bench, 2 ranks, both MPIs): one shared copy, 1.1-4.8x faster than the system MPI from 512 B (bcast) and 256 B blocks (allgather)"},
-    {Collective::Allgather, "native", SizeBasis::Block, 524289, -1, -1, 2, -1, -1, "measured (topocoll bench, 2 ranks, both MPIs): blocks > 512 KiB no longer fit one shared copy; the system MPI's single copy is 1.3-2x faster than ours"},
-    {Collective::Allgather, "hierarchical", SizeBasis::Block, 1024, 65537, -1, -1, -1, -1, "measured (bench/shm.mjs): shared memory beats messages for 1-64 KiB blocks"},
-    {Collective::Allgather, "recursive_doubling", SizeBasis::Total, -1, 524288, -1, -1, 1, -1, "MPICH: total < 512 KiB on power-of-two sizes"},
-    {Collective::Allgather, "bruck", SizeBasis::Total, -1, 81920, -1, -1, -1, -1, "MPICH: total < 80 KiB on other sizes"},
-    {Collective::Allgather, "ring", SizeBasis::Total, -1, -1, -1, -1, -1, -1, "MPICH: long messages"},
-    {Collective::Bcast, "native", SizeBasis::Total, -1, 512, -1, 2, -1, -1, "measured (topocoll bench, 2 ranks, both MPIs): one exchange, where the system MPI's own path is shorter than the engine's (by 0.05-0.3 us)"},
-    {Collective::Bcast, "hierarchical", SizeBasis::Total, -1, 524288, -1, 2, -1, -1, "measured (topocoll bench, 2 ranks, both MPIs): one shared copy, 1.1-4.8x faster than the system MPI from 512 B (bcast) and 256 B blocks (allgather)"},
-    {Collective::Bcast, "shm_numa", SizeBasis::Total, 524288, -1, -1, 2, -1, -1, "measured (topocoll bench, 2 ranks, both MPIs): pipelined shared segments, 1.2-1.7x faster than the system MPI from 512 KiB to 4 MiB"},
-    {Collective::Bcast, "binomial", SizeBasis::Total, -1, 12288, -1, -1, -1, -1, "MPICH: message < 12 KiB"},
-    {Collective::Bcast, "hierarchical", SizeBasis::Total, -1, 65536, -1, -1, -1, -1, "measured (bench/shm.mjs): one shared copy beats messages for 12-64 KiB"},
-    {Collective::Bcast, "binomial", SizeBasis::Total, -1, -1, -1, 7, -1, -1, "MPICH: fewer than 8 ranks"},
-    {Collective::Bcast, "scatter_allgather", SizeBasis::Total, -1, -1, -1, -1, -1, -1, "MPICH: medium and long messages on 8 or more ranks"},
-    {Collective::Barrier, "native", SizeBasis::Total, -1, -1, -1, 2, -1, -1, "measured (topocoll bench, 2 ranks, both MPIs): one exchange, where the system MPI's own path is shorter than the engine's (by 0.05-0.3 us)"},
-    {Collective::Barrier, "dissemination", SizeBasis::Total, -1, -1, -1, -1, -1, -1, "MPICH default"},
-    {Collective::Alltoall, "native", SizeBasis::Total, -1, -1, -1, 2, -1, -1, "measured (topocoll bench, 2 ranks, both MPIs): one exchange, where the system MPI's own path is shorter than the engine's (by 0.05-0.3 us)"},
-    {Collective::Alltoall, "bruck", SizeBasis::Block, -1, 257, 8, -1, -1, -1, "MPICH: blocks <= 256 B on 8 or more ranks"},
-    {Collective::Alltoall, "isend_irecv", SizeBasis::Block, -1, 32769, -1, -1, -1, -1, "MPICH: blocks <= 32 KiB"},
-    {Collective::Alltoall, "pairwise", SizeBasis::Total, -1, -1, -1, -1, -1, -1, "MPICH: long blocks (xor pairing on power-of-two sizes, shift otherwise)"},
+    {Collective::Allgather, "bruck_reorder", SizeBasis::Block, 8192, -1, -1, -1, -1, 1, nullptr, "seed 004: ranks over several nodes, blocks >= 8 KiB: Bruck under a rank mapping keeps its heavy steps inside nodes (emulated cluster: 1.3-2.3x over bruck and Open MPI)"},
+    {Collective::Allgather, "native", SizeBasis::Block, -1, 256, -1, 2, -1, -1, nullptr, "measured (topocoll bench, 2 ranks, both MPIs): one exchange, where the system MPI's own path is shorter than the engine's (by 0.05-0.3 us)"},
+    {Collective::Allgather, "native", SizeBasis::Block, -1, 16384, -1, 2, -1, -1, "mpich", "measured (topocoll bench, 2 ranks, MPICH 4.0, 2026-11-25): below 16 KiB MPICH's eager shared-memory path beats one shared copy (bcast 4 KiB 0.38-0.42 vs 0.65-0.69 us)"},
+    {Collective::Allgather, "hierarchical", SizeBasis::Block, -1, 524289, -1, 2, -1, -1, nullptr, "measured (topocoll bench, 2 ranks, both MPIs): one shared copy, 1.1-4.8x faster than the system MPI from 512 B (bcast) and 256 B blocks (allgather) under Open MPI, from 16 KiB under MPICH"},
+    {Collective::Allgather, "native", SizeBasis::Block, 524289, -1, -1, 2, -1, -1, nullptr, "measured (topocoll bench, 2 ranks, both MPIs): blocks > 512 KiB no longer fit one shared copy; the system MPI's single copy is 1.3-2x faster than ours"},
+    {Collective::Allgather, "hierarchical", SizeBasis::Block, 1024, 65537, -1, -1, -1, -1, nullptr, "measured (bench/shm.mjs): shared memory beats messages for 1-64 KiB blocks"},
+    {Collective::Allgather, "recursive_doubling", SizeBasis::Total, -1, 524288, -1, -1, 1, -1, nullptr, "MPICH: total < 512 KiB on power-of-two sizes"},
+    {Collective::Allgather, "bruck", SizeBasis::Total, -1, 81920, -1, -1, -1, -1, nullptr, "MPICH: total < 80 KiB on other sizes"},
+    {Collective::Allgather, "ring", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "MPICH: long messages"},
+    {Collective::Bcast, "native", SizeBasis::Total, -1, 512, -1, 2, -1, -1, nullptr, "measured (topocoll bench, 2 ranks, both MPIs): one exchange, where the system MPI's own path is shorter than the engine's (by 0.05-0.3 us)"},
+    {Collective::Bcast, "native", SizeBasis::Total, -1, 16384, -1, 2, -1, -1, "mpich", "measured (topocoll bench, 2 ranks, MPICH 4.0, 2026-11-25): below 16 KiB MPICH's eager shared-memory path beats one shared copy (bcast 4 KiB 0.38-0.42 vs 0.65-0.69 us)"},
+    {Collective::Bcast, "hierarchical", SizeBasis::Total, -1, 524288, -1, 2, -1, -1, nullptr, "measured (topocoll bench, 2 ranks, both MPIs): one shared copy, 1.1-4.8x faster than the system MPI from 512 B (bcast) and 256 B blocks (allgather) under Open MPI, from 16 KiB under MPICH"},
+    {Collective::Bcast, "shm_numa", SizeBasis::Total, 524288, -1, -1, 2, -1, -1, nullptr, "measured (topocoll bench, 2 ranks, both MPIs): pipelined shared segments, 1.2-1.7x faster than the system MPI from 512 KiB to 4 MiB"},
+    {Collective::Bcast, "binomial", SizeBasis::Total, -1, 12288, -1, -1, -1, -1, nullptr, "MPICH: message < 12 KiB"},
+    {Collective::Bcast, "hierarchical", SizeBasis::Total, -1, 65536, -1, -1, -1, -1, nullptr, "measured (bench/shm.mjs): one shared copy beats messages for 12-64 KiB"},
+    {Collective::Bcast, "binomial", SizeBasis::Total, -1, -1, -1, 7, -1, -1, nullptr, "MPICH: fewer than 8 ranks"},
+    {Collective::Bcast, "scatter_allgather", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "MPICH: medium and long messages on 8 or more ranks"},
+    {Collective::Barrier, "native", SizeBasis::Total, -1, -1, -1, 2, -1, -1, nullptr, "measured (topocoll bench, 2 ranks, both MPIs): one exchange, where the system MPI's own path is shorter than the engine's (by 0.05-0.3 us)"},
+    {Collective::Barrier, "dissemination", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "MPICH default"},
+    {Collective::Alltoall, "native", SizeBasis::Total, -1, -1, -1, 2, -1, -1, nullptr, "measured (topocoll bench, 2 ranks, both MPIs): one exchange, where the system MPI's own path is shorter than the engine's (by 0.05-0.3 us)"},
+    {Collective::Alltoall, "bruck", SizeBasis::Block, -1, 257, 8, -1, -1, -1, nullptr, "MPICH: blocks <= 256 B on 8 or more ranks"},
+    {Collective::Alltoall, "isend_irecv", SizeBasis::Block, -1, 32769, -1, -1, -1, -1, nullptr, "MPICH: blocks <= 32 KiB"},
+    {Collective::Alltoall, "pairwise", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "MPICH: long blocks (xor pairing on power-of-two sizes, shift otherwise)"},
 };
 
 enum class ParameterKind : int { Bool = 0, Int = 1, Choice = 2, String = 3 };

@@ -5,7 +5,7 @@ const p = world.size, r = world.rank;
 const bad = [];
 const expect = (what, got, want) => { if (got !== want && bad.length < 5) bad.push({ what, got, want }); };
 
-for (const n of [1, 100, 40000]) {
+for (const n of [1, 100, 1024, 40000]) {
   const send = new Int32Array(n).map((_, i) => r * 1_000_003 + i);
   const all = world.allgather(send, new Int32Array(n * p).fill(-1));
   all.forEach((v, i) => expect(`allgather ${n}`, v, Math.floor(i / n) * 1_000_003 + (i % n)));

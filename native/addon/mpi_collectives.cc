@@ -192,48 +192,66 @@ Napi::Value Scatter(const Napi::CallbackInfo& info) {
   });
 }
 
-// (comm, sendbuf | null = IN_PLACE at root, recvbuf (root), counts (root), displs? (root), root, nonblocking)
-Napi::Value Gatherv(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const char* what = "gatherv";
-  MPI_Comm comm = commArg(info[0]);
-  int root = rootArg(info[5], comm), p = commSizeOf(comm);
-  bool atRoot = rankOf(comm) == root, inPlace = info[1].IsNull();
-  BufferView send, recv;
-  std::shared_ptr<Layout> L;
+// Gatherv and scatterv mirror each other like gather and scatter, with the root's blocks laid
+// out by counts and displs.
+struct RootedLayout {
+  BufferView rooted;  // at the root only
+  BufferView own;     // empty when in place
+  std::shared_ptr<Layout> L;  // at the root only
+  MPI_Count n = 0;    // elements of this rank's own block
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  bool inPlace = false;
+  bool large = false;
+};
+
+RootedLayout rootedLayoutArgs(Napi::Env env, const char* what, MPI_Comm comm, int root, const Napi::Value& rooted, const char* rootedName,
+                              const Napi::Value& counts, const Napi::Value& displs, const Napi::Value& own, const char* ownName, bool gather) {
+  RootedLayout a;
+  const bool atRoot = rankOf(comm) == root;
+  a.inPlace = own.IsNull();
   if (atRoot) {
-    if (absent(info[2])) throwType(env, "gatherv: recvbuf is required at the root");
-    recv = bufferArg(info[2], "recvbuf");
-    L = layoutArg(env, what, "counts", "displs", info[3], info[4], p, recv, "recvbuf");
+    if (absent(rooted)) throwType(env, std::string(what) + ": " + rootedName + " is required at the root");
+    a.rooted = bufferArg(rooted, rootedName);
+    a.L = layoutArg(env, what, "counts", "displs", counts, displs, commSizeOf(comm), a.rooted, rootedName);
   }
-  MPI_Count n = 0;
-  if (inPlace) {
+  if (a.inPlace) {
     inPlaceOnlyAtRoot(env, what, atRoot);
   } else {
-    send = bufferArg(info[1], "sendbuf");
-    n = send.count;
+    a.own = bufferArg(own, ownName);
+    a.n = a.own.count;
     if (atRoot) {
-      sameElementType(env, what, send, recv);
-      if (n != L->counts[root]) {
-        throwRange(env, "gatherv: the root's sendbuf holds " + std::to_string(n) + " elements but counts[" + std::to_string(root) + "] = " +
-                            std::to_string(L->counts[root]));
+      sameElementType(env, what, gather ? a.own : a.rooted, gather ? a.rooted : a.own);
+      // The root sends exactly its block (gatherv); it may receive into a larger buffer (scatterv).
+      MPI_Count want = a.L->counts[root];
+      if (gather ? a.n != want : a.n < want) {
+        throwRange(env, std::string(what) + ": the root's " + ownName + " holds " + std::to_string(a.n) + " elements but counts[" +
+                            std::to_string(root) + "] = " + std::to_string(want));
       }
+      a.n = want;
     }
   }
-  MPI_Datatype type = inPlace ? recv.type : send.type;
-  const void* sendbuf = inPlace ? MPI_IN_PLACE : send.data;
-  bool large = largeCount(env, n, what) || (L && L->needsLarge);
-  if (L && !large) L->narrow();
-  return complete(env, info[6].ToBoolean(), what, type, L, [&](MPI_Request* r) {
-    return withLayout(L.get(), large, [&](auto* counts, auto* displs) -> int {
+  a.type = a.inPlace ? a.rooted.type : a.own.type;
+  a.large = largeCount(env, a.n, what) || (a.L && a.L->needsLarge);
+  if (a.L && !a.large) a.L->narrow();
+  return a;
+}
+
+// (comm, sendbuf | null = IN_PLACE at root, recvbuf (root), counts (root), displs? (root), root, nonblocking)
+Napi::Value Gatherv(const Napi::CallbackInfo& info) {
+  MPI_Comm comm = commArg(info[0]);
+  int root = rootArg(info[5], comm);
+  RootedLayout a = rootedLayoutArgs(info.Env(), "gatherv", comm, root, info[2], "recvbuf", info[3], info[4], info[1], "sendbuf", true);
+  const void* sendbuf = a.inPlace ? MPI_IN_PLACE : a.own.data;
+  return complete(info.Env(), info[6].ToBoolean(), "gatherv", a.type, a.L, [&](MPI_Request* r) {
+    return withLayout(a.L.get(), a.large, [&](auto* counts, auto* displs) -> int {
       if constexpr (kIntArray<decltype(counts)>) {
-        return r ? PMPI_Igatherv(sendbuf, static_cast<int>(n), type, recv.data, counts, displs, type, root, comm, r)
-                 : PMPI_Gatherv(sendbuf, static_cast<int>(n), type, recv.data, counts, displs, type, root, comm);
+        return r ? PMPI_Igatherv(sendbuf, static_cast<int>(a.n), a.type, a.rooted.data, counts, displs, a.type, root, comm, r)
+                 : PMPI_Gatherv(sendbuf, static_cast<int>(a.n), a.type, a.rooted.data, counts, displs, a.type, root, comm);
       }
 #if MPI_VERSION >= 4
       else {
-        return r ? PMPI_Igatherv_c(sendbuf, n, type, recv.data, counts, displs, type, root, comm, r)
-                 : PMPI_Gatherv_c(sendbuf, n, type, recv.data, counts, displs, type, root, comm);
+        return r ? PMPI_Igatherv_c(sendbuf, a.n, a.type, a.rooted.data, counts, displs, a.type, root, comm, r)
+                 : PMPI_Gatherv_c(sendbuf, a.n, a.type, a.rooted.data, counts, displs, a.type, root, comm);
       }
 #endif
     });
@@ -242,47 +260,20 @@ Napi::Value Gatherv(const Napi::CallbackInfo& info) {
 
 // (comm, sendbuf (root), counts (root), displs? (root), recvbuf | null = IN_PLACE at root, root, nonblocking)
 Napi::Value Scatterv(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const char* what = "scatterv";
   MPI_Comm comm = commArg(info[0]);
-  int root = rootArg(info[5], comm), p = commSizeOf(comm);
-  bool atRoot = rankOf(comm) == root, inPlace = info[4].IsNull();
-  BufferView send, recv;
-  std::shared_ptr<Layout> L;
-  if (atRoot) {
-    if (absent(info[1])) throwType(env, "scatterv: sendbuf is required at the root");
-    send = bufferArg(info[1], "sendbuf");
-    L = layoutArg(env, what, "counts", "displs", info[2], info[3], p, send, "sendbuf");
-  }
-  MPI_Count n = 0;
-  if (inPlace) {
-    inPlaceOnlyAtRoot(env, what, atRoot);
-  } else {
-    recv = bufferArg(info[4], "recvbuf");
-    n = recv.count;
-    if (atRoot) {
-      sameElementType(env, what, send, recv);
-      if (n < L->counts[root]) {
-        throwRange(env, "scatterv: the root's recvbuf holds " + std::to_string(n) + " elements, counts[" + std::to_string(root) + "] = " +
-                            std::to_string(L->counts[root]));
-      }
-      n = L->counts[root];
-    }
-  }
-  MPI_Datatype type = inPlace ? send.type : recv.type;
-  void* recvbuf = inPlace ? MPI_IN_PLACE : recv.data;
-  bool large = largeCount(env, n, what) || (L && L->needsLarge);
-  if (L && !large) L->narrow();
-  return complete(env, info[6].ToBoolean(), what, type, L, [&](MPI_Request* r) {
-    return withLayout(L.get(), large, [&](auto* counts, auto* displs) -> int {
+  int root = rootArg(info[5], comm);
+  RootedLayout a = rootedLayoutArgs(info.Env(), "scatterv", comm, root, info[1], "sendbuf", info[2], info[3], info[4], "recvbuf", false);
+  void* recvbuf = a.inPlace ? MPI_IN_PLACE : a.own.data;
+  return complete(info.Env(), info[6].ToBoolean(), "scatterv", a.type, a.L, [&](MPI_Request* r) {
+    return withLayout(a.L.get(), a.large, [&](auto* counts, auto* displs) -> int {
       if constexpr (kIntArray<decltype(counts)>) {
-        return r ? PMPI_Iscatterv(send.data, counts, displs, type, recvbuf, static_cast<int>(n), type, root, comm, r)
-                 : PMPI_Scatterv(send.data, counts, displs, type, recvbuf, static_cast<int>(n), type, root, comm);
+        return r ? PMPI_Iscatterv(a.rooted.data, counts, displs, a.type, recvbuf, static_cast<int>(a.n), a.type, root, comm, r)
+                 : PMPI_Scatterv(a.rooted.data, counts, displs, a.type, recvbuf, static_cast<int>(a.n), a.type, root, comm);
       }
 #if MPI_VERSION >= 4
       else {
-        return r ? PMPI_Iscatterv_c(send.data, counts, displs, type, recvbuf, n, type, root, comm, r)
-                 : PMPI_Scatterv_c(send.data, counts, displs, type, recvbuf, n, type, root, comm);
+        return r ? PMPI_Iscatterv_c(a.rooted.data, counts, displs, a.type, recvbuf, a.n, a.type, root, comm, r)
+                 : PMPI_Scatterv_c(a.rooted.data, counts, displs, a.type, recvbuf, a.n, a.type, root, comm);
       }
 #endif
     });

@@ -7,16 +7,43 @@
 namespace topocoll::addon {
 namespace {
 
+// (comm, buf, peer, tag): the leading arguments of send, recv and their nonblocking forms.
+struct Message {
+  MPI_Comm comm;
+  BufferView b;
+  int peer;  // dest, or source (may be MPI_ANY_SOURCE)
+  int tag;
+  bool large;
+};
+
+Message messageArgs(const Napi::CallbackInfo& info, const char* what, bool receive) {
+  Message m;
+  m.comm = commArg(info[0]);
+  m.b = bufferArg(info[1], "buf");
+  m.peer = receive ? sourceArg(info[2], m.comm, "source") : destArg(info[2], m.comm, "dest");
+  m.tag = tagArg(info[3], "tag", receive);
+  m.large = largeCount(info.Env(), m.b.count, what);
+  return m;
+}
+
+// (comm, source, tag): the arguments of the probes and of the receives of unknown size.
+struct Envelope {
+  MPI_Comm comm;
+  int source;
+  int tag;
+};
+
+Envelope envelopeArgs(const Napi::CallbackInfo& info) {
+  MPI_Comm comm = commArg(info[0]);
+  return {comm, sourceArg(info[1], comm, "source"), tagArg(info[2], "tag", true)};
+}
+
 // (comm, buf, dest, tag, synchronous)
 Napi::Value Send(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MPI_Comm comm = commArg(info[0]);
-  BufferView b = bufferArg(info[1], "buf");
-  int dest = destArg(info[2], comm, "dest");
-  int tag = tagArg(info[3], "tag", false);
-  bool big = largeCount(env, b.count, "send");
-  int rc = info[4].ToBoolean() ? TOPOCOLL_COUNT_CALL(big, Ssend, b.data, b.count, b.type, dest, tag, comm)
-                               : TOPOCOLL_COUNT_CALL(big, Send, b.data, b.count, b.type, dest, tag, comm);
+  Message m = messageArgs(info, "send", false);
+  int rc = info[4].ToBoolean() ? TOPOCOLL_COUNT_CALL(m.large, Ssend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm)
+                               : TOPOCOLL_COUNT_CALL(m.large, Send, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm);
   check(env, rc, "MPI_Send");
   return env.Undefined();
 }
@@ -24,14 +51,10 @@ Napi::Value Send(const Napi::CallbackInfo& info) {
 // (comm, buf, source, tag) → status
 Napi::Value Recv(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MPI_Comm comm = commArg(info[0]);
-  BufferView b = bufferArg(info[1], "buf");
-  int source = sourceArg(info[2], comm, "source");
-  int tag = tagArg(info[3], "tag", true);
-  bool big = largeCount(env, b.count, "recv");
+  Message m = messageArgs(info, "recv", true);
   MPI_Status status;
-  check(env, TOPOCOLL_COUNT_CALL(big, Recv, b.data, b.count, b.type, source, tag, comm, &status), "MPI_Recv");
-  return statusObject(env, status, b.type);
+  check(env, TOPOCOLL_COUNT_CALL(m.large, Recv, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &status), "MPI_Recv");
+  return statusObject(env, status, m.b.type);
 }
 
 // (comm, sendbuf, dest, sendtag, recvbuf, source, recvtag) → status of the receive
@@ -55,63 +78,49 @@ Napi::Value Sendrecv(const Napi::CallbackInfo& info) {
 // (comm, buf, dest, tag, synchronous) → request
 Napi::Value Isend(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MPI_Comm comm = commArg(info[0]);
-  BufferView b = bufferArg(info[1], "buf");
-  int dest = destArg(info[2], comm, "dest");
-  int tag = tagArg(info[3], "tag", false);
-  bool big = largeCount(env, b.count, "isend");
+  Message m = messageArgs(info, "isend", false);
   MPI_Request request;
-  int rc = info[4].ToBoolean() ? TOPOCOLL_COUNT_CALL(big, Issend, b.data, b.count, b.type, dest, tag, comm, &request)
-                               : TOPOCOLL_COUNT_CALL(big, Isend, b.data, b.count, b.type, dest, tag, comm, &request);
+  int rc = info[4].ToBoolean() ? TOPOCOLL_COUNT_CALL(m.large, Issend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request)
+                               : TOPOCOLL_COUNT_CALL(m.large, Isend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request);
   check(env, rc, "MPI_Isend");
-  return MpiRequestWrap::New(env, request, b.type);
+  return MpiRequestWrap::New(env, request, m.b.type);
 }
 
 // (comm, buf, source, tag) → request whose status() is the receive's
 Napi::Value Irecv(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MPI_Comm comm = commArg(info[0]);
-  BufferView b = bufferArg(info[1], "buf");
-  int source = sourceArg(info[2], comm, "source");
-  int tag = tagArg(info[3], "tag", true);
-  bool big = largeCount(env, b.count, "irecv");
+  Message m = messageArgs(info, "irecv", true);
   MPI_Request request;
-  check(env, TOPOCOLL_COUNT_CALL(big, Irecv, b.data, b.count, b.type, source, tag, comm, &request), "MPI_Irecv");
-  return MpiRequestWrap::New(env, request, b.type);
+  check(env, TOPOCOLL_COUNT_CALL(m.large, Irecv, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request), "MPI_Irecv");
+  return MpiRequestWrap::New(env, request, m.b.type);
 }
 
 // (comm, source, tag) → status (count in bytes)
 Napi::Value Probe(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MPI_Comm comm = commArg(info[0]);
-  int source = sourceArg(info[1], comm, "source");
-  int tag = tagArg(info[2], "tag", true);
+  Envelope e = envelopeArgs(info);
   MPI_Status status;
-  check(env, PMPI_Probe(source, tag, comm, &status), "MPI_Probe");
+  check(env, PMPI_Probe(e.source, e.tag, e.comm, &status), "MPI_Probe");
   return statusObject(env, status, MPI_BYTE);
 }
 
 // (comm, source, tag) → status, or null when no message matches yet
 Napi::Value Iprobe(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MPI_Comm comm = commArg(info[0]);
-  int source = sourceArg(info[1], comm, "source");
-  int tag = tagArg(info[2], "tag", true);
+  Envelope e = envelopeArgs(info);
   int flag = 0;
   MPI_Status status;
-  check(env, PMPI_Iprobe(source, tag, comm, &flag, &status), "MPI_Iprobe");
+  check(env, PMPI_Iprobe(e.source, e.tag, e.comm, &flag, &status), "MPI_Iprobe");
   return flag ? Napi::Value(statusObject(env, status, MPI_BYTE)) : env.Null();
 }
 
 // (comm, source, tag) → {data: Buffer, source, tag, count}: the next matching message, whatever its size.
 Napi::Value RecvBytes(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MPI_Comm comm = commArg(info[0]);
-  int source = sourceArg(info[1], comm, "source");
-  int tag = tagArg(info[2], "tag", true);
+  Envelope e = envelopeArgs(info);
   MPI_Message message;
   MPI_Status status;
-  check(env, PMPI_Mprobe(source, tag, comm, &message, &status), "MPI_Mprobe");
+  check(env, PMPI_Mprobe(e.source, e.tag, e.comm, &message, &status), "MPI_Mprobe");
   MPI_Count bytes = 0;
   PMPI_Get_elements_x(&status, MPI_BYTE, &bytes);
   bool big = largeCount(env, bytes, "recvObject");
@@ -124,10 +133,8 @@ Napi::Value RecvBytes(const Napi::CallbackInfo& info) {
 
 // (comm, source, tag) → request; data() is the message once it completes.
 Napi::Value IrecvBytes(const Napi::CallbackInfo& info) {
-  MPI_Comm comm = commArg(info[0]);
-  int source = sourceArg(info[1], comm, "source");
-  int tag = tagArg(info[2], "tag", true);
-  return MpiRequestWrap::NewMatchedReceive(info.Env(), comm, source, tag);
+  Envelope e = envelopeArgs(info);
+  return MpiRequestWrap::NewMatchedReceive(info.Env(), e.comm, e.source, e.tag);
 }
 
 }  // namespace

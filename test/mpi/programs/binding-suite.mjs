@@ -449,6 +449,12 @@ section('object');
   throws('unknown op', () => world.allreduce(new Int32Array(1), new Int32Array(1), 'AVG'), TypeError, /op "AVG" is not valid; valid choices: SUM, PROD/);
   throws('recvbuf too small', () => world.allreduce(new Int32Array(4), new Int32Array(3)), RangeError, /recvbuf holds 3 elements, needs 4/);
   throws('gather recvbuf too small', () => world.gather(new Int32Array(2), new Int32Array(2 * p - 1), rank), RangeError, /recvbuf holds/);
+  // Checked at the root before any message moves, so the other ranks need not take part.
+  if (rank === 0) {
+    const ones = upTo(p).map(() => 1);
+    throws('gatherv: the root sends other than counts[root]', () => world.gatherv(new Int32Array(2), { buffer: new Int32Array(p + 1), counts: ones }, 0), RangeError, /gatherv: the root's sendbuf holds 2 elements but counts\[0\] = 1/);
+    throws('scatterv: the root receives into less than counts[root]', () => world.scatterv({ buffer: new Int32Array(2 * p), counts: ones.map(() => 2) }, new Int32Array(1), 0), RangeError, /scatterv: the root's recvbuf holds 1 elements but counts\[0\] = 2/);
+  }
   throws('counts beyond the buffer', () => world.allgatherv(new Int32Array(1), { buffer: new Int32Array(p - 1 || 0), counts: upTo(p).map(() => 1) }), RangeError, /block ends at/);
   throws('counts of the wrong length', () => world.allgatherv(new Int32Array(1), { buffer: new Int32Array(p + 1), counts: [1, 1, 1, 1, 1, 1, 1, 1, 1].slice(0, p + 1) }), RangeError, /needs one per rank/);
   if (p > 1) throws('reduceScatterBlock not a multiple', () => world.reduceScatterBlock(new Int32Array(p + 1), new Int32Array(p + 1)), RangeError, /must be a multiple of the communicator size/);

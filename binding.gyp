@@ -21,6 +21,9 @@
       "product_prefix": "lib",
       "type": "shared_library",
       "sources": ["<!@(node scripts/native-sources.mjs engine)"],
+      # Calls inside the library bind to its own functions, not through the PLT (~2 ns a
+      # collective); it never calls its own MPI_* (only PMPI_* and the next definition, by dlsym).
+      "ldflags": ["-Wl,-Bsymbolic-functions"],
     },
     {
       "target_name": "topocoll_native",

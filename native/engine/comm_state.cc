@@ -5,6 +5,7 @@
 #include "algorithm_registry.h"
 #include "config.h"
 #include "mapping/remap/comm_machine.h"
+#include "select.h"
 
 namespace topocoll {
 namespace {
@@ -16,24 +17,23 @@ constexpr size_t kMaxCachedSchedules = 64;
 // guarantees MPI_TAG_UB >= 32767.
 constexpr int kTagSpan = 32767;
 
-// Below MPI_THREAD_MULTIPLE one thread at a time calls MPI, so one remembered lookup serves all
-// (a thread_local one would cost as much as the lookup, through __tls_get_addr).
-bool g_cache_lookups = false;
-
 }  // namespace
 
 int CommState::createKeyval() {
   if (g_keyval != MPI_KEYVAL_INVALID) return MPI_SUCCESS;
   int provided = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&provided);
-  g_cache_lookups = provided < MPI_THREAD_MULTIPLE;
+  single_caller_ = provided < MPI_THREAD_MULTIPLE;
   return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &CommState::deleteAttribute, &g_keyval, nullptr);
 }
 
 CommState::LastLookup CommState::last_;
+// Not thread_local: that would cost as much as the lookup, through __tls_get_addr.
+bool CommState::single_caller_ = false;
 
 int CommState::deleteAttribute(MPI_Comm, int, void* value, void*) {
   if (last_.state == value) last_ = {};
+  bumpSelectionEpoch();  // memos keyed by this handle are stale: it may name another communicator next
   delete static_cast<CommState*>(value);
   return MPI_SUCCESS;
 }
@@ -49,7 +49,7 @@ int CommState::lookUp(MPI_Comm comm, CommState** out) {
   int rc = PMPI_Comm_get_attr(comm, g_keyval, out, &found);
   if (rc != MPI_SUCCESS) return rc;
   if (found) {
-    if (g_cache_lookups) last_ = {comm, *out};
+    if (single_caller_) last_ = {comm, *out};
     return MPI_SUCCESS;
   }
   auto state = std::unique_ptr<CommState>(new CommState());

@@ -4,6 +4,7 @@
 #include <array>
 #include <climits>
 #include <cstdio>
+#include <type_traits>
 #include <vector>
 
 #include "algorithm_registry.h"
@@ -21,9 +22,10 @@ void installConfig(const Config& c);  // config.cc
 }
 
 namespace topocoll::engine {
-namespace {
 
 bool g_initialized = false;
+
+namespace {
 
 struct AlgorithmStats {
   uint64_t calls = 0;
@@ -224,7 +226,7 @@ int multicoreParams(const Call& call, const Bindings& bindings, int algorithm, C
 // or `native(MPI_Request*)` (null = blocking). Binding the buffers waits for the choice: a call
 // handed to the MPI would pay for datatype queries it does not need.
 template <typename Bind, typename Native>
-int dispatch(Call& call, RequestOut request, Bind bind, Native native) {
+int dispatch(Call& call, RequestOut request, Bind bind, Native native, bool* ran_native) {
   CommState* state = nullptr;
   int rc = CommState::get(call.comm, &state);
   if (rc != MPI_SUCCESS) return rc;
@@ -247,6 +249,8 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native) {
   if (config().get(Parameter::Stats)) record(call.coll, choice.algorithm, call.total_bytes);
   double started = config().verbose() >= 2 ? PMPI_Wtime() : 0;
 
+  *ran_native = choice.algorithm == kAlgorithmNative && !request && config().verbose() == 0 && !config().get(Parameter::Stats) &&
+                config().get(Parameter::Select) != model::kSelectModel;
   if (choice.algorithm == kAlgorithmNative) {
     if (request.nativeBlocks()) {
       rc = native(nullptr);
@@ -265,6 +269,62 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native) {
                  (PMPI_Wtime() - started) * 1e6);
   }
   return rc;
+}
+
+// A blocking call identical to the last one of its collective that ran the MPI's own goes
+// straight to PMPI_*: a loop of small native calls then pays ~3 ns over the MPI instead of ~7
+// (Open MPI's bcast of 8 B to one peer takes 50 ns). Identical: same communicator, datatypes,
+// counts, root and in-place; valid while the selection epoch holds (rules, overrides and freed
+// communicators bump it). Only below MPI_THREAD_MULTIPLE (one remembered call serves all threads,
+// as for the communicator lookup), and never while tracing, counting or selecting by model,
+// which must see every call. A datatype freed and its handle reused with another size could only
+// send a call to the MPI's own, which is always correct.
+class NativeRepeat {
+ public:
+  // The call's words (handles as handleBits, counts, flags) compare one by one: building a key
+  // array first went through the stack with vector stores, and stalled the compares.
+  template <typename... Words>
+  bool matches(Words... words) const {
+    size_t i = 0;
+    return epoch_ == selectionEpoch() && ((key_[i++] == static_cast<uintptr_t>(words)) && ...);
+  }
+  template <typename... Words>
+  void remember(uint64_t epoch, bool ran_native, Words... words) {
+    if (!CommState::singleCaller()) return;
+    key_ = {static_cast<uintptr_t>(words)...};
+    epoch_ = ran_native ? epoch : 0;
+  }
+
+ private:
+  std::array<uintptr_t, 6> key_{};
+  uint64_t epoch_ = 0;  // 0: nothing remembered (epochs start at 1)
+};
+
+NativeRepeat g_native_repeats[generated::kCollectiveCount];
+
+// A handle as key material: Open MPI's are pointers, MPICH's integers.
+template <typename Handle>
+uintptr_t handleBits(Handle h) {
+  if constexpr (std::is_pointer_v<Handle>) return reinterpret_cast<uintptr_t>(h);
+  else return static_cast<uintptr_t>(h);
+}
+
+// Runs a call through the engine (`run(&ran_native)`); a blocking one is remembered by its `words`
+// for NativeRepeat. The entry points check for a repeat first and run the rest out of line
+// (<coll>ThroughEngine): the closures built there would otherwise cost the repeat their set-up.
+template <typename Run, typename... Words>
+int runRemembered(Collective coll, RequestOut request, Run run, Words... words) {
+  bool ran_native = false;
+  if (request) return run(&ran_native);
+  uint64_t epoch = selectionEpoch();
+  int rc = run(&ran_native);
+  g_native_repeats[static_cast<int>(coll)].remember(epoch, ran_native, words...);
+  return rc;
+}
+
+template <typename... Words>
+bool repeatsNative(Collective coll, RequestOut request, Words... words) {
+  return !request && g_native_repeats[static_cast<int>(coll)].matches(words...);
 }
 
 bool fitsInt(MPI_Count n) { return n >= 0 && n <= INT_MAX; }
@@ -317,7 +377,6 @@ int initialize(std::string* error) {
   return MPI_SUCCESS;
 }
 
-bool initialized() { return g_initialized; }
 
 void finalize() {
   if (!g_initialized || !config().get(Parameter::Stats)) return;
@@ -335,68 +394,109 @@ void finalize() {
   }
 }
 
-int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
-              MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
-  if (recvcount == 0) return completed(request);
-  Call call;
-  int rc = blockCall(Collective::Allgather, sendbuf, sendcount, recvcount, recvtype, comm, &call);
-  if (rc != MPI_SUCCESS) return rc;
-  bool in_place = call.in_place;
-  auto bind = [&](Bindings* b) {
-    int rc = MPI_SUCCESS;
-    if (!in_place && (rc = BufferBinding::bind(const_cast<void*>(sendbuf), sendcount, sendtype, &b->send)) != MPI_SUCCESS) return rc;
-    return BufferBinding::bind(recvbuf, recvcount, recvtype, &b->recv);
-  };
-  return dispatch(call, request, bind, [&](MPI_Request* r) {
+namespace {
+
+[[gnu::noinline]] int allgatherThroughEngine(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
+  auto native = [&](MPI_Request* r) {
     return r ? PMPI_Iallgather(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm, r)
              : PMPI_Allgather(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
-  });
+  };
+  return runRemembered(Collective::Allgather, request, [&](bool* ran_native) {
+    if (recvcount == 0) return completed(request);
+    Call call;
+    int rc = blockCall(Collective::Allgather, sendbuf, sendcount, recvcount, recvtype, comm, &call);
+    if (rc != MPI_SUCCESS) return rc;
+    bool in_place = call.in_place;
+    auto bind = [&](Bindings* b) {
+      int rc = MPI_SUCCESS;
+      if (!in_place && (rc = BufferBinding::bind(const_cast<void*>(sendbuf), sendcount, sendtype, &b->send)) != MPI_SUCCESS) return rc;
+      return BufferBinding::bind(recvbuf, recvcount, recvtype, &b->recv);
+    };
+    return dispatch(call, request, bind, native, ran_native);
+  }, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(sendtype), sendcount, handleBits(recvtype), recvcount);
+}
+
+[[gnu::noinline]] int bcastThroughEngine(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, RequestOut request) {
+  auto native = [&](MPI_Request* r) {
+    return r ? PMPI_Ibcast(buffer, int(count), type, root, comm, r) : PMPI_Bcast(buffer, int(count), type, root, comm);
+  };
+  return runRemembered(Collective::Bcast, request, [&](bool* ran_native) {
+    if (count == 0) return completed(request);
+    if (!fitsInt(count)) return MPI_ERR_COUNT;
+    int64_t type_bytes;
+    int rc = typeSize(type, &type_bytes);
+    if (rc != MPI_SUCCESS) return rc;
+    Call call{Collective::Bcast, comm, count * type_bytes, count * type_bytes, count, root};
+    // A bcast block is one element, so that algorithms can cut the vector into segments.
+    auto bind = [&](Bindings* b) { return BufferBinding::bind(buffer, 1, type, &b->recv); };
+    return dispatch(call, request, bind, native, ran_native);
+  }, handleBits(comm), handleBits(type), count, root);
+}
+
+[[gnu::noinline]] int barrierThroughEngine(MPI_Comm comm, RequestOut request) {
+  auto native = [&](MPI_Request* r) { return r ? PMPI_Ibarrier(comm, r) : PMPI_Barrier(comm); };
+  return runRemembered(Collective::Barrier, request, [&](bool* ran_native) {
+    Call call{Collective::Barrier, comm, 0, 0, 0};
+    auto bind = [](Bindings* b) {
+      b->recv.type = b->send.type = MPI_BYTE;
+      b->recv.extent = b->send.extent = 1;
+      return MPI_SUCCESS;
+    };
+    return dispatch(call, request, bind, native, ran_native);
+  }, handleBits(comm));
+}
+
+[[gnu::noinline]] int alltoallThroughEngine(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                            MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
+  auto native = [&](MPI_Request* r) {
+    return r ? PMPI_Ialltoall(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm, r)
+             : PMPI_Alltoall(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
+  };
+  return runRemembered(Collective::Alltoall, request, [&](bool* ran_native) {
+    if (recvcount == 0) return completed(request);
+    Call call;
+    int rc = blockCall(Collective::Alltoall, sendbuf, sendcount, recvcount, recvtype, comm, &call);
+    if (rc != MPI_SUCCESS) return rc;
+    bool in_place = call.in_place;
+    auto bind = [&](Bindings* b) {
+      int rc = BufferBinding::bind(recvbuf, recvcount, recvtype, &b->recv);
+      if (rc != MPI_SUCCESS) return rc;
+      if (in_place) {
+        b->send = b->recv;  // unused: in-place builders first copy the receive buffer to tmp
+        return MPI_SUCCESS;
+      }
+      return BufferBinding::bind(const_cast<void*>(sendbuf), sendcount, sendtype, &b->send);
+    };
+    return dispatch(call, request, bind, native, ran_native);
+  }, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(sendtype), sendcount, handleBits(recvtype), recvcount);
+}
+
+}  // namespace
+
+int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+              MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
+  if (repeatsNative(Collective::Allgather, request, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(sendtype), sendcount, handleBits(recvtype), recvcount))
+    return PMPI_Allgather(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
+  return allgatherThroughEngine(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 int bcast(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, RequestOut request) {
-  if (count == 0) return completed(request);
-  if (!fitsInt(count)) return MPI_ERR_COUNT;
-  int64_t type_bytes;
-  int rc = typeSize(type, &type_bytes);
-  if (rc != MPI_SUCCESS) return rc;
-  Call call{Collective::Bcast, comm, count * type_bytes, count * type_bytes, count, root};
-  // A bcast block is one element, so that algorithms can cut the vector into segments.
-  auto bind = [&](Bindings* b) { return BufferBinding::bind(buffer, 1, type, &b->recv); };
-  return dispatch(call, request, bind, [&](MPI_Request* r) {
-    return r ? PMPI_Ibcast(buffer, int(count), type, root, comm, r) : PMPI_Bcast(buffer, int(count), type, root, comm);
-  });
+  if (repeatsNative(Collective::Bcast, request, handleBits(comm), handleBits(type), count, root))
+    return PMPI_Bcast(buffer, int(count), type, root, comm);
+  return bcastThroughEngine(buffer, count, type, root, comm, request);
 }
 
 int barrier(MPI_Comm comm, RequestOut request) {
-  Call call{Collective::Barrier, comm, 0, 0, 0};
-  auto bind = [](Bindings* b) {
-    b->recv.type = b->send.type = MPI_BYTE;
-    b->recv.extent = b->send.extent = 1;
-    return MPI_SUCCESS;
-  };
-  return dispatch(call, request, bind, [&](MPI_Request* r) { return r ? PMPI_Ibarrier(comm, r) : PMPI_Barrier(comm); });
+  if (repeatsNative(Collective::Barrier, request, handleBits(comm))) return PMPI_Barrier(comm);
+  return barrierThroughEngine(comm, request);
 }
 
 int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
              MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
-  if (recvcount == 0) return completed(request);
-  Call call;
-  int rc = blockCall(Collective::Alltoall, sendbuf, sendcount, recvcount, recvtype, comm, &call);
-  if (rc != MPI_SUCCESS) return rc;
-  bool in_place = call.in_place;
-  auto bind = [&](Bindings* b) {
-    int rc = BufferBinding::bind(recvbuf, recvcount, recvtype, &b->recv);
-    if (rc != MPI_SUCCESS) return rc;
-    if (in_place) {
-      b->send = b->recv;  // unused: in-place builders first copy the receive buffer to tmp
-      return MPI_SUCCESS;
-    }
-    return BufferBinding::bind(const_cast<void*>(sendbuf), sendcount, sendtype, &b->send);
-  };
-  return dispatch(call, request, bind, [&](MPI_Request* r) {
-    return r ? PMPI_Ialltoall(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm, r)
-             : PMPI_Alltoall(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
-  });
+  if (repeatsNative(Collective::Alltoall, request, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(sendtype), sendcount, handleBits(recvtype), recvcount))
+    return PMPI_Alltoall(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
+  return alltoallThroughEngine(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 bool buildSchedule(Collective coll, int algorithm, const BuildParams& params, Schedule* out, std::string* error) {

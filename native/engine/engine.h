@@ -18,7 +18,8 @@ namespace topocoll::engine {
 bool loadConfig(std::string* error);
 // After MPI_Init: loads the configuration and prepares communicator caching. Idempotent.
 int initialize(std::string* error);
-bool initialized();
+extern bool g_initialized;  // read on every intercepted call: inline, no call
+inline bool initialized() { return g_initialized; }
 // Before MPI_Finalize: prints TOPOCOLL_STATS.
 void finalize();
 

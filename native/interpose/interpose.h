@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <mpi.h>
 
+#include <atomic>
 #include <memory>
 
 #include "engine.h"
@@ -75,9 +76,12 @@ int runNonblocking(MPI_Comm comm, MPI_Request* request, Start start);
 
 namespace requests {
 
+// How many collectives started by MPI_I<coll> have not completed (requests.cc).
+extern std::atomic<int> g_pending_count;
+
 // True while some collective started by MPI_I<coll> has not completed: the completion and
-// blocking calls then poll instead of blocking in PMPI_*. One relaxed atomic load.
-bool anyPending();
+// blocking calls then poll instead of blocking in PMPI_*. One relaxed atomic load, inline.
+inline bool anyPending() { return g_pending_count.load(std::memory_order_relaxed) > 0; }
 
 // Hands `op` to the user as a real MPI_Request (a generalized request completed by progress()).
 int adopt(std::unique_ptr<CollectiveRequest> op, MPI_Request* request);

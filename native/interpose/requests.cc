@@ -36,6 +36,9 @@
 #include "interpose.h"
 
 namespace topocoll::interpose::requests {
+
+std::atomic<int> g_pending_count{0};
+
 namespace {
 
 enum : int { kCompleted = 1, kReleased = 2 };
@@ -51,7 +54,6 @@ struct Entry {
 // thread-safe). Recursive: completing a request may call back into free_fn on this thread.
 std::recursive_mutex g_mutex;
 std::vector<Entry*> g_pending;
-std::atomic<int> g_pending_count{0};
 // Set while this thread runs progress(): the MPI calls it makes re-enter opal_progress, which
 // must not call progress() again.
 [[gnu::tls_model("initial-exec")]] thread_local bool t_progressing = false;
@@ -84,7 +86,6 @@ void complete(Entry* e) {
 
 }  // namespace
 
-bool anyPending() { return g_pending_count.load(std::memory_order_relaxed) > 0; }
 
 int adopt(std::unique_ptr<CollectiveRequest> op, MPI_Request* request) {
   auto* e = new Entry;

@@ -81,9 +81,11 @@ export function decide(report: BenchReport, opts: TuneOptions): SizeDecision[] {
       const row = records.filter((r) => r.bytes === bytes);
       const best = row.reduce((a, b) => (b.median_us < a.median_us ? b : a));
       const tolerance = toleranceOf(best, opts.noiseFloor);
+      // Within the noise of either cell: a noisy default is kept unless something beats it by
+      // more than its own spread (as the check of `auto` afterwards judges, src/bench/docs.ts).
       const within = (name: string | undefined) => {
         const r = row.find((x) => x.algorithm === name);
-        return r !== undefined && r.median_us <= best.median_us * (1 + tolerance);
+        return r !== undefined && r.median_us <= best.median_us * (1 + Math.max(tolerance, r.relative_spread));
       };
       const fallbackDefault = defaultChoice(coll, p, bytes, available, report.job.nodes, report.mpi.flavour);
       // Within the noise: keep the default (no change for nothing), else the previous size's
@@ -153,7 +155,7 @@ export function tune(report: BenchReport, opts: TuneOptions): TuneResult {
     machine: { ...report.machine },
     mpi: { ...report.mpi },
     job: { ...report.job },
-    notes: `measured by topocoll tune: median of ${report.options.repetitions} repetitions; differences within max(${(opts.noiseFloor * 100).toFixed(0)}%, the cell's interquartile spread) are noise`,
+    notes: `measured by topocoll tune: median of ${report.options.repetitions} repetitions; differences within max(${(opts.noiseFloor * 100).toFixed(0)}%, the interquartile spread of either cell) are noise`,
     rules: rulesFromDecisions(decisions, report.job.ranks),
   };
   return { file, decisions };

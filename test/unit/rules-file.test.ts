@@ -168,4 +168,11 @@ describe('tune', () => {
     expect(decide(report(recs), { noiseFloor: 0.03 })[0].chosen).toBe('recursive_doubling');
     expect(decide(report(recs.map((r) => ({ ...r, relative_spread: 0.01 }))), { noiseFloor: 0.03 })[0].chosen).toBe('ring');
   });
+
+  it('keeps a noisy default that the winner beats by less than the default\'s own spread', () => {
+    // ring 7% faster than recursive_doubling (the default), whose repetitions spread 20%.
+    const recs = [record('allgather', 'native', 8, 10), record('allgather', 'recursive_doubling', 8, 10.7, 0.2), record('allgather', 'ring', 8, 10)];
+    expect(decide(report(recs), { noiseFloor: 0.03 })[0].chosen).toBe('recursive_doubling');
+    expect(decide(report(recs.map((r) => ({ ...r, relative_spread: 0.01 }))), { noiseFloor: 0.03 })[0].chosen).toBe('native');
+  });
 });

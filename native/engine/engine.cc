@@ -377,7 +377,6 @@ int initialize(std::string* error) {
   return MPI_SUCCESS;
 }
 
-
 void finalize() {
   if (!g_initialized || !config().get(Parameter::Stats)) return;
   int rank = 0;

@@ -12,7 +12,7 @@ export const README_PATH = path.join(root, 'README.md');
 const cell = (s) => String(s).replace(/\|/g, '\\|');
 const bytes = (n) => (n % 1024 === 0 ? `${n / 1024} KiB` : `${n} B`);
 
-function ruleCondition(r) {
+function ruleCondition(r, titles) {
   const parts = [];
   if (r.maxBytes !== undefined) parts.push(`${r.basis ?? 'total'} bytes < ${bytes(r.maxBytes)}`);
   if (r.minBytes !== undefined) parts.push(`${r.basis ?? 'total'} bytes ≥ ${bytes(r.minBytes)}`);
@@ -20,11 +20,11 @@ function ruleCondition(r) {
   if (r.maxRanks !== undefined) parts.push(`p ≤ ${r.maxRanks}`);
   if (r.powerOfTwo !== undefined) parts.push(r.powerOfTwo ? 'p a power of two' : 'p not a power of two');
   if (r.multiNode !== undefined) parts.push(r.multiNode ? 'ranks over several nodes, several on a node' : 'one node, or one rank per node');
-  if (r.mpi !== undefined) parts.push(r.mpi === 'mpich' ? 'MPICH' : 'Open MPI');
+  if (r.mpi !== undefined) parts.push(titles[r.mpi]);
   return parts.length ? parts.join(', ') : 'otherwise';
 }
 
-export function renderSections({ COLLECTIVES, DEFAULT_RULES, PARAMETERS }) {
+export function renderSections({ COLLECTIVES, DEFAULT_RULES, PARAMETERS, MPI_FLAVOUR_TITLES }) {
   const algorithms = ['| collective | algorithm | what it does | from |', '|---|---|---|---|'];
   for (const c of COLLECTIVES) {
     algorithms.push(`| ${c.name} | \`native\` | the system MPI's own collective | Open MPI / MPICH |`);
@@ -33,7 +33,7 @@ export function renderSections({ COLLECTIVES, DEFAULT_RULES, PARAMETERS }) {
     }
   }
   const rules = ['| collective | when | algorithm | why |', '|---|---|---|---|'];
-  for (const r of DEFAULT_RULES) rules.push(`| ${r.collective} | ${ruleCondition(r)} | \`${r.algorithm}\` | ${cell(r.why)} |`);
+  for (const r of DEFAULT_RULES) rules.push(`| ${r.collective} | ${ruleCondition(r, MPI_FLAVOUR_TITLES)} | \`${r.algorithm}\` | ${cell(r.why)} |`);
   const params = ['| variable | default | values | meaning |', '|---|---|---|---|'];
   for (const c of COLLECTIVES) {
     params.push(`| \`${c.env}\` | \`auto\` | \`auto\`, \`native\`, ${c.algorithms.map((a) => `\`${a.name}\``).join(', ')} | force the ${c.name} algorithm |`);

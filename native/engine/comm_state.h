@@ -22,13 +22,13 @@ using generated::Collective;
 
 class CommState {
  public:
-  // The state of `comm`, created on first use (collective over comm: it dups a shadow comm).
-  // Inline: the last lookup is remembered (below MPI_THREAD_MULTIPLE), and a loop of collectives
-  // on one communicator then skips the MPI's attribute lookup (a hash probe, ~20 ns in Open MPI).
   // Below MPI_THREAD_MULTIPLE: one thread at a time calls MPI, so one remembered lookup (or
   // call) serves all threads.
   static bool singleCaller() { return single_caller_; }
 
+  // The state of `comm`, created on first use (collective over comm: it dups a shadow comm).
+  // Inline: the last lookup is remembered (below MPI_THREAD_MULTIPLE), and a loop of collectives
+  // on one communicator then skips the MPI's attribute lookup (a hash probe, ~20 ns in Open MPI).
   static int get(MPI_Comm comm, CommState** out) {
     if (last_.state && last_.comm == comm) {
       *out = last_.state;

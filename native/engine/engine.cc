@@ -395,12 +395,29 @@ void finalize() {
 
 namespace {
 
+// The system MPI's own collectives (r == nullptr: the blocking form), for the repeat check and
+// for dispatch alike.
+int nativeAllgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* r) {
+  return r ? PMPI_Iallgather(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm, r)
+           : PMPI_Allgather(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
+}
+
+int nativeBcast(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* r) {
+  return r ? PMPI_Ibcast(buffer, int(count), type, root, comm, r) : PMPI_Bcast(buffer, int(count), type, root, comm);
+}
+
+int nativeBarrier(MPI_Comm comm, MPI_Request* r) { return r ? PMPI_Ibarrier(comm, r) : PMPI_Barrier(comm); }
+
+int nativeAlltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* r) {
+  return r ? PMPI_Ialltoall(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm, r)
+           : PMPI_Alltoall(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
+}
+
 [[gnu::noinline]] int allgatherThroughEngine(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
-  auto native = [&](MPI_Request* r) {
-    return r ? PMPI_Iallgather(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm, r)
-             : PMPI_Allgather(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
-  };
+  auto native = [&](MPI_Request* r) { return nativeAllgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r); };
   return runRemembered(Collective::Allgather, request, [&](bool* ran_native) {
     if (recvcount == 0) return completed(request);
     Call call;
@@ -417,9 +434,7 @@ namespace {
 }
 
 [[gnu::noinline]] int bcastThroughEngine(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, RequestOut request) {
-  auto native = [&](MPI_Request* r) {
-    return r ? PMPI_Ibcast(buffer, int(count), type, root, comm, r) : PMPI_Bcast(buffer, int(count), type, root, comm);
-  };
+  auto native = [&](MPI_Request* r) { return nativeBcast(buffer, count, type, root, comm, r); };
   return runRemembered(Collective::Bcast, request, [&](bool* ran_native) {
     if (count == 0) return completed(request);
     if (!fitsInt(count)) return MPI_ERR_COUNT;
@@ -434,7 +449,7 @@ namespace {
 }
 
 [[gnu::noinline]] int barrierThroughEngine(MPI_Comm comm, RequestOut request) {
-  auto native = [&](MPI_Request* r) { return r ? PMPI_Ibarrier(comm, r) : PMPI_Barrier(comm); };
+  auto native = [&](MPI_Request* r) { return nativeBarrier(comm, r); };
   return runRemembered(Collective::Barrier, request, [&](bool* ran_native) {
     Call call{Collective::Barrier, comm, 0, 0, 0};
     auto bind = [](Bindings* b) {
@@ -448,10 +463,7 @@ namespace {
 
 [[gnu::noinline]] int alltoallThroughEngine(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
-  auto native = [&](MPI_Request* r) {
-    return r ? PMPI_Ialltoall(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm, r)
-             : PMPI_Alltoall(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
-  };
+  auto native = [&](MPI_Request* r) { return nativeAlltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r); };
   return runRemembered(Collective::Alltoall, request, [&](bool* ran_native) {
     if (recvcount == 0) return completed(request);
     Call call;
@@ -476,25 +488,25 @@ namespace {
 int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
               MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
   if (repeatsNative(Collective::Allgather, request, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(sendtype), sendcount, handleBits(recvtype), recvcount))
-    return PMPI_Allgather(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
+    return nativeAllgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
   return allgatherThroughEngine(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 int bcast(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, RequestOut request) {
   if (repeatsNative(Collective::Bcast, request, handleBits(comm), handleBits(type), count, root))
-    return PMPI_Bcast(buffer, int(count), type, root, comm);
+    return nativeBcast(buffer, count, type, root, comm, nullptr);
   return bcastThroughEngine(buffer, count, type, root, comm, request);
 }
 
 int barrier(MPI_Comm comm, RequestOut request) {
-  if (repeatsNative(Collective::Barrier, request, handleBits(comm))) return PMPI_Barrier(comm);
+  if (repeatsNative(Collective::Barrier, request, handleBits(comm))) return nativeBarrier(comm, nullptr);
   return barrierThroughEngine(comm, request);
 }
 
 int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
              MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
   if (repeatsNative(Collective::Alltoall, request, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(sendtype), sendcount, handleBits(recvtype), recvcount))
-    return PMPI_Alltoall(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
+    return nativeAlltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
   return alltoallThroughEngine(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 

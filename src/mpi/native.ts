@@ -3,10 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MpiError } from './errors';
-import type { MpiFlavour } from '../select/registry';
+import { MPI_FLAVOUR_TITLES, type MpiFlavour } from '../select/registry';
 
 export type Flavour = MpiFlavour;
-export const FLAVOUR_TITLES: Record<Flavour, string> = { openmpi: 'Open MPI', mpich: 'MPICH' };
+export const FLAVOUR_TITLES = MPI_FLAVOUR_TITLES;
 const LAUNCHERS: Record<Flavour, string> = { openmpi: 'mpirun.openmpi', mpich: 'mpirun.mpich' };
 
 export const packageRoot = path.resolve(__dirname, '..', '..');

@@ -80,6 +80,7 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
 export type SizeBasis = 'block' | 'total';
 
 export type MpiFlavour = 'openmpi' | 'mpich';
+export const MPI_FLAVOUR_TITLES: Record<MpiFlavour, string> = { openmpi: 'Open MPI', mpich: 'MPICH' };
 
 export interface Rule {
   readonly collective: CollectiveName;

@@ -311,7 +311,8 @@ uintptr_t handleBits(Handle h) {
 
 // Runs a call through the engine (`run(&ran_native)`); a blocking one is remembered by its `words`
 // for NativeRepeat. The entry points check for a repeat first and run the rest out of line
-// (<coll>ThroughEngine): the closures built there would otherwise cost the repeat their set-up.
+// (blockThroughEngine, bcastThroughEngine, ...): the closures built there would otherwise cost
+// the repeat their set-up.
 template <typename Run, typename... Words>
 int runRemembered(Collective coll, RequestOut request, Run run, Words... words) {
   bool ran_native = false;
@@ -415,19 +416,26 @@ int nativeAlltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
            : PMPI_Alltoall(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
 }
 
-[[gnu::noinline]] int allgatherThroughEngine(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
-  auto native = [&](MPI_Request* r) { return nativeAllgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r); };
-  return runRemembered(Collective::Allgather, request, [&](bool* ran_native) {
+// allgather and alltoall: p blocks of recvcount elements each, through the engine.
+[[gnu::noinline]] int blockThroughEngine(Collective coll, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                         void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                         RequestOut request) {
+  const auto native_fn = coll == Collective::Allgather ? nativeAllgather : nativeAlltoall;
+  auto native = [&](MPI_Request* r) { return native_fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r); };
+  return runRemembered(coll, request, [&](bool* ran_native) {
     if (recvcount == 0) return completed(request);
     Call call;
-    int rc = blockCall(Collective::Allgather, sendbuf, sendcount, recvcount, recvtype, comm, &call);
+    int rc = blockCall(coll, sendbuf, sendcount, recvcount, recvtype, comm, &call);
     if (rc != MPI_SUCCESS) return rc;
     bool in_place = call.in_place;
     auto bind = [&](Bindings* b) {
       int rc = MPI_SUCCESS;
       if (!in_place && (rc = BufferBinding::bind(const_cast<void*>(sendbuf), sendcount, sendtype, &b->send)) != MPI_SUCCESS) return rc;
-      return BufferBinding::bind(recvbuf, recvcount, recvtype, &b->recv);
+      if ((rc = BufferBinding::bind(recvbuf, recvcount, recvtype, &b->recv)) != MPI_SUCCESS) return rc;
+      // In place, allgather builders read this rank's block from recv; alltoall builders first
+      // copy the receive buffer to tmp, and their send binding is unused.
+      if (in_place && coll == Collective::Alltoall) b->send = b->recv;
+      return MPI_SUCCESS;
     };
     return dispatch(call, request, bind, native, ran_native);
   }, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(sendtype), sendcount, handleBits(recvtype), recvcount);
@@ -461,35 +469,13 @@ int nativeAlltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
   }, handleBits(comm));
 }
 
-[[gnu::noinline]] int alltoallThroughEngine(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                            MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
-  auto native = [&](MPI_Request* r) { return nativeAlltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r); };
-  return runRemembered(Collective::Alltoall, request, [&](bool* ran_native) {
-    if (recvcount == 0) return completed(request);
-    Call call;
-    int rc = blockCall(Collective::Alltoall, sendbuf, sendcount, recvcount, recvtype, comm, &call);
-    if (rc != MPI_SUCCESS) return rc;
-    bool in_place = call.in_place;
-    auto bind = [&](Bindings* b) {
-      int rc = BufferBinding::bind(recvbuf, recvcount, recvtype, &b->recv);
-      if (rc != MPI_SUCCESS) return rc;
-      if (in_place) {
-        b->send = b->recv;  // unused: in-place builders first copy the receive buffer to tmp
-        return MPI_SUCCESS;
-      }
-      return BufferBinding::bind(const_cast<void*>(sendbuf), sendcount, sendtype, &b->send);
-    };
-    return dispatch(call, request, bind, native, ran_native);
-  }, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(sendtype), sendcount, handleBits(recvtype), recvcount);
-}
-
 }  // namespace
 
 int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
               MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
   if (repeatsNative(Collective::Allgather, request, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(sendtype), sendcount, handleBits(recvtype), recvcount))
     return nativeAllgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
-  return allgatherThroughEngine(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  return blockThroughEngine(Collective::Allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 int bcast(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, RequestOut request) {
@@ -507,7 +493,7 @@ int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, vo
              MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
   if (repeatsNative(Collective::Alltoall, request, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(sendtype), sendcount, handleBits(recvtype), recvcount))
     return nativeAlltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
-  return alltoallThroughEngine(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  return blockThroughEngine(Collective::Alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 bool buildSchedule(Collective coll, int algorithm, const BuildParams& params, Schedule* out, std::string* error) {

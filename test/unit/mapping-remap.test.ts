@@ -54,14 +54,19 @@ describe('remapped allgathers are registered', () => {
   });
 });
 
+// Blocks of 1 B and 8 KiB: the _exch variants swap inside the base's first step up to 4 KiB.
+const BLOCK_BYTES = [1, 8192];
+
 describe.each(REMAPPED_ALLGATHERS)('%s: results in rank order', (algorithm) => {
   const sizes = Array.from({ length: 24 }, (_, i) => i + 1).concat([31, 32, 33, 48]);
-  it.each(sizes)('p = %i, every layout, in place and not', (p) => {
+  it.each(sizes)('p = %i, every layout, in place and not, small and large blocks', (p) => {
     for (const [name, nodes] of Object.entries(layouts(p))) {
       for (const inPlace of [false, true]) {
-        const r = replay(algorithm, nodes, inPlace);
-        expect(r.error, `${name} [${nodes}] inPlace=${inPlace}`).toBeUndefined();
-        expect(r.ok).toBe(true);
+        for (const count of BLOCK_BYTES) {
+          const r = replay(algorithm, nodes, inPlace, count);
+          expect(r.error, `${name} [${nodes}] inPlace=${inPlace} count=${count}`).toBeUndefined();
+          expect(r.ok).toBe(true);
+        }
       }
     }
   });
@@ -75,7 +80,7 @@ describe('what the mapping changes', () => {
   it('bruck_reorder reaches the minimum across nodes; bruck_exch adds only the swap', () => {
     const bruck = crossNodeBlocks(replay('bruck', contiguous, false).messages, contiguous);
     const reorder = crossNodeBlocks(replay('bruck_reorder', contiguous, false).messages, contiguous);
-    const exch = replay('bruck_exch', contiguous, false);
+    const exch = replay('bruck_exch', contiguous, false, 8192);
     expect(bruck).toBe(52);
     expect(reorder).toBe(24);
     const m = allgatherRankMapping('bruck_exch', contiguous);
@@ -84,6 +89,23 @@ describe('what the mapping changes', () => {
     expect(crossNodeBlocks(exch.messages, contiguous)).toBe(24 + swapped);
     // Parts go to the nodes they overlap most: half the ranks keep their own block.
     expect(swapped).toBe(4);
+  });
+
+  it('small blocks: the _exch swap rides in the first step, so no round is added', () => {
+    for (const [algorithm, base] of [['bruck_exch', 'bruck'], ['recursive_doubling_exch', 'recursive_doubling']]) {
+      for (const [p, nodes] of [[8, contiguous], [16, layouts(16)['blocks of 3']], [6, layouts(6)['blocks of 2']]] as const) {
+        // In place: the base then has no round of its own for the own-block copy.
+        const fused = replay(algorithm, [...nodes], true, 1);
+        const swapFirst = replay(algorithm, [...nodes], true, 8192);
+        const plain = replay(base, [...nodes], true, 1);
+        const pof2 = (p & (p - 1)) === 0;
+        const tag = `${algorithm} p=${p}`;
+        // Non-power-of-two recursive doubling keeps the separate swap (its first step folds in).
+        expect(fused.rounds, tag).toBe(pof2 || base === 'bruck' ? plain.rounds : swapFirst.rounds);
+        expect(swapFirst.rounds, tag).toBe(plain.rounds + 1);
+        expect(fused.messages.length, tag).toBeLessThanOrEqual(swapFirst.messages.length);
+      }
+    }
   });
 
   it('recursive doubling: remapped never crosses nodes more than the base', () => {

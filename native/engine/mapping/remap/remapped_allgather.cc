@@ -1,5 +1,6 @@
 #include "mapping/remap/remapped_allgather.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -71,10 +72,11 @@ void appendNote(Schedule* s, const std::string& note) {
   s->note = s->note.empty() ? note : note + "; " + s->note;
 }
 
-// Appends the base's rounds with peers w -> pi[w] and spans passed through `buffers`.
+// Appends the base's rounds from `first` on with peers w -> pi[w] and spans passed through `buffers`.
 template <typename MapSpan>
-void appendMapped(const Schedule& base, const RankMapping& m, MapSpan buffers, Schedule* out) {
-  for (const Round& round : base.rounds) {
+void appendMapped(const Schedule& base, const RankMapping& m, MapSpan buffers, Schedule* out, size_t first = 0) {
+  for (size_t i = first; i < base.rounds.size(); ++i) {
+    const Round& round = base.rounds[i];
     Round& mapped = out->newRound();
     mapped.ops.reserve(round.ops.size());
     for (Op op : round.ops) {
@@ -94,6 +96,49 @@ bool resolveUnlessIdentity(const BuildParams& bp, const char* self, Base* base, 
   *plain = base->build(bp);
   appendNote(plain, base->note);
   return true;
+}
+
+// Blocks up to this size swap inside the base's first step (buildExchangedAllgather): one round
+// less, worth more than the extra bytes that may then cross nodes.
+constexpr int64_t kSwapInFirstStepMaxBytes = 4096;
+
+// Whether the base's first step, on every vertex, sends only the vertex's own block and receives
+// only blocks their vertices send in their own first step: then each such send can leave from the
+// block's owner instead. True of Bruck, and of recursive doubling on powers of two (not of its
+// fold-in for other p, whose low ranks receive their partner's second step first).
+bool firstStepMovesOwnBlocks(const char* base, int p) {
+  const std::string name(base);
+  return name == "bruck" || (name == "recursive_doubling" && (p & (p - 1)) == 0);
+}
+
+// The swap and the base's first step as one round: rank r sends its block to pi[r] and to the
+// ranks of the vertices vertex r's first step sends it to; vertex v receives its first step's
+// blocks from their owners. A block this rank would send to itself is copied.
+void addSwapWithFirstStep(const BuildParams& bp, const Base& base, const Schedule& inner, BlockSpan mine, Schedule* s) {
+  const RankMapping& m = *base.mapping;
+  const int r = bp.rank, v = m.pi_inv[r];
+  const int64_t u = s->units_per_block;
+  BuildParams as_owner = bp;
+  as_owner.rank = r;
+  as_owner.in_place = true;
+  const Schedule owner = v == r ? Schedule() : base.build(as_owner);
+  const Round& owner_first = (v == r ? inner : owner).rounds.front();
+
+  Round& first = s->newRound();
+  // Copies run in op order: the ones that put blocks in place come before the base's.
+  if (v == r && !bp.in_place) addCopy(first, mine, span(BufferId::Recv, r * u, u));
+  for (const Op& op : inner.rounds.front().ops)
+    if (op.kind == OpKind::Recv && op.peer == r) addCopy(first, mine, op.dst);
+  if (v != r) {
+    addSend(first, m.pi[r], mine);
+    addRecv(first, v, span(BufferId::Recv, v * u, u));
+  }
+  for (const Op& op : owner_first.ops)
+    if (op.kind == OpKind::Send && m.pi[op.peer] != r) addSend(first, m.pi[op.peer], mine);
+  for (const Op& op : inner.rounds.front().ops) {
+    if (op.kind == OpKind::Send || (op.kind == OpKind::Recv && op.peer == r)) continue;
+    first.ops.push_back(op);  // a receive from vertex x is from rank x, the owner of block x
+  }
 }
 
 }  // namespace
@@ -121,14 +166,19 @@ Schedule buildExchangedAllgather(const BuildParams& bp, const char* self) {
   s.tmp_blocks = inner.tmp_blocks;
   s.shm = inner.shm;
   const BlockSpan mine = bp.in_place ? span(BufferId::Recv, r * u, u) : span(BufferId::Send, 0, u);
-  if (v != r) {
+  const int64_t block_bytes = bp.count * std::max<int64_t>(bp.element_bytes, 1);
+  size_t first_mapped = 0;
+  if (block_bytes <= kSwapInFirstStepMaxBytes && !inner.rounds.empty() && firstStepMovesOwnBlocks(base.name, bp.p)) {
+    addSwapWithFirstStep(bp, base, inner, mine, &s);
+    first_mapped = 1;
+  } else if (v != r) {
     Round& swap = s.newRound();
     addSend(swap, m.pi[r], mine);                    // to the rank that runs vertex r
     addRecv(swap, v, span(BufferId::Recv, v * u, u));  // rank v's block, from rank v (pi[v] == r)
   } else if (!bp.in_place) {
     addCopy(s.newRound(), mine, span(BufferId::Recv, r * u, u));
   }
-  appendMapped(inner, m, [](BlockSpan b) { return b; }, &s);
+  appendMapped(inner, m, [](BlockSpan b) { return b; }, &s, first_mapped);
   s.note = inner.note;
   appendNote(&s, base.note);
   return s;

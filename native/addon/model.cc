@@ -8,6 +8,8 @@
 #include "config.h"
 #include "engine.h"
 #include "hierarchy/hierarchy.h"
+#include "mapping/remap/allgather_mapping.h"
+#include "mapping/remap/remapped_allgather.h"
 #include "model/select_model.h"
 #include "select.h"
 
@@ -240,15 +242,23 @@ Napi::Value SimulateHockney(const Napi::CallbackInfo& info) {
   double block_bytes = numberArg(env, mo, "blockBytes");
 
   Hierarchy hierarchy;
+  if (!o.nodes.empty()) hierarchy = hierarchyOf(o.nodes, 0);
+  // A remapped allgather's pi, once for all ranks (as the engine caches it per communicator).
+  mapping::RankMapping remap;
+  const char* remap_base = coll == Collective::Allgather ? mapping::remappedAllgatherBase(algorithm) : nullptr;
+  if (remap_base) {
+    std::vector<int> node_of_slot(p, 0);  // numbered as the hierarchy numbers nodes, as resolveBase does
+    if (!o.nodes.empty())
+      for (int r = 0; r < p; ++r) node_of_slot[r] = hierarchy.nodeOf(r);
+    remap = mapping::allgatherRankMapping(remap_base, node_of_slot);
+  }
   std::vector<model::CompactSchedule> schedules(p);
   std::string note, error;
   for (int r = 0; r < p; ++r) {
     BuildParams bp = o.params;
     bp.rank = r;
-    if (!o.nodes.empty()) {
-      if (r == 0) hierarchy = hierarchyOf(o.nodes, 0);
-      bp.hierarchy = &hierarchy;
-    }
+    if (!o.nodes.empty()) bp.hierarchy = &hierarchy;
+    if (remap_base) bp.mapping = &remap;
     Schedule s;
     if (!engine::buildSchedule(coll, algorithm, bp, &s, &error)) throwRange(env, error);
     if (r == 0) note = s.note;

@@ -1,8 +1,10 @@
 // `topocoll simulate`: what an algorithm will cost at a scale we cannot run. Every rank's real
 // schedule (the C++ builders, through the addon) is replayed through a cost model on a machine
 // profile (profiles/*.yaml) with the ranks placed ppn per node. No MPI launch.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { validateSchema } from '../bench/json-schema';
+import type { BenchReport } from '../bench/sweep';
 import {
   loadProfile,
   MODEL_NAMES,
@@ -15,7 +17,9 @@ import {
   type ModelName,
   type SimulateRow,
 } from '../model';
+import { measuredCells, rankAgreement, type ComparedCell, type RankAgreement } from '../model/compare';
 import { COLLECTIVES, collectiveInfo, type CollectiveName } from '../select/registry';
+import { benchSchema } from './bench';
 import type { Command } from './main';
 import { parseBytes, parseOptions, UsageError } from './args';
 
@@ -118,12 +122,79 @@ export interface SweepPoint extends SimulateRow {
   bytes_per_rank: number;
 }
 
+/** A `topocoll bench --json` report, checked against its schema. */
+function readBenchReport(file: string): BenchReport {
+  let report: unknown;
+  try {
+    report = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`--compare: cannot read ${file}: ${(e as Error).message}`);
+  }
+  const errors = validateSchema(benchSchema(), report);
+  if (errors.length) throw new UsageError(`--compare: ${file} is not a topocoll bench report (schemas/bench.schema.json): ${errors.slice(0, 3).join('; ')}`);
+  return report as BenchReport;
+}
+
+/**
+ * Every measured cell of the reports next to its prediction for the same communicator (ranks
+ * placed in rank order, `ppn` per node: `--map-by slot`), and the pairs the model orders.
+ */
+export function compareWithBench(
+  reports: readonly BenchReport[],
+  o: { machine: Machine; ppn?: number; threshold?: number },
+): { np: number; ppn: number; cells: ComparedCell[]; agreement: RankAgreement } {
+  const cells = userError(() => measuredCells(reports));
+  const job = reports[0].job;
+  const ppn = o.ppn ?? job.ranksPerNode[0];
+  if (o.ppn === undefined && job.ranksPerNode.some((n) => n !== ppn)) {
+    throw new UsageError(`--compare: the job had uneven nodes (${job.ranksPerNode.join(', ')} ranks); give --ppn`);
+  }
+  const predicted = new Map<string, number>();
+  for (const key of new Set(cells.map((c) => `${c.collective}\0${c.bytes}`))) {
+    const [coll, bytes] = key.split('\0');
+    const rows = userError(() =>
+      simulateWithBuilders({ coll: coll as CollectiveName, algorithm: 'all', np: job.ranks, ppn, bytes: Number(bytes), machine: o.machine, model: 'hockney' }),
+    );
+    for (const r of rows) predicted.set(`${key}\0${r.algorithm}`, r.predicted_us);
+  }
+  const compared = cells
+    .filter((c) => predicted.has(`${c.collective}\0${c.bytes}\0${c.algorithm}`))
+    .map((c) => ({ ...c, predicted_us: predicted.get(`${c.collective}\0${c.bytes}\0${c.algorithm}`)! }));
+  return { np: job.ranks, ppn, cells: compared, agreement: rankAgreement(compared, o.threshold) };
+}
+
+function formatComparison(cells: readonly ComparedCell[], agreement: RankAgreement): string {
+  const header = ['collective', 'size', 'algorithm', 'predicted', 'measured', 'launches (lowest-highest)'];
+  const lines = cells.map((c) => [
+    c.collective,
+    c.collective === 'barrier' ? '-' : formatBytes(c.bytes),
+    c.algorithm,
+    formatMicros(c.predicted_us),
+    formatMicros(c.measured_us),
+    `${c.launches} (${formatMicros(c.lowest_us)}-${formatMicros(c.highest_us)})`,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const table = [header, ...lines].map((l) => l.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  const gap = Math.round((agreement.threshold - 1) * 100);
+  const reversed = agreement.pairs
+    .filter((p) => p.verdict !== 'same')
+    .map((p) => `  ${p.verdict}: ${p.collective} ${p.collective === 'barrier' ? '' : `${formatBytes(p.bytes)} `}${p.faster} measured ${p.measured_ratio.toFixed(2)}x faster than ${p.slower}, predicted ${p.predicted_ratio.toFixed(2)}x`);
+  return [
+    table,
+    '',
+    `pairs measured more than ${gap}% apart: ${agreement.pairs.length}; the model orders ${agreement.same} the same way, ${agreement.reversed} the other way, and ties ${agreement.tied}`,
+    ...reversed,
+  ].join('\n');
+}
+
 export const simulate: Command = {
   summary: 'predict the time of collective algorithms on a machine profile at any scale (no MPI launch)',
   usage:
     'topocoll simulate --coll <collective> --np <ranks> [--ppn <ranks per node>] [--bytes <size>] [--algorithm <name>|all] ' +
     '[--machine <profile name or file>] [--model hockney|loggp|contention] [--rho <load>] [--root <rank>] [--no-verify] [--timing native|js] [--json] ' +
-    '[--sweep --out <dir>]   (with --sweep, --np and --bytes take comma-separated lists)',
+    '[--sweep --out <dir>]   (with --sweep, --np and --bytes take comma-separated lists)\n' +
+    '       topocoll simulate --compare <bench.json>[,<bench.json>...] [--machine <profile>] [--ppn <ranks per node>] [--json]' +
+    '   (predictions next to `topocoll bench --json` reports: the median of their medians; pairs of algorithms more than 20% apart, ordered as measured?)',
   async run(args) {
     const { options, rest } = parseOptions(args, {
       coll: { type: 'string', choices: COLLECTIVES.map((c) => c.name) },
@@ -140,8 +211,22 @@ export const simulate: Command = {
       json: { type: 'flag' },
       sweep: { type: 'flag' },
       out: { type: 'string' },
+      compare: { type: 'string' },
     });
     if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}\nusage: ${this.usage}`);
+    if (options.compare !== undefined) {
+      const reports = list(String(options.compare), readBenchReport);
+      const machineName = (options.machine as string | undefined) ?? 'dev-vm';
+      const machine = userError(() => loadProfile(machineName));
+      const { np, ppn, cells, agreement } = compareWithBench(reports, { machine, ppn: options.ppn as number | undefined });
+      if (options.json) {
+        console.log(JSON.stringify({ machine: machineName, np, ppn, cells, agreement }, null, 2));
+        return 0;
+      }
+      console.log(`${reports.length} bench report${reports.length === 1 ? '' : 's'} of ${np} ranks, ${ppn} per node, against predictions on ${machineName} (hockney model)\n`);
+      console.log(formatComparison(cells, agreement));
+      return 0;
+    }
     if (!options.coll || !options.np) throw new UsageError(`--coll and --np are required\nusage: ${this.usage}`);
     const coll = options.coll as CollectiveName;
     const algorithm = (options.algorithm as string | undefined) ?? 'all';

@@ -107,13 +107,17 @@ export function simulateCommand(args: SimulateArgs): SimulateRow[] {
     inPlace: args.inPlace ?? false,
     elementBytes: 1,
   };
-  // Shared-memory algorithms see the placement's nodes and a data area; the others are pure
-  // functions of (p, rank), and 8192-entry node lists per rank would only slow them down.
-  const shmParams: ScheduleParams = { ...base, nodes: Array.from(placement.node), shmElements };
+  // Shared-memory algorithms see the placement's nodes and a data area, remapped ones the nodes
+  // (pi keeps their heavy edges inside nodes); the others are pure functions of (p, rank), and
+  // 8192-entry node lists per rank would only slow them down.
+  const nodes = Array.from(placement.node);
+  const shmParams: ScheduleParams = { ...base, nodes, shmElements };
+  const placedParams: ScheduleParams = { ...base, nodes };
   const blockBytes = coll === 'bcast' ? 1 : coll === 'barrier' ? 0 : bytes;
 
   return list.map((algorithm) => {
-    const params = info.algorithms.find((a) => a.name === algorithm)?.shm ? shmParams : base;
+    const entry = info.algorithms.find((a) => a.name === algorithm);
+    const params = entry?.shm ? shmParams : entry?.remapped ? placedParams : base;
     const request = (rank: number) => ({ collective: coll, algorithm, p: np, rank, params });
     const scheduleFor = (rank: number) => args.schedules(request(rank));
     if (args.verify ?? np <= 1024) {

@@ -2,7 +2,7 @@
 // the multilevel partitioner and the permutation pi, all computed by the native engine (the same
 // code the remapped allgathers run at communicator creation).
 import { addon } from '../mpi/native';
-import type { CollectiveName } from './registry';
+import { collectiveInfo, type CollectiveName } from './registry';
 
 /** A weighted undirected graph in CSR form; every edge appears in both rows. */
 export interface InformationGraph {
@@ -24,9 +24,10 @@ export interface PartitionOptions {
   threads?: number;
 }
 
-/** The remapped allgathers and the algorithm each runs under pi. */
-export const REMAPPED_ALLGATHERS = ['bruck_exch', 'bruck_reorder', 'recursive_doubling_exch', 'recursive_doubling_reorder'] as const;
-export type RemappedAllgather = (typeof REMAPPED_ALLGATHERS)[number];
+/** The remapped allgathers (registry: `remapped`). */
+export const REMAPPED_ALLGATHERS: readonly string[] = collectiveInfo('allgather')!
+  .algorithms.filter((a) => a.remapped)
+  .map((a) => a.name);
 
 /**
  * The information graph of a registered algorithm on p ranks (edge weight = bytes with blocks of
@@ -71,7 +72,7 @@ export interface MachineLevels {
  * with machine levels it minimises seed 004's F over them, else the cut between nodes.
  */
 export function allgatherRankMapping(
-  algorithm: RemappedAllgather,
+  algorithm: string,
   nodeOfRank: readonly number[],
   machine?: MachineLevels,
 ): RankMapping & { base: string } {

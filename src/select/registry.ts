@@ -12,6 +12,8 @@ export interface AlgorithmInfo {
   readonly origin: string;
   /** Uses the node's shared memory: off under TOPOCOLL_SHM=0 (the default rules skip it, a forced choice falls back). */
   readonly shm?: boolean;
+  /** Runs under a rank mapping pi computed from the ranks' nodes (seed 004): its schedule depends on the placement. */
+  readonly remapped?: boolean;
 }
 
 export interface CollectiveInfo {
@@ -33,10 +35,10 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
       { name: 'recursive_doubling', summary: 'log p steps for power-of-two p, exchange of doubling halves; non-power-of-two via fold-in', origin: 'seed 000; MPICH' },
       { name: 'bruck', summary: 'ceil(log p) steps, send 2^k blocks to rank-2^k, final rotation', origin: 'seed 000; Bruck et al. 1997' },
       { name: 'neighbor_exchange', summary: 'p/2 steps of exchanges with alternating neighbours; odd p in (p+3)/2 steps', origin: 'seed 000' },
-      { name: 'bruck_exch', summary: 'Bruck under a rank mapping pi that keeps its heavy edges inside nodes; each rank swaps its block to the rank running its number, inside the first step of Bruck', origin: 'seed 004 (Kurnosov)' },
-      { name: 'bruck_reorder', summary: 'Bruck under a rank mapping pi that keeps its heavy edges inside nodes, then a local permutation of the result', origin: 'seed 004 (Kurnosov)' },
-      { name: 'recursive_doubling_exch', summary: 'recursive doubling under a rank mapping pi with a block swap (inside the first step on 2^k ranks); other p through its fold-in variant', origin: 'seed 004 (Kurnosov)' },
-      { name: 'recursive_doubling_reorder', summary: 'recursive doubling under a rank mapping pi, then a local permutation of the result; other p through its fold-in variant', origin: 'seed 004 (Kurnosov)' },
+      { name: 'bruck_exch', summary: 'Bruck under a rank mapping pi that keeps its heavy edges inside nodes; each rank swaps its block to the rank running its number, inside the first step of Bruck', origin: 'seed 004 (Kurnosov)', remapped: true },
+      { name: 'bruck_reorder', summary: 'Bruck under a rank mapping pi that keeps its heavy edges inside nodes, then a local permutation of the result', origin: 'seed 004 (Kurnosov)', remapped: true },
+      { name: 'recursive_doubling_exch', summary: 'recursive doubling under a rank mapping pi with a block swap (inside the first step on 2^k ranks); other p through its fold-in variant', origin: 'seed 004 (Kurnosov)', remapped: true },
+      { name: 'recursive_doubling_reorder', summary: 'recursive doubling under a rank mapping pi, then a local permutation of the result; other p through its fold-in variant', origin: 'seed 004 (Kurnosov)', remapped: true },
       { name: 'hierarchical', summary: 'blocks gathered in node shared memory, an allgather among node leaders (recursive doubling, Bruck or ring from the registry; a ring of rank runs for uneven nodes), result read from shared memory', origin: 'seed 001', shm: true },
     ],
   },

@@ -1,6 +1,6 @@
 // `topocoll simulate` end to end (no MPI launch): table, JSON, sweep files, and errors that name
 // what is wrong. Schedules are the real C++ builders'.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -101,6 +101,39 @@ describe('topocoll simulate', () => {
     await expect(run(['--coll', 'allgather', '--np', '8', '--machine', '/nonexistent/m.yaml'])).rejects.toThrow(/\/nonexistent\/m.yaml: cannot read/);
     await expect(run(['--coll', 'allgather'])).rejects.toThrow(UsageError);
     await expect(run(['--coll', 'allgather', '--np', '8', '--rho', '1.5'])).rejects.toThrow(/--rho=1.5 must be a number in \[0, 1\)/);
+  });
+
+  // Stored launches of `topocoll bench --json` on the emulated cluster (docs/models.md).
+  const stored = (n: number) => path.join(__dirname, '..', '..', 'docs', 'data', 'model-compare', `cluster-4x2-${n}.json`);
+
+  it('--compare puts every measured algorithm next to its prediction and counts the pairs ordered as measured', async () => {
+    const { code, out } = await run(['--compare', `${stored(1)},${stored(2)}`, '--machine', 'emulated-cluster', '--json']);
+    expect(code).toBe(0);
+    const result = JSON.parse(out);
+    expect([result.np, result.ppn]).toEqual([8, 2]);
+    const algorithms = new Set(result.cells.map((c: { algorithm: string }) => c.algorithm));
+    for (const a of registeredAlgorithms('allgather')) expect(algorithms).toContain(a);
+    expect(algorithms).not.toContain('native');
+    for (const c of result.cells) {
+      expect(c.launches).toBe(2);
+      expect(c.predicted_us).toBeGreaterThan(0);
+      expect(c.lowest_us).toBeLessThanOrEqual(c.measured_us);
+    }
+    const { same, reversed, tied, pairs } = result.agreement;
+    expect(same + reversed + tied).toBe(pairs.length);
+    expect(same).toBeGreaterThan(reversed);
+    const text = (await run(['--compare', stored(3), '--machine', 'emulated-cluster'])).out;
+    expect(text).toMatch(/^1 bench report of 8 ranks, 2 per node/);
+    expect(text).toMatch(/pairs measured more than 20% apart: \d+; the model orders \d+ the same way/);
+  });
+
+  it('--compare names a file that is not a bench report', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'topocoll-compare-'));
+    dirs.push(dir);
+    const bad = path.join(dir, 'bad.json');
+    writeFileSync(bad, '{"records": []}');
+    await expect(run(['--compare', bad])).rejects.toThrow(/bad.json is not a topocoll bench report/);
+    await expect(run(['--compare', path.join(dir, 'missing.json')])).rejects.toThrow(/cannot read .*missing.json/);
   });
 });
 

@@ -1,0 +1,108 @@
+// Predictions against measurements: the cells of `topocoll bench` reports next to the simulator's
+// predictions for the same communicator, and whether the model orders the algorithms as the
+// measurements do (issue 5: wherever two algorithms' measured times differ by more than 20%).
+import type { BenchReport } from '../bench/sweep';
+import type { CollectiveName } from '../select/registry';
+
+/** One measured cell across launches: the median of the launches' medians, and their range. */
+export interface MeasuredCell {
+  readonly collective: CollectiveName;
+  readonly bytes: number;
+  readonly algorithm: string;
+  readonly measured_us: number;
+  readonly lowest_us: number;
+  readonly highest_us: number;
+  readonly launches: number;
+}
+
+export interface ComparedCell extends MeasuredCell {
+  readonly predicted_us: number;
+}
+
+export type PairVerdict = 'same' | 'reversed' | 'tied';
+
+/** Two algorithms of one cell whose measured times differ by more than the threshold. */
+export interface ComparedPair {
+  readonly collective: CollectiveName;
+  readonly bytes: number;
+  /** Measured faster. */
+  readonly faster: string;
+  readonly slower: string;
+  /** Measured slower / faster (> threshold). */
+  readonly measured_ratio: number;
+  /** Predicted time of the measured-slower over that of the measured-faster (> 1: same order). */
+  readonly predicted_ratio: number;
+  readonly verdict: PairVerdict;
+}
+
+export interface RankAgreement {
+  readonly threshold: number;
+  readonly same: number;
+  readonly reversed: number;
+  readonly tied: number;
+  readonly pairs: readonly ComparedPair[];
+}
+
+/** Predictions this close (relative) are the same prediction: identical schedules. */
+const TIE = 1e-9;
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/**
+ * The measured cells of one or more launches of the same sweep, algorithms of ours only (native
+ * and auto have no schedule to predict). Reports must come from jobs of one shape.
+ */
+export function measuredCells(reports: readonly BenchReport[], skip: readonly string[] = ['native', 'auto']): MeasuredCell[] {
+  if (reports.length === 0) throw new Error('no bench report to compare with');
+  const shape = JSON.stringify(reports[0].job);
+  for (const r of reports) {
+    if (JSON.stringify(r.job) !== shape) throw new Error(`bench reports of different jobs: ${shape} and ${JSON.stringify(r.job)}`);
+  }
+  const byCell = new Map<string, { collective: CollectiveName; bytes: number; algorithm: string; medians: number[] }>();
+  for (const report of reports) {
+    for (const rec of report.records) {
+      if (skip.includes(rec.algorithm)) continue;
+      const key = `${rec.collective}\0${rec.bytes}\0${rec.algorithm}`;
+      let cell = byCell.get(key);
+      if (!cell) byCell.set(key, (cell = { collective: rec.collective, bytes: rec.bytes, algorithm: rec.algorithm, medians: [] }));
+      cell.medians.push(rec.median_us);
+    }
+  }
+  return [...byCell.values()].map((c) => ({
+    collective: c.collective,
+    bytes: c.bytes,
+    algorithm: c.algorithm,
+    measured_us: median(c.medians),
+    lowest_us: Math.min(...c.medians),
+    highest_us: Math.max(...c.medians),
+    launches: c.medians.length,
+  }));
+}
+
+/** Every pair of algorithms of a cell whose measured times differ by more than `threshold`. */
+export function rankAgreement(cells: readonly ComparedCell[], threshold = 1.2): RankAgreement {
+  const groups = new Map<string, ComparedCell[]>();
+  for (const c of cells) {
+    const key = `${c.collective}\0${c.bytes}`;
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  const pairs: ComparedPair[] = [];
+  for (const group of groups.values()) {
+    for (let i = 0; i < group.length; i++) {
+      for (let j = i + 1; j < group.length; j++) {
+        const [fast, slow] = group[i].measured_us <= group[j].measured_us ? [group[i], group[j]] : [group[j], group[i]];
+        const measured_ratio = slow.measured_us / fast.measured_us;
+        if (!(measured_ratio > threshold)) continue;
+        const predicted_ratio = slow.predicted_us / fast.predicted_us;
+        const verdict: PairVerdict = Math.abs(predicted_ratio - 1) <= TIE ? 'tied' : predicted_ratio > 1 ? 'same' : 'reversed';
+        pairs.push({ collective: fast.collective, bytes: fast.bytes, faster: fast.algorithm, slower: slow.algorithm, measured_ratio, predicted_ratio, verdict });
+      }
+    }
+  }
+  const count = (v: PairVerdict) => pairs.filter((p) => p.verdict === v).length;
+  return { threshold, same: count('same'), reversed: count('reversed'), tied: count('tied'), pairs };
+}

@@ -1,0 +1,85 @@
+// Predictions against measurements (`topocoll simulate --compare`): cells across launches, the
+// pairs of algorithms measured more than 20% apart, and whether the model orders them the same.
+import { describe, expect, it } from 'vitest';
+import type { BenchRecord, BenchReport } from '../../src/bench/sweep';
+import { compareWithBench } from '../../src/cli/simulate';
+import { loadProfile } from '../../src/model';
+import { measuredCells, rankAgreement, type ComparedCell } from '../../src/model/compare';
+
+/** A report with only what the comparison reads: the job and the records' medians. */
+function report(medians: Record<string, number>, job = { ranks: 8, nodes: 4, ranksPerNode: [2, 2, 2, 2] }): BenchReport {
+  const records = Object.entries(medians).map(([key, median_us]) => {
+    const [collective, bytes, algorithm] = key.split(' ');
+    return { collective, bytes: Number(bytes), algorithm, median_us } as BenchRecord;
+  });
+  return { job, records } as unknown as BenchReport;
+}
+
+const cell = (algorithm: string, measured_us: number, predicted_us: number): ComparedCell => ({
+  collective: 'allgather',
+  bytes: 1024,
+  algorithm,
+  measured_us,
+  lowest_us: measured_us,
+  highest_us: measured_us,
+  launches: 1,
+  predicted_us,
+});
+
+describe('measured cells', () => {
+  it('take the median of the launches\' medians, and leave native and auto out', () => {
+    const cells = measuredCells([
+      report({ 'allgather 1024 ring': 10, 'allgather 1024 native': 5, 'allgather 1024 auto': 6 }),
+      report({ 'allgather 1024 ring': 30 }),
+      report({ 'allgather 1024 ring': 12 }),
+    ]);
+    expect(cells).toEqual([{ collective: 'allgather', bytes: 1024, algorithm: 'ring', measured_us: 12, lowest_us: 10, highest_us: 30, launches: 3 }]);
+  });
+
+  it('refuse reports of different jobs', () => {
+    expect(() => measuredCells([report({}), report({}, { ranks: 2, nodes: 1, ranksPerNode: [2] })])).toThrow(/different jobs/);
+    expect(() => measuredCells([])).toThrow(/no bench report/);
+  });
+});
+
+describe('rank agreement', () => {
+  it('counts only pairs measured more than 20% apart, as same, reversed or tied', () => {
+    const a = rankAgreement([
+      cell('ring', 100, 50), // fastest measured, predicted fastest
+      cell('bruck', 150, 80), // 1.5x slower than ring: same order
+      cell('recursive_doubling', 110, 90), // 1.1x of ring: not counted against ring; 1.36x faster than bruck, predicted slower
+      cell('neighbor_exchange', 200, 50), // 2x slower than ring, predicted equal: tied
+    ]);
+    expect(a.pairs.map((p) => `${p.faster}<${p.slower}:${p.verdict}`).sort()).toEqual(
+      ['bruck<neighbor_exchange:reversed', 'recursive_doubling<bruck:reversed', 'recursive_doubling<neighbor_exchange:reversed', 'ring<bruck:same', 'ring<neighbor_exchange:tied'].sort(),
+    );
+    expect([a.same, a.reversed, a.tied]).toEqual([1, 3, 1]);
+  });
+
+  it('never pairs cells of different sizes or collectives', () => {
+    const other = { ...cell('ring', 1000, 1), bytes: 65536 };
+    expect(rankAgreement([cell('ring', 100, 50), other]).pairs).toEqual([]);
+  });
+});
+
+describe('compareWithBench', () => {
+  it('predicts every measured algorithm on the job\'s placement; remapping shows on the emulated cluster', () => {
+    const measured = report({
+      'allgather 1048576 bruck': 190_000,
+      'allgather 1048576 bruck_reorder': 63_000,
+      'allgather 1048576 native': 195_000,
+    });
+    const { np, ppn, cells, agreement } = compareWithBench([measured], { machine: loadProfile('emulated-cluster') });
+    expect([np, ppn]).toEqual([8, 2]);
+    expect(cells.map((c) => c.algorithm).sort()).toEqual(['bruck', 'bruck_reorder']);
+    // 4 hosts x 2 contiguously: pi keeps Bruck's heavy edges inside hosts, which the model sees.
+    expect(agreement.pairs).toHaveLength(1);
+    expect(agreement.pairs[0]).toMatchObject({ faster: 'bruck_reorder', slower: 'bruck', verdict: 'same' });
+    expect(agreement.pairs[0].predicted_ratio).toBeGreaterThan(1.5);
+  });
+
+  it('asks for --ppn when the job\'s nodes were uneven', () => {
+    const uneven = report({ 'allgather 8 ring': 1 }, { ranks: 3, nodes: 2, ranksPerNode: [2, 1] });
+    expect(() => compareWithBench([uneven], { machine: loadProfile('dev-vm') })).toThrow(/uneven nodes.*--ppn/);
+  });
+});

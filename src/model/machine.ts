@@ -24,6 +24,8 @@ export interface Level {
   readonly gap: number;
   /** Messages at this level pass through the node's network port, which its processes share. */
   readonly usesNic: boolean;
+  /** Seconds for a shared-memory flag set by one rank to be seen by another of this level (a cache line's trip); α unless the profile says. */
+  readonly signalAlpha: number;
 }
 
 export interface NodeParams {
@@ -197,7 +199,7 @@ class ProfileReader {
 
 const TOP_KEYS = ['name', 'description', 'node', 'levels', 'network', 'copy_bandwidth', 'notes'];
 const NODE_KEYS = ['sockets', 'cores_per_socket', 'nics'];
-const LEVEL_KEYS = ['name', 'scope', 'latency', 'bandwidth', 'overhead', 'gap', 'nic'];
+const LEVEL_KEYS = ['name', 'scope', 'latency', 'bandwidth', 'overhead', 'gap', 'nic', 'signal_latency'];
 const NETWORK_KEYS = ['switch_radix', 'hops', 'nodes_per_switch', 'clock', 'packet'];
 
 function readMachine(reader: ProfileReader, file: string): Machine {
@@ -217,10 +219,12 @@ function readMachine(reader: ProfileReader, file: string): Machine {
     if (!SCOPES.includes(scope as Scope)) reader.fail(['levels', i, 'scope'], `"${scope}" is not one of ${SCOPES.join(', ')}`);
     const bandwidth = reader.quantity(['levels', i, 'bandwidth'], 'bandwidth');
     if (bandwidth === 0) reader.fail(['levels', i, 'bandwidth'], 'must be positive');
+    const alpha = reader.quantity(['levels', i, 'latency'], 'time');
     const level: Level = {
       name: reader.string(['levels', i, 'name']),
       scope: scope as Scope,
-      alpha: reader.quantity(['levels', i, 'latency'], 'time'),
+      alpha,
+      signalAlpha: reader.quantity(['levels', i, 'signal_latency'], 'time', alpha),
       beta: 1 / bandwidth,
       overhead: reader.quantity(['levels', i, 'overhead'], 'time', 0),
       gap: reader.quantity(['levels', i, 'gap'], 'time', 0),

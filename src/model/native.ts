@@ -124,18 +124,21 @@ export function nativeTiming(
   const entries = machine.levels.length * stride;
   const costs = new Float64Array(2 * entries);
   const usesNic = new Uint8Array(entries);
+  const signalAlpha = new Float64Array(entries);
   machine.levels.forEach((level, l) => {
     for (let h = 0; h < stride; h++) {
       const e = l * stride + h;
       costs[2 * e] = level.alpha;
       costs[2 * e + 1] = level.beta + h * waitPerByteHop;
       usesNic[e] = level.usesNic ? 1 : 0;
+      signalAlpha[e] = level.signalAlpha;
     }
   });
   const { collective, algorithm, p, params } = request;
   return addon().simulateHockney(collective, algorithm, p, params, {
     costs,
     usesNic,
+    signalAlpha,
     stride,
     levelByScope: Int32Array.of(levelForScope(machine, 'socket'), levelForScope(machine, 'node'), levelForScope(machine, 'system')),
     node: placement.node,

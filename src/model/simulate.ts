@@ -8,8 +8,8 @@
 // - A send starts when the sender's port is free and, between nodes, when the NIC it shares
 //   with the other processes of its node is free (seed 002's per-port data); it keeps both
 //   busy for the model's occupancy and arrives after the model's message time.
-// - A flag signal is seen by its waiters the latency of the level between signaller and flag
-//   owner after the signalling round's copies; a round with flag waits ends no earlier.
+// - A flag signal is seen by its waiters the signal latency of the level between signaller and
+//   flag owner after the signalling round's copies; a round with flag waits ends no earlier.
 // - A receiver takes one message at a time from its port: a message cannot complete earlier
 //   than occupancy after the previous one (fan-in, e.g. isend_irecv).
 // Ports serve sends in the order the engine posts them, round by round over the ranks: that
@@ -159,10 +159,10 @@ class TimingReplay implements EngineHooks {
     if (visibleAt > this.roundEnd[r]) this.roundEnd[r] = visibleAt;
   }
 
-  /** Signals follow the round's copies; the flag's cache line then takes the level's latency to reach a reader. */
+  /** Signals follow the round's copies; the flag's cache line then takes the level's signal latency to reach a reader. */
   flagSignal(r: number, slot: number): number {
     const owner = this.ranks[r].stream[2 * slot + 1];
-    return this.roundStart[r] + this.topology.levels[this.topology.levelIndex(r, owner)].alpha;
+    return this.roundStart[r] + this.topology.levels[this.topology.levelIndex(r, owner)].signalAlpha;
   }
 
   endRound(r: number, _round: number, first: number, end: number): void {

@@ -34,8 +34,8 @@ function twoLevel(ppn: number): Machine {
     source: '<test>',
     node: { sockets: 1, coresPerSocket: ppn, nics: 1 },
     levels: [
-      { name: 'shm', scope: 'node', alpha: INTRA.alpha, beta: INTRA.beta, overhead: 0, gap: 0, usesNic: false },
-      { name: 'network', scope: 'system', alpha: INTER.alpha, beta: INTER.beta, overhead: 0, gap: 0, usesNic: true },
+      { name: 'shm', scope: 'node', alpha: INTRA.alpha, beta: INTRA.beta, overhead: 0, gap: 0, usesNic: false, signalAlpha: INTRA.alpha },
+      { name: 'network', scope: 'system', alpha: INTER.alpha, beta: INTER.beta, overhead: 0, gap: 0, usesNic: true, signalAlpha: INTER.alpha },
     ],
     copyBeta: INTRA.beta,
   };
@@ -111,6 +111,19 @@ describe('TypeScript simulator, addon timing and engine model agree on real sche
       expect(mine.predicted_us! / 1e6).toBeCloseTo(ts.time, 12);
       expect(mine.messages).toBe(ts.messages);
       expect(mine.rounds).toBe(ts.rounds);
+
+      // A profile's signal latency (a flag's cache-line trip) prices flags alike in both simulators.
+      const signalled: Machine = { ...machine, levels: machine.levels.map((l) => ({ ...l, signalAlpha: l.alpha / 4 })) };
+      const tsSignalled = simulate({
+        p: c.p,
+        compiled: (rank) => compileSchedule(nativeSchedules(request(rank)), c.p, false),
+        machine: signalled,
+        placement,
+        model: hockney,
+        blockBytes,
+      });
+      expect(nativeTiming(request(0), signalled, placement, 'hockney', blockBytes).seconds).toBeCloseTo(tsSignalled.time, 12);
+      if (c.algorithm.startsWith('shm')) expect(tsSignalled.time).toBeLessThan(ts.time);
     });
   }
 

@@ -257,7 +257,7 @@ class Replay {
   void signal(int r, size_t slot, int owner) {
     const CompactSchedule& s = s_[r];
     int64_t stage = s.flag_stage[slot];
-    double visible = round_start_[r] + link(r, owner).alpha;
+    double visible = round_start_[r] + link(r, owner).signalAlpha();
     Flag& f = flag(owner, s.flag_slot[slot]);
     if (stage <= f.value) return;  // flags only grow
     f.value = stage;

@@ -104,6 +104,7 @@ int modelCall(const Call& call, CommState* state, model::ModelCall* out) {
   out->coll = call.coll;
   out->comm = call.comm;
   out->comm_serial = state->serial();
+  out->mappings = &state->rankMappings();
   out->params = paramsOf(call);
   out->params.p = state->size();
   out->params.hierarchy = out->hierarchy;

@@ -127,6 +127,17 @@ describe('TypeScript simulator, addon timing and engine model agree on real sche
     });
   }
 
+  it('the engine model prices a remapped allgather under the pi of the placement', () => {
+    // 4 nodes x 2 contiguously: pi keeps Bruck's heavy edges inside nodes, so the remapped
+    // Bruck sends 24 of its 56 blocks between nodes instead of 52.
+    const nodes = [0, 0, 1, 1, 2, 2, 3, 3];
+    const slowNetwork = { alpha: 30e-6, beta: 1 / 125e6 }; // 1 Gbit/s, as the emulated cluster
+    const { predictions } = enginePredictions('allgather', 8, { count: 65536, elementBytes: 1, nodes, blockBytes: 65536, intra: INTRA, inter: slowNetwork });
+    const at = (a: string) => predictions.find((x) => x.algorithm === a)!.predicted_us!;
+    expect(at('bruck_reorder')).toBeLessThan(at('bruck') / 1.5);
+    expect(at('recursive_doubling_exch')).toBeLessThan(at('recursive_doubling') / 1.5);
+  });
+
   it('the engine model picks the algorithm with the smallest prediction', () => {
     const c: Case = { coll: 'allgather', algorithm: 'ring', p: 16, ppn: 4, bytes: 16 };
     const { params, blockBytes } = paramsOf(c);

@@ -8,6 +8,8 @@
 #include "algorithm_registry.h"
 #include "engine.h"
 #include "hierarchy/hierarchy.h"
+#include "mapping/remap/allgather_mapping.h"
+#include "mapping/remap/remapped_allgather.h"
 #include "select.h"
 #include "topology/runtime.h"
 
@@ -82,12 +84,19 @@ std::vector<AlgorithmPrediction> predictAll(const ModelCall& call, const Config&
     } else if (entry.uses_shm[a] && !cfg.get(Parameter::Shm)) {
       ap.skipped = "shared memory is off (TOPOCOLL_SHM=0)";
     } else {
+      // A remapped allgather's pi, once for all ranks rather than once per rank's build.
+      mapping::RankMapping local;
+      const mapping::RankMapping* remap = nullptr;
+      if (const char* base = call.coll == Collective::Allgather ? mapping::remappedAllgatherBase(a) : nullptr) {
+        remap = call.mappings ? &call.mappings->allgather(base) : &(local = mapping::allgatherRankMapping(base, nodesOf(call)));
+      }
       // Compacted as built: a pairwise alltoall on 1024 ranks is 16 MB so, 150 MB as Schedules.
       std::vector<CompactSchedule> schedules(p);
       std::string error;
       for (int r = 0; r < p && ap.skipped.empty(); ++r) {
         BuildParams bp = call.params;
         bp.rank = r;
+        if (remap) bp.mapping = remap;
         Schedule s;
         if (!engine::buildSchedule(call.coll, a, bp, &s, &error) || !compact(s, p, &schedules[r], &error)) ap.skipped = error;
       }

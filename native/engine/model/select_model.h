@@ -17,6 +17,9 @@
 namespace topocoll {
 class Hierarchy;
 struct Choice;
+namespace mapping {
+class RankMappingCache;
+}
 }  // namespace topocoll
 
 namespace topocoll::model {
@@ -39,6 +42,9 @@ struct ModelCall {
   MPI_Comm comm = MPI_COMM_NULL;       // for world ranks (topology levels); MPI_COMM_NULL: ranks are world ranks
   int comm_serial = -1;                // cache key; -1: no caching (tools)
   const Hierarchy* hierarchy = nullptr;  // null: one node
+  // The communicator's pi per base for the remapped allgathers (the engine's, which the run uses);
+  // null (tools): computed once per prediction from the hierarchy.
+  mapping::RankMappingCache* mappings = nullptr;
   BuildParams params;                  // p, count, root, in_place and what the builders read
   double block_bytes = 0;              // bytes of one block (bcast: one element)
   // Tools only: the levels to use instead of the topology file or the defaults (intra, inter).

@@ -197,7 +197,8 @@ double numberArg(Napi::Env env, const Napi::Object& o, const char* key) {
 // time and port occupancy are both α + nβ (hockney; contention, whose switch waits add to β),
 // run in C++ over the builders' schedules: minutes of JavaScript become seconds at 8192 ranks.
 // machine: {costs: Float64Array [α, β] per (level, hops) entry, usesNic: Uint8Array per entry,
-// signalAlpha: Float64Array per entry (optional: a flag's latency, else α),
+// signalAlpha: Float64Array per entry (optional: a flag's latency, else α), exchangeBeta:
+// Float64Array per entry (optional: β of a send to a rank that sends back in the round, else β),
 // stride (hops + 1), levelByScope: [socket, node, system] level indices, node, socket, nic:
 // Int32Array per rank, hops, nodesPerSwitch (0: unknown), copyBeta, blockBytes}.
 Napi::Value SimulateHockney(const Napi::CallbackInfo& info) {
@@ -234,6 +235,11 @@ Napi::Value SimulateHockney(const Napi::CallbackInfo& info) {
     auto signal = typedArg<Napi::Float64Array>(env, mo, "signalAlpha");
     if (signal.ElementLength() != entries) throwType(env, "machine.signalAlpha must have one entry per usesNic entry");
     for (size_t i = 0; i < entries; ++i) m.levels[i].signal_alpha = signal[i];
+  }
+  if (mo.Has("exchangeBeta") && !mo.Get("exchangeBeta").IsUndefined()) {
+    auto exchange = typedArg<Napi::Float64Array>(env, mo, "exchangeBeta");
+    if (exchange.ElementLength() != entries) throwType(env, "machine.exchangeBeta must have one entry per usesNic entry");
+    for (size_t i = 0; i < entries; ++i) m.levels[i].exchange_beta = exchange[i];
   }
   m.nic.assign(nic.Data(), nic.Data() + p);
   m.copy_beta = numberArg(env, mo, "copyBeta");

@@ -26,6 +26,8 @@ export interface Level {
   readonly usesNic: boolean;
   /** Seconds for a shared-memory flag set by one rank to be seen by another of this level (a cache line's trip); α unless the profile says. */
   readonly signalAlpha: number;
+  /** β of a message to a rank that sends to the sender in the same round (both directions of one pair at once); β unless the profile says. */
+  readonly exchangeBeta: number;
 }
 
 export interface NodeParams {
@@ -199,7 +201,7 @@ class ProfileReader {
 
 const TOP_KEYS = ['name', 'description', 'node', 'levels', 'network', 'copy_bandwidth', 'notes'];
 const NODE_KEYS = ['sockets', 'cores_per_socket', 'nics'];
-const LEVEL_KEYS = ['name', 'scope', 'latency', 'bandwidth', 'overhead', 'gap', 'nic', 'signal_latency'];
+const LEVEL_KEYS = ['name', 'scope', 'latency', 'bandwidth', 'overhead', 'gap', 'nic', 'signal_latency', 'exchange_bandwidth'];
 const NETWORK_KEYS = ['switch_radix', 'hops', 'nodes_per_switch', 'clock', 'packet'];
 
 function readMachine(reader: ProfileReader, file: string): Machine {
@@ -219,12 +221,15 @@ function readMachine(reader: ProfileReader, file: string): Machine {
     if (!SCOPES.includes(scope as Scope)) reader.fail(['levels', i, 'scope'], `"${scope}" is not one of ${SCOPES.join(', ')}`);
     const bandwidth = reader.quantity(['levels', i, 'bandwidth'], 'bandwidth');
     if (bandwidth === 0) reader.fail(['levels', i, 'bandwidth'], 'must be positive');
+    const exchange = reader.quantity(['levels', i, 'exchange_bandwidth'], 'bandwidth', bandwidth);
+    if (exchange === 0) reader.fail(['levels', i, 'exchange_bandwidth'], 'must be positive');
     const alpha = reader.quantity(['levels', i, 'latency'], 'time');
     const level: Level = {
       name: reader.string(['levels', i, 'name']),
       scope: scope as Scope,
       alpha,
       signalAlpha: reader.quantity(['levels', i, 'signal_latency'], 'time', alpha),
+      exchangeBeta: 1 / exchange,
       beta: 1 / bandwidth,
       overhead: reader.quantity(['levels', i, 'overhead'], 'time', 0),
       gap: reader.quantity(['levels', i, 'gap'], 'time', 0),

@@ -125,6 +125,7 @@ export function nativeTiming(
   const costs = new Float64Array(2 * entries);
   const usesNic = new Uint8Array(entries);
   const signalAlpha = new Float64Array(entries);
+  const exchangeBeta = new Float64Array(entries);
   machine.levels.forEach((level, l) => {
     for (let h = 0; h < stride; h++) {
       const e = l * stride + h;
@@ -132,6 +133,7 @@ export function nativeTiming(
       costs[2 * e + 1] = level.beta + h * waitPerByteHop;
       usesNic[e] = level.usesNic ? 1 : 0;
       signalAlpha[e] = level.signalAlpha;
+      exchangeBeta[e] = level.exchangeBeta + h * waitPerByteHop;
     }
   });
   const { collective, algorithm, p, params } = request;
@@ -139,6 +141,7 @@ export function nativeTiming(
     costs,
     usesNic,
     signalAlpha,
+    exchangeBeta,
     stride,
     levelByScope: Int32Array.of(levelForScope(machine, 'socket'), levelForScope(machine, 'node'), levelForScope(machine, 'system')),
     node: placement.node,

@@ -7,7 +7,9 @@
 //   has left and its last message has arrived; its copies then take bytes x copyBeta.
 // - A send starts when the sender's port is free and, between nodes, when the NIC it shares
 //   with the other processes of its node is free (seed 002's per-port data); it keeps both
-//   busy for the model's occupancy and arrives after the model's message time.
+//   busy for the model's occupancy and arrives after the model's message time. A send to a
+//   rank the sender also receives from in the same round (an exchange) is priced at the level's
+//   exchange β: both directions of one pair at once.
 // - A flag signal is seen by its waiters the signal latency of the level between signaller and
 //   flag owner after the signalling round's copies; a round with flag waits ends no earlier.
 // - A receiver takes one message at a time from its port: a message cannot complete earlier
@@ -18,7 +20,7 @@
 //
 // Size: ranks are compiled to typed arrays one at a time, so a pairwise alltoall on 8192 ranks
 // (67 M messages) needs about 1.4 GB and no Schedule object outlives its compilation.
-import { COPY_CODE, compileSchedule, type CompiledRank } from './compiled';
+import { COPY_CODE, compileSchedule, isRecvCode, type CompiledRank } from './compiled';
 import type { CostModel } from './cost';
 import { runSchedules, type EngineHooks } from './engine';
 import type { Machine } from './machine';
@@ -65,10 +67,11 @@ class CostTable {
   constructor(
     private readonly model: CostModel,
     private readonly topology: Topology,
+    private readonly levels = topology.levels,
   ) {
     this.stride = (topology.machine.network?.hops ?? 1) + 1;
-    this.time = new Float64Array(topology.levels.length * this.stride);
-    this.occupancy = new Float64Array(topology.levels.length * this.stride);
+    this.time = new Float64Array(levels.length * this.stride);
+    this.occupancy = new Float64Array(levels.length * this.stride);
   }
 
   /** The table index of a message from a to b, with the table filled for `bytes`. */
@@ -78,7 +81,7 @@ class CostTable {
   }
 
   private fill(bytes: number): void {
-    const levels = this.topology.levels;
+    const levels = this.levels;
     for (let l = 0; l < levels.length; l++) {
       for (let h = 0; h < this.stride; h++) {
         this.time[l * this.stride + h] = this.model.messageTime(bytes, levels[l], h);
@@ -98,6 +101,9 @@ class TimingReplay implements EngineHooks {
   private readonly receiveFree: Float64Array;
   private readonly nicFree: Float64Array;
   private readonly costs: CostTable;
+  private readonly exchangeCosts: CostTable;
+  /** Per rank and op slot: the send goes to a rank it also receives from in that round. */
+  private readonly exchange: Uint8Array[];
   private readonly usesNic: Uint8Array;
   private readonly stride: number;
   messages = 0;
@@ -119,35 +125,48 @@ class TimingReplay implements EngineHooks {
     for (let r = 0; r < p; r++) nics = Math.max(nics, topology.placement.nic[r] + 1);
     this.nicFree = new Float64Array(nics);
     this.costs = new CostTable(model, topology);
+    this.exchangeCosts = new CostTable(model, topology, topology.levels.map((l) => ({ ...l, beta: l.exchangeBeta })));
+    this.exchange = ranks.map((c) => new Uint8Array(c.stream.length >> 1));
     this.stride = (topology.machine.network?.hops ?? 1) + 1;
     this.usesNic = Uint8Array.from(topology.levels, (l) => (l.usesNic ? 1 : 0));
   }
 
-  startRound(r: number): void {
+  startRound(r: number, _round: number, first: number, end: number): void {
     this.roundEnd[r] = this.roundStart[r];
+    const stream = this.ranks[r].stream;
+    const from = new Set<number>();
+    for (let s = first; s < end; s++) if (isRecvCode(stream[2 * s])) from.add(-1 - stream[2 * s]);
+    if (from.size === 0) return;
+    for (let s = first; s < end; s++) if (stream[2 * s] >= 0 && from.has(stream[2 * s])) this.exchange[r][s] = 1;
+  }
+
+  private costsOf(r: number, slot: number): CostTable {
+    return this.exchange[r][slot] ? this.exchangeCosts : this.costs;
   }
 
   private bytes(r: number, units: number): number {
     return (units * this.blockBytes) / this.ranks[r].unitsPerBlock;
   }
 
-  postSend(r: number, _slot: number, peer: number, units: number): number {
-    const k = this.costs.index(r, peer, this.bytes(r, units));
+  postSend(r: number, slot: number, peer: number, units: number): number {
+    const costs = this.costsOf(r, slot);
+    const k = costs.index(r, peer, this.bytes(r, units));
     const nic = this.usesNic[Math.floor(k / this.stride)] ? this.topology.placement.nic[r] : -1;
     let start = Math.max(this.roundStart[r], this.portFree[r]);
     if (nic >= 0) start = Math.max(start, this.nicFree[nic]);
-    const busyUntil = start + this.costs.occupancy[k];
+    const busyUntil = start + costs.occupancy[k];
     this.portFree[r] = busyUntil;
     if (nic >= 0) this.nicFree[nic] = busyUntil;
     if (busyUntil > this.roundEnd[r]) this.roundEnd[r] = busyUntil;
     return start;
   }
 
-  match(src: number, _sendSlot: number, _srcRound: number, dst: number, _recvSlot: number, units: number, start: number): void {
+  match(src: number, sendSlot: number, _srcRound: number, dst: number, _recvSlot: number, units: number, start: number): void {
     const bytes = this.bytes(src, units);
-    const k = this.costs.index(src, dst, bytes);
-    const arrival = start + this.costs.time[k];
-    const done = Math.max(arrival, this.receiveFree[dst] + this.costs.occupancy[k]);
+    const costs = this.costsOf(src, sendSlot);
+    const k = costs.index(src, dst, bytes);
+    const arrival = start + costs.time[k];
+    const done = Math.max(arrival, this.receiveFree[dst] + costs.occupancy[k]);
     this.receiveFree[dst] = done;
     if (done > this.roundEnd[dst]) this.roundEnd[dst] = done;
     this.messages++;

@@ -34,8 +34,8 @@ function twoLevel(ppn: number): Machine {
     source: '<test>',
     node: { sockets: 1, coresPerSocket: ppn, nics: 1 },
     levels: [
-      { name: 'shm', scope: 'node', alpha: INTRA.alpha, beta: INTRA.beta, overhead: 0, gap: 0, usesNic: false, signalAlpha: INTRA.alpha },
-      { name: 'network', scope: 'system', alpha: INTER.alpha, beta: INTER.beta, overhead: 0, gap: 0, usesNic: true, signalAlpha: INTER.alpha },
+      { name: 'shm', scope: 'node', alpha: INTRA.alpha, beta: INTRA.beta, overhead: 0, gap: 0, usesNic: false, signalAlpha: INTRA.alpha, exchangeBeta: INTRA.beta },
+      { name: 'network', scope: 'system', alpha: INTER.alpha, beta: INTER.beta, overhead: 0, gap: 0, usesNic: true, signalAlpha: INTER.alpha, exchangeBeta: INTER.beta },
     ],
     copyBeta: INTRA.beta,
   };
@@ -112,8 +112,9 @@ describe('TypeScript simulator, addon timing and engine model agree on real sche
       expect(mine.messages).toBe(ts.messages);
       expect(mine.rounds).toBe(ts.rounds);
 
-      // A profile's signal latency (a flag's cache-line trip) prices flags alike in both simulators.
-      const signalled: Machine = { ...machine, levels: machine.levels.map((l) => ({ ...l, signalAlpha: l.alpha / 4 })) };
+      // A profile's signal latency (a flag's cache-line trip) and exchange bandwidth (both
+      // directions of a pair at once) price flags and exchanges alike in both simulators.
+      const signalled: Machine = { ...machine, levels: machine.levels.map((l) => ({ ...l, signalAlpha: l.alpha / 4, exchangeBeta: l.beta * 2 })) };
       const tsSignalled = simulate({
         p: c.p,
         compiled: (rank) => compileSchedule(nativeSchedules(request(rank)), c.p, false),
@@ -124,6 +125,7 @@ describe('TypeScript simulator, addon timing and engine model agree on real sche
       });
       expect(nativeTiming(request(0), signalled, placement, 'hockney', blockBytes).seconds).toBeCloseTo(tsSignalled.time, 12);
       if (c.algorithm.startsWith('shm')) expect(tsSignalled.time).toBeLessThan(ts.time);
+      if (['recursive_doubling', 'pairwise', 'neighbor_exchange'].includes(c.algorithm)) expect(tsSignalled.time).toBeGreaterThan(ts.time);
     });
   }
 

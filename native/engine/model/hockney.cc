@@ -134,6 +134,7 @@ class Replay {
     int peer;       // sends: the sender; receives: the source awaited
     int32_t units;
     double start;   // sends: when the message started
+    bool exchange;  // sends: the sender also receives from the destination in its round
   };
   struct Flag {
     int64_t value = 0;
@@ -167,7 +168,7 @@ class Replay {
     } else {
       for (size_t slot = first; slot < end && error_.empty(); ++slot) {
         int32_t code = w[2 * slot];
-        if (code >= 0) postSend(r, code, w[2 * slot + 1]);
+        if (code >= 0) postSend(r, code, w[2 * slot + 1], receivesFrom(w, first, end, code));
         else if (isRecv(code)) postRecv(r, -1 - code, w[2 * slot + 1]);
         else if (code == kWaitCode) postWait(r, slot, w[2 * slot + 1]);
       }
@@ -175,10 +176,17 @@ class Replay {
     drainFinishing();
   }
 
-  void postSend(int r, int dst, int32_t units) {
+  // Whether the round [first, end) of a stream receives from `peer`: sends to it are then exchanges.
+  static bool receivesFrom(const int32_t* w, size_t first, size_t end, int peer) {
+    for (size_t slot = first; slot < end; ++slot)
+      if (isRecv(w[2 * slot]) && -1 - w[2 * slot] == peer) return true;
+    return false;
+  }
+
+  void postSend(int r, int dst, int32_t units, bool exchange) {
     double bytes = bytesOf(r, units);
     const LinkCost& l = link(r, dst);
-    double cost = l.alpha + bytes * l.beta;
+    double cost = l.alpha + bytes * l.betaOf(exchange);
     int nic = l.uses_nic ? nicOf(r) : -1;
     double start = std::max(round_start_[r], port_free_[r]);
     if (nic >= 0) start = std::max(start, nic_free_[nic]);
@@ -186,20 +194,20 @@ class Replay {
     port_free_[r] = busy_until;
     if (nic >= 0) nic_free_[nic] = busy_until;
     round_end_[r] = std::max(round_end_[r], busy_until);
-    Entry e{-1, 0, 0};
+    Entry e{-1, 0, 0, false};
     if (take(recvs_at_[dst], r, &e)) {
-      matched(r, units, dst, e.units, start);
+      matched(r, units, dst, e.units, start, exchange);
     } else {
-      sends_to_[dst].push_back({r, units, start});
+      sends_to_[dst].push_back({r, units, start, exchange});
     }
   }
 
   void postRecv(int r, int src, int32_t units) {
-    Entry e{-1, 0, 0};
+    Entry e{-1, 0, 0, false};
     if (take(sends_to_[r], src, &e)) {
-      matched(src, e.units, r, units, e.start);
+      matched(src, e.units, r, units, e.start, e.exchange);
     } else {
-      recvs_at_[r].push_back({src, units, 0});
+      recvs_at_[r].push_back({src, units, 0, false});
     }
   }
 
@@ -213,7 +221,7 @@ class Replay {
     return false;
   }
 
-  void matched(int src, int32_t sent, int dst, int32_t expected, double start) {
+  void matched(int src, int32_t sent, int dst, int32_t expected, double start, bool exchange) {
     if (sent != expected) {
       fail("rank " + std::to_string(dst) + " expects " + std::to_string(expected) + " units from " + std::to_string(src) +
            ", which sends " + std::to_string(sent));
@@ -221,7 +229,7 @@ class Replay {
     }
     double bytes = bytesOf(src, sent);
     const LinkCost& l = link(src, dst);
-    double cost = l.alpha + bytes * l.beta;
+    double cost = l.alpha + bytes * l.betaOf(exchange);
     double done = std::max(start + cost, recv_free_[dst] + cost);
     recv_free_[dst] = done;
     round_end_[dst] = std::max(round_end_[dst], done);

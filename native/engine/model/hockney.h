@@ -8,7 +8,8 @@
 // - a receiver takes one message at a time: a message completes no earlier than α + nβ after
 //   the previous one it received;
 // - a round ends when its last send has left and its last message (or flag) has arrived; its
-//   copies then take bytes x copy β; a flag signal reaches its waiters the signal latency of
+//   copies then take bytes x copy β (a send to a rank the sender also receives from in the
+//   round costs the level's exchange β); a flag signal reaches its waiters the signal latency of
 //   their level later (a cache line's trip, which profiles may give apart from α);
 // - messages match per (source, destination) pair in posting order, and ready ranks post their
 //   next round in order of the time they enter it (first come, first served at shared ports).
@@ -29,7 +30,9 @@ struct LinkCost {
   double beta = 0;         // seconds per byte
   bool uses_nic = false;   // the messages of this level leave the node through its shared port
   double signal_alpha = -1;  // seconds for a shared-memory flag to reach a reader; < 0: alpha
+  double exchange_beta = -1;  // beta while the pair also sends the other way in the round; < 0: beta
   double signalAlpha() const { return signal_alpha < 0 ? alpha : signal_alpha; }
+  double betaOf(bool exchange) const { return exchange && exchange_beta >= 0 ? exchange_beta : beta; }
 };
 
 // A communicator's ranks on a machine: the level every pair of ranks talks through.

@@ -20,7 +20,7 @@
 //
 // Size: ranks are compiled to typed arrays one at a time, so a pairwise alltoall on 8192 ranks
 // (67 M messages) needs about 1.4 GB and no Schedule object outlives its compilation.
-import { COPY_CODE, compileSchedule, isRecvCode, type CompiledRank } from './compiled';
+import { COPY_CODE, compileSchedule, type CompiledRank } from './compiled';
 import type { CostModel } from './cost';
 import { runSchedules, type EngineHooks } from './engine';
 import type { Machine } from './machine';
@@ -102,8 +102,9 @@ class TimingReplay implements EngineHooks {
   private readonly nicFree: Float64Array;
   private readonly costs: CostTable;
   private readonly exchangeCosts: CostTable;
-  /** Per rank and op slot: the send goes to a rank it also receives from in that round. */
-  private readonly exchange: Uint8Array[];
+  /** Per rank, the op slots [roundFirst, roundStop) of its current round. */
+  private readonly roundFirst: Int32Array;
+  private readonly roundStop: Int32Array;
   private readonly usesNic: Uint8Array;
   private readonly stride: number;
   messages = 0;
@@ -126,22 +127,25 @@ class TimingReplay implements EngineHooks {
     this.nicFree = new Float64Array(nics);
     this.costs = new CostTable(model, topology);
     this.exchangeCosts = new CostTable(model, topology, topology.levels.map((l) => ({ ...l, beta: l.exchangeBeta })));
-    this.exchange = ranks.map((c) => new Uint8Array(c.stream.length >> 1));
+    this.roundFirst = new Int32Array(p);
+    this.roundStop = new Int32Array(p);
     this.stride = (topology.machine.network?.hops ?? 1) + 1;
     this.usesNic = Uint8Array.from(topology.levels, (l) => (l.usesNic ? 1 : 0));
   }
 
   startRound(r: number, _round: number, first: number, end: number): void {
     this.roundEnd[r] = this.roundStart[r];
-    const stream = this.ranks[r].stream;
-    const from = new Set<number>();
-    for (let s = first; s < end; s++) if (isRecvCode(stream[2 * s])) from.add(-1 - stream[2 * s]);
-    if (from.size === 0) return;
-    for (let s = first; s < end; s++) if (stream[2 * s] >= 0 && from.has(stream[2 * s])) this.exchange[r][s] = 1;
+    this.roundFirst[r] = first;
+    this.roundStop[r] = end;
   }
 
+  /** The costs of rank r's send in `slot`: an exchange when its round also receives from that peer. */
   private costsOf(r: number, slot: number): CostTable {
-    return this.exchange[r][slot] ? this.exchangeCosts : this.costs;
+    // A send completes when matched, so its rank is still in the send's round here.
+    const stream = this.ranks[r].stream;
+    const receive = -1 - stream[2 * slot];
+    for (let s = this.roundFirst[r]; s < this.roundStop[r]; s++) if (stream[2 * s] === receive) return this.exchangeCosts;
+    return this.costs;
   }
 
   private bytes(r: number, units: number): number {

@@ -31,6 +31,7 @@ Napi::Object topologyObject(Napi::Env env, const Topology& t) {
     lo.Set("scope", topology::scopeName(l.scope));
     lo.Set("latency", l.latency);
     lo.Set("bandwidth", l.bandwidth);
+    if (l.exchange_bandwidth > 0) lo.Set("exchangeBandwidth", l.exchange_bandwidth);
     lo.Set("line", l.line);
     levels.Set(i, lo);
   }

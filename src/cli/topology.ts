@@ -42,7 +42,12 @@ export const topology: Command = {
         return 0;
       }
       console.log(`${t.source}: valid topology${t.name ? ` "${t.name}"` : ''}, ${t.levels.length} level${t.levels.length > 1 ? 's' : ''} (widest first)`);
-      t.levels.forEach((l, i) => console.log(`  ${i}  ${l.name.padEnd(12)} scope ${l.scope.padEnd(12)} latency ${formatSeconds(l.latency).padEnd(9)} bandwidth ${formatBandwidth(l.bandwidth)}`));
+      t.levels.forEach((l, i) =>
+        console.log(
+          `  ${i}  ${l.name.padEnd(12)} scope ${l.scope.padEnd(12)} latency ${formatSeconds(l.latency).padEnd(9)} bandwidth ${formatBandwidth(l.bandwidth)}` +
+            (l.exchangeBandwidth !== undefined ? ` (exchange ${formatBandwidth(l.exchangeBandwidth)})` : ''),
+        ),
+      );
       if (resolved) {
         console.log(`\nresolved for ${resolved.size} ranks:`);
         for (const line of formatTree(resolved)) console.log(`  ${line}`);

@@ -61,7 +61,8 @@ export function describeTopology(resolved: ResolvedTopology, maxMatrixRanks = Z_
   const nameWidth = Math.max(...t.levels.map((l) => l.name.length));
   t.levels.forEach((l, i) => {
     const modules = resolved.levels[i].labels.length;
-    out.push(`  ${i}  ${l.name.padEnd(nameWidth)}  ${l.scope.padEnd(12)}  latency ${formatSeconds(l.latency).padEnd(9)}  bandwidth ${formatBandwidth(l.bandwidth).padEnd(11)}  ${modules} module${modules === 1 ? '' : 's'}`);
+    const exchange = l.exchangeBandwidth !== undefined ? ` (exchange ${formatBandwidth(l.exchangeBandwidth)})` : '';
+    out.push(`  ${i}  ${l.name.padEnd(nameWidth)}  ${l.scope.padEnd(12)}  latency ${formatSeconds(l.latency).padEnd(9)}  bandwidth ${formatBandwidth(l.bandwidth).padEnd(11)}${exchange}  ${modules} module${modules === 1 ? '' : 's'}`);
   });
   out.push(`tree (${resolved.size} rank${resolved.size === 1 ? '' : 's'}):`);
   out.push(...formatTree(resolved).map((l) => `  ${l}`));

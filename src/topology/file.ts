@@ -21,6 +21,8 @@ export interface TopologyLevel {
   readonly latency: number;
   /** b_l, bytes per second. */
   readonly bandwidth: number;
+  /** Bytes per second per direction while two ranks send to each other at once (the model's exchanges); absent: `bandwidth`. */
+  readonly exchangeBandwidth?: number;
   /** Line of the level's entry in the file (0 when built from an object). */
   readonly line: number;
 }
@@ -59,7 +61,7 @@ export class TopologyError extends Error {
 }
 
 export const TOP_KEYS = ['$schema', 'name', 'description', 'levels', 'groups', 'virtual_nodes'] as const;
-export const LEVEL_KEYS = ['name', 'scope', 'latency', 'bandwidth'] as const;
+export const LEVEL_KEYS = ['name', 'scope', 'latency', 'bandwidth', 'exchange_bandwidth'] as const;
 export const VIRTUAL_NODE_FORMS = 'block:K (K consecutive ranks per node), cyclic:N (ranks dealt round-robin to N nodes), or a list with the node of each rank ([0, 0, 1, 1])';
 
 type KeyPath = readonly (string | number)[];
@@ -195,6 +197,7 @@ function readTopology(r: Reader): Topology {
       scope: scope as LevelScope,
       latency: r.quantity(['levels', i, 'latency'], 'time'),
       bandwidth: r.quantity(['levels', i, 'bandwidth'], 'bandwidth'),
+      ...(r.get(['levels', i, 'exchange_bandwidth']) !== undefined && { exchangeBandwidth: r.quantity(['levels', i, 'exchange_bandwidth'], 'bandwidth') }),
       line: r.lineOf(['levels', i]) ?? 0,
     };
   });
@@ -298,7 +301,13 @@ export function normalizeTopology(t: Topology): Record<string, unknown> {
   if (t.description !== undefined) out.description = t.description;
   // Unit conversion leaves float noise (15 us -> 1.4999999999999999e-5): 15 digits are exact enough.
   const clean = (x: number) => Number(x.toPrecision(15));
-  out.levels = t.levels.map((l) => ({ name: l.name, scope: l.scope, latency: clean(l.latency), bandwidth: clean(l.bandwidth) }));
+  out.levels = t.levels.map((l) => ({
+    name: l.name,
+    scope: l.scope,
+    latency: clean(l.latency),
+    bandwidth: clean(l.bandwidth),
+    ...(l.exchangeBandwidth !== undefined && { exchange_bandwidth: clean(l.exchangeBandwidth) }),
+  }));
   if (t.groups) out.groups = { ...t.groups };
   if (t.virtualNodes) out.virtual_nodes = t.virtualNodes.kind === 'list' ? [...t.virtualNodes.nodes] : virtualNodeText(t.virtualNodes);
   return out;

@@ -49,14 +49,20 @@ function comparable(t: Topology) {
   return {
     name: t.name,
     description: t.description,
-    levels: t.levels.map(({ name, scope, latency, bandwidth }) => ({ name, scope, latency: digits(latency), bandwidth: digits(bandwidth) })),
+    levels: t.levels.map(({ name, scope, latency, bandwidth, exchangeBandwidth }) => ({
+      name,
+      scope,
+      latency: digits(latency),
+      bandwidth: digits(bandwidth),
+      exchangeBandwidth: exchangeBandwidth === undefined ? undefined : digits(exchangeBandwidth),
+    })),
     groups: t.groups,
     virtualNodes: t.virtualNodes,
   };
 }
 
 describe('topology files: valid', () => {
-  it.each(['two-level.yaml', 'rack-node-socket.yaml'])('example %s reads, and its normalized JSON reads the same in the engine', (name) => {
+  it.each(['two-level.yaml', 'rack-node-socket.yaml', 'emulated-cluster.yaml'])('example %s reads, and its normalized JSON reads the same in the engine', (name) => {
     const t = loadTopology(path.join(examples, name));
     expect(t.levels[0].scope).toBe('system');
     const json = path.join(tmp, name.replace('.yaml', '.json'));
@@ -102,6 +108,16 @@ describe('topology files: valid', () => {
     }
   });
 
+  it('exchange_bandwidth: optional, read alike by both readers and kept by normalizing', () => {
+    const text = '{"levels": [{"name": "net", "scope": "system", "latency": "30 us", "bandwidth": "114 MiB/s", "exchange_bandwidth": "59 MiB/s"}, ' + LEVEL_HOST + ']}';
+    const t = parseTopology(text, 'x.json');
+    expect(t.levels[0].exchangeBandwidth).toBe(59 * 1048576);
+    expect(t.levels[1].exchangeBandwidth).toBeUndefined();
+    expect(native.parseTopologyText(text, 'x.json').levels[0].exchangeBandwidth).toBe(59 * 1048576);
+    expect(native.parseTopologyText(text, 'x.json').levels[1].exchangeBandwidth).toBeUndefined();
+    expect(parseTopology(JSON.stringify(normalizeTopology(t)), 'n.json').levels[0].exchangeBandwidth).toBe(59 * 1048576);
+  });
+
   it('virtual nodes: block, cyclic, list as a string and as a list', () => {
     const withNodes = (v: string) =>
       `{"levels": [${LEVEL_SYSTEM}, {"name": "vn", "scope": "virtual_node", "latency": 0, "bandwidth": 1}], "virtual_nodes": ${v}}`;
@@ -139,7 +155,7 @@ describe('topology files: errors name file:line: key, with the valid choices', (
     ['levels not a list', lines('{', '"levels": {"a": 1}', '}'), 'bad.json:2: levels: must be a non-empty list of levels, widest first, got a mapping'],
     ['levels empty', lines('{', '"levels": []', '}'), 'bad.json:2: levels: must be a non-empty list of levels, widest first, got a list'],
     ['level not a mapping', lines('{', '"levels": [', '"network"', ']}'), 'bad.json:3: levels[0]: must be a mapping, got string "network"'],
-    ['unknown level key', lines('{"levels": [{', '"name": "a", "scope": "system", "latency": 0, "bandwidth": 1,', '"speed": 3', '}]}'), 'bad.json:3: levels[0].speed: unknown key; valid keys: name, scope, latency, bandwidth'],
+    ['unknown level key', lines('{"levels": [{', '"name": "a", "scope": "system", "latency": 0, "bandwidth": 1,', '"speed": 3', '}]}'), 'bad.json:3: levels[0].speed: unknown key; valid keys: name, scope, latency, bandwidth, exchange_bandwidth'],
     ['level name missing', lines('{"levels": [', '{"scope": "system", "latency": 0, "bandwidth": 1}', ']}'), 'bad.json:2: levels[0].name: is required'],
     ['level name not a string', lines('{"levels": [', '{"name": 5, "scope": "system", "latency": 0, "bandwidth": 1}', ']}'), 'bad.json:2: levels[0].name: must be a non-empty string, got number 5'],
     ['level name empty', lines('{"levels": [', '{"name": " ", "scope": "system", "latency": 0, "bandwidth": 1}', ']}'), 'bad.json:2: levels[0].name: must be a non-empty string, got string " "'],
@@ -156,6 +172,7 @@ describe('topology files: errors name file:line: key, with the valid choices', (
     ['latency a boolean', lines('{"levels": [{"name": "a", "scope": "system",', '"latency": true,', '"bandwidth": 1}]}'), 'bad.json:2: levels[0].latency: must be a number in seconds or a string with a unit such as "15 us", got boolean true'],
     ['bandwidth zero', lines('{"levels": [{"name": "a", "scope": "system", "latency": 0,', '"bandwidth": "0 Gbit/s"}]}'), 'bad.json:2: levels[0].bandwidth: must be a finite positive bandwidth, got "0 Gbit/s"'],
     ['bandwidth a time', lines('{"levels": [{"name": "a", "scope": "system", "latency": 0,', '"bandwidth": "1 us"}]}'), 'bad.json:2: levels[0].bandwidth: "1 us" is not a bandwidth with a unit (B/s, KB/s, MB/s, GB/s, KiB/s, MiB/s, GiB/s, bit/s, Kbit/s, Mbit/s, Gbit/s)'],
+    ['exchange bandwidth zero', lines('{"levels": [{"name": "a", "scope": "system", "latency": 0, "bandwidth": 1,', '"exchange_bandwidth": 0}]}'), 'bad.json:2: levels[0].exchange_bandwidth: must be a finite positive bandwidth, got 0'],
     ['groups without a group level', lines('{', `"levels": [${LEVEL_SYSTEM}],`, '"groups": {"a": "r1"}', '}'), 'bad.json:3: groups: is given but no level has scope group; add one, or remove groups'],
     ['group level without groups', lines('{"levels": [', LEVEL_SYSTEM + ',', '{"name": "rack",', '"scope": "group", "latency": 0, "bandwidth": 1}', ']}'), 'bad.json:4: levels[1].scope: a level with scope group needs `groups` (hostname -> group name)'],
     ['groups not a mapping', lines('{', `"levels": [${LEVEL_SYSTEM}, {"name": "rack", "scope": "group", "latency": 0, "bandwidth": 1}],`, '"groups": ["a", "b"]', '}'), 'bad.json:3: groups: must be a mapping, got a list'],
@@ -183,7 +200,7 @@ describe('topology files: errors name file:line: key, with the valid choices', (
 
   it('YAML errors carry the YAML line of the key', () => {
     const yaml = lines('levels:', '  - name: a', '    scope: system', '    latency: 1 us', '    bandwidth: 1 GB/s', '    colour: red');
-    expect(tsError(yaml, 'x.yaml')).toBe('x.yaml:6: levels[0].colour: unknown key; valid keys: name, scope, latency, bandwidth');
+    expect(tsError(yaml, 'x.yaml')).toBe('x.yaml:6: levels[0].colour: unknown key; valid keys: name, scope, latency, bandwidth, exchange_bandwidth');
     expect(tsError(lines('levels:', '  - name: a', '    scope: rack'), 'x.yaml')).toBe('x.yaml:3: levels[0].scope: "rack" is not valid; valid choices: system, group, host, virtual_node');
     expect(tsError(lines('levels:', '  - name: a', '    scope: system', '    latency: 1 us'), 'x.yaml')).toMatch(/^x\.yaml:2: levels\[0\]\.bandwidth: is required/);
   });

@@ -63,7 +63,8 @@ HockneyMachine machineFor(const ModelCall& call) {
   HockneyMachine m;
   for (const topology::Level& level : topo->levels) {
     bool between_hosts = level.scope == topology::Scope::System || level.scope == topology::Scope::Group;
-    m.levels.push_back({level.latency, level.bandwidth > 0 ? 1.0 / level.bandwidth : 0.0, between_hosts});
+    LinkCost& l = m.levels.emplace_back(LinkCost{level.latency, level.bandwidth > 0 ? 1.0 / level.bandwidth : 0.0, between_hosts});
+    if (level.exchange_bandwidth > 0) l.exchange_beta = 1.0 / level.exchange_bandwidth;
   }
   m.copy_beta = m.levels.back().beta;
   m.nic = std::move(node);

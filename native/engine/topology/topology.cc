@@ -18,7 +18,7 @@ using json::Value;
 using Type = json::Value::Type;
 
 constexpr const char* kTopKeys[] = {"$schema", "name", "description", "levels", "groups", "virtual_nodes"};
-constexpr const char* kLevelKeys[] = {"name", "scope", "latency", "bandwidth"};
+constexpr const char* kLevelKeys[] = {"name", "scope", "latency", "bandwidth", "exchange_bandwidth"};
 constexpr const char* kScopeNames[] = {"system", "group", "host", "virtual_node"};
 constexpr const char* kVirtualNodeForms =
     "block:K (K consecutive ranks per node), cyclic:N (ranks dealt round-robin to N nodes), or a list with the node of "
@@ -230,6 +230,7 @@ bool readTopology(Reader& r, const Value& root, const std::string& source, Topol
     level.scope = static_cast<Scope>(s);
     if (!r.quantity(lv, "latency", key, false, &level.latency)) return false;
     if (!r.quantity(lv, "bandwidth", key, true, &level.bandwidth)) return false;
+    if (lv.find("exchange_bandwidth") && !r.quantity(lv, "exchange_bandwidth", key, true, &level.exchange_bandwidth)) return false;
     if (!t.levels.empty() && static_cast<int>(level.scope) <= static_cast<int>(t.levels.back().scope)) {
       return r.fail(key + ".scope", lv.find("scope")->line,
                     quotedJson(scope) + " cannot follow " + quotedJson(scopeName(t.levels.back().scope)) +

@@ -23,6 +23,7 @@ struct Level {
   Scope scope = Scope::System;
   double latency = 0;    // seconds
   double bandwidth = 0;  // bytes per second
+  double exchange_bandwidth = 0;  // per direction while a pair sends both ways at once; 0: bandwidth
   int line = 0;
 };
 

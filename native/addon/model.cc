@@ -231,16 +231,15 @@ Napi::Value SimulateHockney(const Napi::CallbackInfo& info) {
 
   model::HockneyMachine m;
   for (size_t i = 0; i < entries; ++i) m.levels.push_back({costs[2 * i], costs[2 * i + 1], uses_nic[i] != 0});
-  if (mo.Has("signalAlpha") && !mo.Get("signalAlpha").IsUndefined()) {
-    auto signal = typedArg<Napi::Float64Array>(env, mo, "signalAlpha");
-    if (signal.ElementLength() != entries) throwType(env, "machine.signalAlpha must have one entry per usesNic entry");
-    for (size_t i = 0; i < entries; ++i) m.levels[i].signal_alpha = signal[i];
-  }
-  if (mo.Has("exchangeBeta") && !mo.Get("exchangeBeta").IsUndefined()) {
-    auto exchange = typedArg<Napi::Float64Array>(env, mo, "exchangeBeta");
-    if (exchange.ElementLength() != entries) throwType(env, "machine.exchangeBeta must have one entry per usesNic entry");
-    for (size_t i = 0; i < entries; ++i) m.levels[i].exchange_beta = exchange[i];
-  }
+  // Optional per-entry figures; absent, the level's alpha or beta stands in.
+  auto perEntry = [&](const char* key, double model::LinkCost::*field) {
+    if (!mo.Has(key) || mo.Get(key).IsUndefined()) return;
+    auto values = typedArg<Napi::Float64Array>(env, mo, key);
+    if (values.ElementLength() != entries) throwType(env, std::string("machine.") + key + " must have one entry per usesNic entry");
+    for (size_t i = 0; i < entries; ++i) m.levels[i].*field = values[i];
+  };
+  perEntry("signalAlpha", &model::LinkCost::signal_alpha);
+  perEntry("exchangeBeta", &model::LinkCost::exchange_beta);
   m.nic.assign(nic.Data(), nic.Data() + p);
   m.copy_beta = numberArg(env, mo, "copyBeta");
   // The level and switch hops of src/model/placement.ts's Topology.
@@ -258,12 +257,7 @@ Napi::Value SimulateHockney(const Napi::CallbackInfo& info) {
   // A remapped allgather's pi, once for all ranks (as the engine caches it per communicator).
   mapping::RankMapping remap;
   const char* remap_base = coll == Collective::Allgather ? mapping::remappedAllgatherBase(algorithm) : nullptr;
-  if (remap_base) {
-    std::vector<int> node_of_slot(p, 0);  // numbered as the hierarchy numbers nodes, as resolveBase does
-    if (!o.nodes.empty())
-      for (int r = 0; r < p; ++r) node_of_slot[r] = hierarchy.nodeOf(r);
-    remap = mapping::allgatherRankMapping(remap_base, node_of_slot);
-  }
+  if (remap_base) remap = mapping::allgatherRankMapping(remap_base, mapping::nodeOfSlot(o.nodes.empty() ? nullptr : &hierarchy, p));
   std::vector<model::CompactSchedule> schedules(p);
   std::string note, error;
   for (int r = 0; r < p; ++r) {

@@ -114,10 +114,7 @@ int CommState::hierarchy(const Hierarchy** out, std::string* error) {
 
 mapping::RankMappingCache& CommState::rankMappings() {
   if (!rank_mappings_) {
-    std::vector<int> node_of_slot(static_cast<size_t>(size_), 0);
-    if (hierarchy_)
-      for (int r = 0; r < size_; ++r) node_of_slot[r] = hierarchy_->nodeOf(r);
-    rank_mappings_ = std::make_unique<mapping::RankMappingCache>(std::move(node_of_slot),
+    rank_mappings_ = std::make_unique<mapping::RankMappingCache>(mapping::nodeOfSlot(hierarchy_.get(), size_),
                                                                  hierarchy_ ? mapping::commMachineTree(shadow_, *hierarchy_) : nullptr);
   }
   return *rank_mappings_;

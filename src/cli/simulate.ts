@@ -149,17 +149,22 @@ export function compareWithBench(
   if (o.ppn === undefined && job.ranksPerNode.some((n) => n !== ppn)) {
     throw new UsageError(`--compare: the job had uneven nodes (${job.ranksPerNode.join(', ')} ranks); give --ppn`);
   }
-  const predicted = new Map<string, number>();
-  for (const key of new Set(cells.map((c) => `${c.collective}\0${c.bytes}`))) {
-    const [coll, bytes] = key.split('\0');
+  // One simulation per measured (collective, size); cells of algorithms this build lacks drop out.
+  const sizeKey = (coll: string, bytes: number) => `${coll}\0${bytes}`;
+  const predicted = new Map<string, Map<string, number>>();
+  for (const c of cells) {
+    const key = sizeKey(c.collective, c.bytes);
+    if (predicted.has(key)) continue;
     const rows = userError(() =>
-      simulateWithBuilders({ coll: coll as CollectiveName, algorithm: 'all', np: job.ranks, ppn, bytes: Number(bytes), machine: o.machine, model: 'hockney' }),
+      simulateWithBuilders({ coll: c.collective, algorithm: 'all', np: job.ranks, ppn, bytes: c.bytes, machine: o.machine, model: 'hockney' }),
     );
-    for (const r of rows) predicted.set(`${key}\0${r.algorithm}`, r.predicted_us);
+    predicted.set(key, new Map(rows.map((r) => [r.algorithm, r.predicted_us])));
   }
-  const compared = cells
-    .filter((c) => predicted.has(`${c.collective}\0${c.bytes}\0${c.algorithm}`))
-    .map((c) => ({ ...c, predicted_us: predicted.get(`${c.collective}\0${c.bytes}\0${c.algorithm}`)! }));
+  const compared: ComparedCell[] = [];
+  for (const c of cells) {
+    const predicted_us = predicted.get(sizeKey(c.collective, c.bytes))!.get(c.algorithm);
+    if (predicted_us !== undefined) compared.push({ ...c, predicted_us });
+  }
   return { np: job.ranks, ppn, cells: compared, agreement: rankAgreement(compared, o.threshold) };
 }
 

@@ -1,7 +1,7 @@
 // `topocoll topology FILE`: validates a topology file (YAML or JSON) and prints it; `--json`
 // prints the normalized JSON the native engine reads (the preload library reads JSON only);
 // `--hosts` resolves it for a job and prints the tree and z(p, q).
-import { formatBandwidth, formatSeconds, formatTree, loadTopology, meetMatrix, normalizeTopology, resolveTopology, TopologyError } from '../topology';
+import { exchangeSuffix, formatBandwidth, formatSeconds, formatTree, loadTopology, meetMatrix, normalizeTopology, resolveTopology, TopologyError } from '../topology';
 import type { Command } from './main';
 import { parseOptions, UsageError } from './args';
 
@@ -42,12 +42,7 @@ export const topology: Command = {
         return 0;
       }
       console.log(`${t.source}: valid topology${t.name ? ` "${t.name}"` : ''}, ${t.levels.length} level${t.levels.length > 1 ? 's' : ''} (widest first)`);
-      t.levels.forEach((l, i) =>
-        console.log(
-          `  ${i}  ${l.name.padEnd(12)} scope ${l.scope.padEnd(12)} latency ${formatSeconds(l.latency).padEnd(9)} bandwidth ${formatBandwidth(l.bandwidth)}` +
-            (l.exchangeBandwidth !== undefined ? ` (exchange ${formatBandwidth(l.exchangeBandwidth)})` : ''),
-        ),
-      );
+      t.levels.forEach((l, i) => console.log(`  ${i}  ${l.name.padEnd(12)} scope ${l.scope.padEnd(12)} latency ${formatSeconds(l.latency).padEnd(9)} bandwidth ${formatBandwidth(l.bandwidth)}${exchangeSuffix(l)}`));
       if (resolved) {
         console.log(`\nresolved for ${resolved.size} ranks:`);
         for (const line of formatTree(resolved)) console.log(`  ${line}`);

@@ -1,6 +1,7 @@
 // Predictions against measurements: the cells of `topocoll bench` reports next to the simulator's
 // predictions for the same communicator, and whether the model orders the algorithms as the
 // measurements do (issue 5: wherever two algorithms' measured times differ by more than 20%).
+import { median } from '../bench/stats';
 import type { BenchReport } from '../bench/sweep';
 import type { CollectiveName } from '../select/registry';
 
@@ -45,12 +46,6 @@ export interface RankAgreement {
 
 /** Predictions this close (relative) are the same prediction: identical schedules. */
 const TIE = 1e-9;
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 /**
  * The measured cells of one or more launches of the same sweep, algorithms of ours only (native

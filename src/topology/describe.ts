@@ -4,7 +4,7 @@
 // what the rank mapping of the remapped algorithms uses.
 import type { HierarchyInfo, InfoSection } from '../cli/info';
 import type { LevelScope, Topology, VirtualNodeMap } from './file';
-import { formatBandwidth, formatSeconds, formatTree, meetMatrix, type ResolvedLevel, type ResolvedTopology } from './resolve';
+import { exchangeSuffix, formatBandwidth, formatSeconds, formatTree, meetMatrix, type ResolvedLevel, type ResolvedTopology } from './resolve';
 
 /** Above this many ranks z(p, q) is summarized (pairs per level) instead of printed whole. */
 export const Z_MATRIX_MAX_RANKS = 32;
@@ -61,8 +61,7 @@ export function describeTopology(resolved: ResolvedTopology, maxMatrixRanks = Z_
   const nameWidth = Math.max(...t.levels.map((l) => l.name.length));
   t.levels.forEach((l, i) => {
     const modules = resolved.levels[i].labels.length;
-    const exchange = l.exchangeBandwidth !== undefined ? ` (exchange ${formatBandwidth(l.exchangeBandwidth)})` : '';
-    out.push(`  ${i}  ${l.name.padEnd(nameWidth)}  ${l.scope.padEnd(12)}  latency ${formatSeconds(l.latency).padEnd(9)}  bandwidth ${formatBandwidth(l.bandwidth).padEnd(11)}${exchange}  ${modules} module${modules === 1 ? '' : 's'}`);
+    out.push(`  ${i}  ${l.name.padEnd(nameWidth)}  ${l.scope.padEnd(12)}  latency ${formatSeconds(l.latency).padEnd(9)}  bandwidth ${formatBandwidth(l.bandwidth).padEnd(11)}${exchangeSuffix(l)}  ${modules} module${modules === 1 ? '' : 's'}`);
   });
   out.push(`tree (${resolved.size} rank${resolved.size === 1 ? '' : 's'}):`);
   out.push(...formatTree(resolved).map((l) => `  ${l}`));

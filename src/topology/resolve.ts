@@ -147,6 +147,11 @@ export function formatBandwidth(b: number): string {
   return `${+b.toPrecision(4)} B/s`;
 }
 
+/** " (exchange X)" for a level with an exchange bandwidth, else "". */
+export function exchangeSuffix(level: TopologyLevel): string {
+  return level.exchangeBandwidth !== undefined ? ` (exchange ${formatBandwidth(level.exchangeBandwidth)})` : '';
+}
+
 /** The resolved tree, one line per module, indented by level, leaves listing their ranks. */
 export function formatTree(resolved: ResolvedTopology): string[] {
   const lines: string[] = [];

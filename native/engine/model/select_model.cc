@@ -37,19 +37,11 @@ std::vector<int> worldRanks(MPI_Comm comm, int p) {
   return world;
 }
 
-std::vector<int> nodesOf(const ModelCall& call) {
-  std::vector<int> node(call.params.p, 0);
-  if (call.hierarchy && call.hierarchy->size() == call.params.p) {
-    for (int r = 0; r < call.params.p; ++r) node[r] = call.hierarchy->nodeOf(r);
-  }
-  return node;
-}
-
 }  // namespace
 
 HockneyMachine machineFor(const ModelCall& call) {
   const int p = call.params.p;
-  std::vector<int> node = nodesOf(call);
+  std::vector<int> node = mapping::nodeOfSlot(call.hierarchy, p);
   const topology::Topology* topo = topology::current();
   const topology::Resolved* resolved = topology::resolvedWorld();
   if (call.intra || call.inter || !topo || !resolved || topo->levels.empty()) {
@@ -89,7 +81,7 @@ std::vector<AlgorithmPrediction> predictAll(const ModelCall& call, const Config&
       mapping::RankMapping local;
       const mapping::RankMapping* remap = nullptr;
       if (const char* base = call.coll == Collective::Allgather ? mapping::remappedAllgatherBase(a) : nullptr) {
-        remap = call.mappings ? &call.mappings->allgather(base) : &(local = mapping::allgatherRankMapping(base, nodesOf(call)));
+        remap = call.mappings ? &call.mappings->allgather(base) : &(local = mapping::allgatherRankMapping(base, mapping::nodeOfSlot(call.hierarchy, p)));
       }
       // Compacted as built: a pairwise alltoall on 1024 ranks is 16 MB so, 150 MB as Schedules.
       std::vector<CompactSchedule> schedules(p);

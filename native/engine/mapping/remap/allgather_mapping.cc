@@ -3,10 +3,18 @@
 #include <stdexcept>
 
 #include "algorithm_registry.h"
+#include "hierarchy/hierarchy.h"
 #include "mapping/allgather_graphs.h"
 #include "mapping/remap/schedule_graph.h"
 
 namespace topocoll::mapping {
+
+std::vector<int> nodeOfSlot(const Hierarchy* hierarchy, int p) {
+  std::vector<int> node(static_cast<size_t>(p), 0);
+  if (hierarchy && hierarchy->size() == p)
+    for (int r = 0; r < p; ++r) node[r] = hierarchy->nodeOf(r);
+  return node;
+}
 
 Graph allgatherInformationGraph(const std::string& base, int p, int64_t block_bytes) {
   if (p < 1) throw std::invalid_argument("allgatherInformationGraph: p = " + std::to_string(p) + " (must be >= 1)");

@@ -17,7 +17,15 @@
 #include "mapping/part_tree.h"
 #include "mapping/rank_mapping.h"
 
+namespace topocoll {
+class Hierarchy;  // hierarchy/hierarchy.h
+}
+
 namespace topocoll::mapping {
+
+// The node of every rank slot as the hierarchy numbers nodes: what the mappings below take.
+// All 0 without a hierarchy, or with one of another size.
+std::vector<int> nodeOfSlot(const Hierarchy* hierarchy, int p);
 
 // The information graph of allgather algorithm `base` on p ranks, `block_bytes` per block:
 // closed forms for bruck and for recursive doubling on powers of two (O(n log n)), otherwise

@@ -53,10 +53,7 @@ void resolveBase(const BuildParams& bp, const char* self, Base* out) {
     return;
   }
   // No cached mapping (tools, tests): the same deterministic computation the engine caches.
-  std::vector<int> node_of_slot(static_cast<size_t>(bp.p), 0);
-  if (bp.hierarchy && bp.hierarchy->size() == bp.p)
-    for (int r = 0; r < bp.p; ++r) node_of_slot[r] = bp.hierarchy->nodeOf(r);
-  out->computed = allgatherRankMapping(out->name, node_of_slot);
+  out->computed = allgatherRankMapping(out->name, nodeOfSlot(bp.hierarchy, bp.p));
   out->mapping = &out->computed;
 }
 
@@ -116,8 +113,7 @@ void addSwapWithFirstStep(const BuildParams& bp, const Base& base, const Schedul
   const RankMapping& m = *base.mapping;
   const int r = bp.rank, v = m.pi_inv[r];
   const int64_t u = s->units_per_block;
-  BuildParams as_owner = bp;
-  as_owner.rank = r;
+  BuildParams as_owner = bp;  // rank r as vertex r
   as_owner.in_place = true;
   const Schedule owner = v == r ? Schedule() : base.build(as_owner);
   const Round& owner_first = (v == r ? inner : owner).rounds.front();

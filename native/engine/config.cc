@@ -32,9 +32,23 @@ bool parseInteger(const char* text, int64_t* value) {
   return true;
 }
 
+// Every variable at its registry default: what the engine runs with when nothing is set, and
+// what tools that build schedules without MPI (the addon's simulator) see.
+Config defaultConfig() {
+  Config c;
+  c.forced.fill(kAlgorithmAuto);
+  std::string ignored;
+  for (int i = 0; i < generated::kParameterCount; ++i) {
+    const char* text = generated::kParameters[i].default_value;
+    parseParameter(static_cast<Parameter>(i), text, &c.values[i], &ignored);
+    c.texts[i] = text;
+  }
+  return c;
+}
+
 }  // namespace
 
-Config g_config;
+Config g_config = defaultConfig();
 
 bool parseAlgorithmChoice(Collective coll, const char* text, int* value, std::string* error) {
   const auto& entry = collectiveEntry(coll);

@@ -141,7 +141,7 @@ function readBenchReport(file: string): BenchReport {
  */
 export function compareWithBench(
   reports: readonly BenchReport[],
-  o: { machine: Machine; ppn?: number; threshold?: number },
+  o: { machine: Machine; ppn?: number; threshold?: number; model?: ModelName },
 ): { np: number; ppn: number; cells: ComparedCell[]; agreement: RankAgreement } {
   const cells = userError(() => measuredCells(reports));
   const job = reports[0].job;
@@ -156,7 +156,7 @@ export function compareWithBench(
     const key = sizeKey(c.collective, c.bytes);
     if (predicted.has(key)) continue;
     const rows = userError(() =>
-      simulateWithBuilders({ coll: c.collective, algorithm: 'all', np: job.ranks, ppn, bytes: c.bytes, machine: o.machine, model: 'hockney' }),
+      simulateWithBuilders({ coll: c.collective, algorithm: 'all', np: job.ranks, ppn, bytes: c.bytes, machine: o.machine, model: o.model ?? 'hockney' }),
     );
     predicted.set(key, new Map(rows.map((r) => [r.algorithm, r.predicted_us])));
   }

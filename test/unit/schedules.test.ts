@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { addon } from '../../src/mpi/native';
 import { MessageLog } from '../../src/model/messages';
 import { verifyCollective, type VerifyResult } from '../../src/model/replay';
-import { collectiveInfo, type CollectiveName } from '../../src/select/registry';
+import { collectiveInfo, PARAMETERS, type CollectiveName } from '../../src/select/registry';
 import type { Schedule, ScheduleParams } from '../../src/select/schedule';
 
 const native = addon();
@@ -202,6 +202,16 @@ describe('steps and messages', () => {
     const { result } = verified('alltoall', 'pairwise', p, { count: 1 });
     for (const m of result.messages) expect(m.src ^ m.dst).toBe(m.round);
     expect(verified('alltoall', 'pairwise', 12, { count: 1 }).schedules[0].note).toMatch(/shift/);
+  });
+
+  it('without MPI, builders see the registry defaults (what the engine runs when nothing is set)', () => {
+    // TOPOCOLL_ALLTOALL_MAX_OUTSTANDING defaults to 32: all 7 exchanges of 8 ranks in one round.
+    const def = Number(PARAMETERS.find((v) => v.env === 'TOPOCOLL_ALLTOALL_MAX_OUTSTANDING')!.default);
+    const s = addon().buildSchedule('alltoall', 'isend_irecv', 8, 0, { count: 1 }) as Schedule;
+    expect(def).toBe(32);
+    expect(s.note).toBe('');
+    expect(s.rounds.length).toBe(1);
+    expect(s.rounds[0].filter((op) => op.kind === 'send').length).toBe(7);
   });
 
   it('alltoall isend_irecv keeps at most maxOutstanding requests in flight', () => {

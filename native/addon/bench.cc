@@ -5,13 +5,20 @@
 //   getAlgorithm(collective) -> name | null the override in force
 //   takeFallback(collective) -> why | null  whether an overridden algorithm fell back to native since
 //                                           the last call (then native ran: the timing is not its own)
-//   benchCollective(comm, collective, bytes, options) -> {timesUs, iterations, slots, errors}
+//   benchCollective(comm, collective, bytes, options) -> {timesUs, iterations, slots, errors, windowUs, invalid}
 //   pingPong(comm, a, b, bytes, iterations) -> half round-trip in microseconds, on every rank
 //   installRules(json, source, lines)       the Node side hands over a rules file it read (YAML
 //                                           or JSON) before loadConfig(); see rules.h
+#include <sched.h>
+
+#include <time.h>
+
 #include <algorithm>
+#include <array>
 #include <climits>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -153,6 +160,116 @@ int64_t checkedCall(Napi::Env env, Collective coll, MPI_Comm comm, int p, int ra
   return wrong;
 }
 
+// Window timing (ReproMPI's scheme, Hunold and Carpen-Amarie 2016): every call starts at a
+// common instant of a clock synchronised with rank 0's, and takes until the last rank finishes.
+// That is one call's latency from a common start, which `topocoll simulate` predicts; a loop of
+// back-to-back calls measures something else (eager sends and shared-memory channels pipeline
+// across calls).
+struct GlobalClock {
+  double offset = 0;  // rank 0's clock minus ours, seconds
+  static double local() {
+    timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+  }
+  double now() const { return local() + offset; }
+};
+
+// The kernel's boot id: ranks that share it read one CLOCK_MONOTONIC (network namespaces, as in
+// `topocoll cluster`, included), so their clocks need no synchronising.
+std::array<char, 40> bootId() {
+  std::array<char, 40> id{};
+  if (FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+    if (!std::fgets(id.data(), static_cast<int>(id.size()), f)) id.fill(0);
+    std::fclose(f);
+  }
+  return id;
+}
+
+// Ranks on rank 0's kernel keep offset 0. The others exchange timestamps with rank 0 in turn;
+// the offset comes from the exchange with the shortest round trip (its midpoint is the best
+// estimate of rank 0's reading).
+GlobalClock synchroniseClock(Napi::Env env, MPI_Comm comm, int p, int rank) {
+  constexpr int kExchanges = 16, kTag = 0x7c10;
+  std::array<char, 40> mine = bootId(), root = mine;
+  check(env, PMPI_Bcast(root.data(), static_cast<int>(root.size()), MPI_CHAR, 0, comm), "benchCollective");
+  int local_differs = root[0] == 0 || mine != root, differs = 0;
+  std::vector<int> others(rank == 0 ? p : 0);
+  check(env, PMPI_Gather(&local_differs, 1, MPI_INT, others.data(), 1, MPI_INT, 0, comm), "benchCollective");
+  GlobalClock clock;
+  for (int r = 1; r < p; ++r) {
+    if (rank == 0) differs = others[r];
+    check(env, PMPI_Bcast(&differs, 1, MPI_INT, 0, comm), "benchCollective");
+    if (!differs) continue;
+    if (rank == 0) {
+      for (int k = 0; k < kExchanges; ++k) {
+        double ignored = 0;
+        check(env, PMPI_Recv(&ignored, 1, MPI_DOUBLE, r, kTag, comm, MPI_STATUS_IGNORE), "benchCollective");
+        double t = GlobalClock::local();
+        check(env, PMPI_Send(&t, 1, MPI_DOUBLE, r, kTag, comm), "benchCollective");
+      }
+    } else if (rank == r) {
+      double best = INFINITY;
+      for (int k = 0; k < kExchanges; ++k) {
+        double sent = GlobalClock::local(), theirs = 0;
+        check(env, PMPI_Send(&sent, 1, MPI_DOUBLE, 0, kTag, comm), "benchCollective");
+        check(env, PMPI_Recv(&theirs, 1, MPI_DOUBLE, 0, kTag, comm, MPI_STATUS_IGNORE), "benchCollective");
+        double back = GlobalClock::local();
+        if (back - sent < best) {
+          best = back - sent;
+          clock.offset = theirs - (sent + back) / 2;
+        }
+      }
+    }
+  }
+  return clock;
+}
+
+// Yields while the start is far (an oversubscribed node lets the other ranks run), spins close to it.
+void waitUntil(const GlobalClock& clock, double start) {
+  for (double now = clock.now(); now < start; now = clock.now()) {
+    if (start - now > 20e-6) sched_yield();
+  }
+}
+
+struct WindowResult {
+  double mean_us = 0;
+  int64_t invalid = 0;  // calls some rank started late
+};
+
+// `iterations` calls, call i starting at start + i x window on the global clock. A call counts
+// when no rank began it more than `tolerance` late (a rank descheduled, or the previous call
+// overran its window); its time is the latest finish minus the common start.
+template <typename Call>
+WindowResult timeWindows(Napi::Env env, MPI_Comm comm, const GlobalClock& clock, int64_t iterations, double window, Call&& call) {
+  double start = clock.now() + std::max(window, 1e-3);
+  check(env, PMPI_Bcast(&start, 1, MPI_DOUBLE, 0, comm), "benchCollective");
+  // Per call: [0, n) time to finish, [n, 2n) lateness; one MAX reduction for both.
+  std::vector<double> local(2 * iterations), slowest(2 * iterations);
+  for (int64_t i = 0; i < iterations; ++i) {
+    double at = start + static_cast<double>(i) * window;
+    waitUntil(clock, at);
+    double begun = clock.now();
+    check(env, call(i), "benchCollective");
+    local[i] = clock.now() - at;
+    local[iterations + i] = begun - at;
+  }
+  check(env, PMPI_Allreduce(local.data(), slowest.data(), static_cast<int>(2 * iterations), MPI_DOUBLE, MPI_MAX, comm), "benchCollective");
+  const double tolerance = std::max(1e-6, 0.02 * window);
+  WindowResult r;
+  double sum = 0;
+  for (int64_t i = 0; i < iterations; ++i) {
+    if (slowest[iterations + i] > tolerance) {
+      ++r.invalid;
+      continue;
+    }
+    sum += slowest[i];
+  }
+  int64_t valid = iterations - r.invalid;
+  r.mean_us = valid > 0 ? sum / static_cast<double>(valid) * 1e6 : NAN;
+  return r;
+}
+
 double numberOption(const Napi::Object& o, const char* key, double fallback) {
   Napi::Value v = o.Get(key);
   if (v.IsUndefined() || v.IsNull()) return fallback;
@@ -161,9 +278,11 @@ double numberOption(const Napi::Object& o, const char* key, double fallback) {
 
 // benchCollective(comm, collective, bytes, {iterations = 0 (adapt), targetUs = 20000,
 //   minIterations = 3, maxIterations = 100000, warmup = 0 (adapt), repetitions = 5,
-//   rotateBytes = 0, check = false, root = 0}). Collective over comm: every rank passes the same
-// arguments. Each repetition is the slowest rank's mean time per call over `iterations` calls
-// after a barrier (as OSU reports), in microseconds.
+//   rotateBytes = 0, check = false, root = 0, window = false, windowUs = 0 (from the probe)}).
+// Collective over comm: every rank passes the same arguments. Each repetition is, in
+// microseconds, the slowest rank's mean time per call over `iterations` back-to-back calls
+// after a barrier (as OSU reports); with `window`, the mean over the valid calls of one call's
+// time from a common start (timeWindows), windows being 3x the probe's time per call + 20 us.
 Napi::Value BenchCollective(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   MPI_Comm comm = commArg(info[0]);
@@ -178,6 +297,10 @@ Napi::Value BenchCollective(const Napi::CallbackInfo& info) {
   int repetitions = static_cast<int>(std::max(1.0, numberOption(opt, "repetitions", 5)));
   int64_t rotate_bytes = static_cast<int64_t>(numberOption(opt, "rotateBytes", 0));
   bool check_data = opt.Get("check").ToBoolean();
+  bool windowed = opt.Get("window").ToBoolean();
+  double window_us = 0;
+  if (Napi::Value v = opt.Get("windowUs"); v.IsNumber()) window_us = v.As<Napi::Number>().DoubleValue();
+  if (!(window_us >= 0 && window_us < 1e9)) throwRange(env, "benchCollective: windowUs must be a number of microseconds in [0, 1e9)");
   int p = 0, rank = 0;
   PMPI_Comm_size(comm, &p);
   PMPI_Comm_rank(comm, &rank);
@@ -216,7 +339,9 @@ Napi::Value BenchCollective(const Napi::CallbackInfo& info) {
 
   // Iterations from a probe: double the count until the slowest rank spent a tenth of the
   // target; every rank sees the same maximum, so every rank runs the same number of calls.
-  if (iterations <= 0) {
+  if (iterations <= 0 || (windowed && window_us <= 0)) {
+    // The first call may create the node's shared segment and build the schedule: not a call's time.
+    check(env, call(0), "benchCollective");
     double per_call = 0;
     for (int64_t k = 1;; k *= 2) {
       check(env, PMPI_Barrier(comm), "benchCollective");
@@ -227,13 +352,26 @@ Napi::Value BenchCollective(const Napi::CallbackInfo& info) {
       per_call = slowest / k * 1e6;
       if (slowest * 1e6 >= target_us / 10 || k >= max_iterations) break;
     }
-    iterations = std::clamp<int64_t>(static_cast<int64_t>(target_us / std::max(per_call, 1e-3)), min_iterations, max_iterations);
+    if (windowed && window_us <= 0) window_us = 3 * per_call + 20;
+    if (iterations <= 0) {
+      double each = windowed ? window_us : per_call;
+      iterations = std::clamp<int64_t>(static_cast<int64_t>(target_us / std::max(each, 1e-3)), min_iterations, max_iterations);
+    }
     if (warmup <= 0) warmup = std::max<int64_t>(1, iterations / 10);
   }
   for (int64_t i = 0; i < warmup; ++i) check(env, call(i), "benchCollective");
 
   auto times = Napi::Array::New(env, repetitions);
-  for (int r = 0; r < repetitions; ++r) {
+  int64_t invalid = 0;
+  if (windowed) {
+    GlobalClock clock = synchroniseClock(env, comm, p, rank);
+    for (int r = 0; r < repetitions; ++r) {
+      WindowResult w = timeWindows(env, comm, clock, iterations, window_us * 1e-6, call);
+      invalid += w.invalid;
+      times.Set(r, std::isnan(w.mean_us) ? env.Null() : Napi::Number::New(env, w.mean_us));
+    }
+  }
+  for (int r = 0; r < (windowed ? 0 : repetitions); ++r) {
     check(env, PMPI_Barrier(comm), "benchCollective");
     double t0 = PMPI_Wtime();
     for (int64_t i = 0; i < iterations; ++i) check(env, call(i), "benchCollective");
@@ -246,6 +384,8 @@ Napi::Value BenchCollective(const Napi::CallbackInfo& info) {
   out.Set("iterations", Napi::Number::New(env, static_cast<double>(iterations)));
   out.Set("slots", Napi::Number::New(env, static_cast<double>(slots)));
   out.Set("errors", Napi::Number::New(env, static_cast<double>(errors)));
+  out.Set("windowUs", Napi::Number::New(env, window_us));
+  out.Set("invalid", Napi::Number::New(env, static_cast<double>(invalid)));
   return out;
 }
 

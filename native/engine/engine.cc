@@ -213,7 +213,7 @@ int multicoreParams(const Call& call, const Bindings& bindings, int algorithm, C
   if (rc != MPI_SUCCESS) return rc;
   if (call.coll == Collective::Allgather) {
     // Remapped allgathers (seed 004): pi of this communicator, computed once per base algorithm.
-    if (const char* base = mapping::remappedAllgatherBase(algorithm)) params.mapping = &state->rankMappings().allgather(base);
+    if (const char* base = mapping::remappedAllgatherBase(algorithm)) params.mapping = &state->rankMappings().allgatherFor(algorithm, base);
   }
   const auto& schedule = state->schedule(call.coll, algorithm, params);
   int tag = state->nextTag();

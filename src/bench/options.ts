@@ -6,7 +6,7 @@ import { parseBytes, UsageError, type OptionSpec, type ParsedOptions } from '../
 import { launcherFlavour, packageRoot, type Flavour } from '../mpi/native';
 import { AUTO, COLLECTIVES, NATIVE, type CollectiveName } from '../select/registry';
 import { lastLevelCacheBytes } from './machine';
-import type { SweepOptions } from './sweep';
+import type { SweepOptions, Timing } from './sweep';
 
 export const SWEEP_OPTIONS: Record<string, OptionSpec> = {
   np: { type: 'int', min: 1 },
@@ -16,6 +16,7 @@ export const SWEEP_OPTIONS: Record<string, OptionSpec> = {
   sizes: { type: 'string' },
   repetitions: { type: 'int', min: 1 },
   'time-ms': { type: 'string' },
+  timing: { type: 'string', choices: ['loop', 'window'] },
   rotate: { type: 'string' },
   root: { type: 'int', min: 0 },
   check: { type: 'flag' },
@@ -31,6 +32,8 @@ export const SWEEP_USAGE = [
   '  --sizes SPEC         MIN..MAX (powers of two) or a list: 1..4M (default), 8,8K,120K',
   '  --repetitions N      repetitions per cell, interleaved across algorithms (default 5; --quick 3)',
   '  --time-ms T          time one repetition of a cell aims at, iterations adapt (default 10; --quick 2)',
+  '  --timing loop|window loop: mean time per call of back-to-back calls (default); window: one call from a\n'+
+  '                       common start on a synchronised clock, until the last rank finishes (what `simulate` predicts)',
   '  --rotate BYTES       rotate buffers over a pool of BYTES so caches do not flatter (default 2 x LLC, at most 64M; 0 = off)',
   '  --root R             root of bcast (default 0)',
   '  --check              validate every received byte of the first call of each cell',
@@ -90,6 +93,7 @@ export function sweepOptions(o: ParsedOptions): SweepOptions {
     sizes: o.sizes ? parseSizes(o.sizes as string) : quick ? [1, 64, 4096, 65536] : parseSizes('1..4M'),
     repetitions: (o.repetitions as number | undefined) ?? (quick ? 3 : 5),
     targetUs: Math.max(1, Math.round(timeMs * 1000)),
+    timing: (o.timing as Timing | undefined) ?? 'loop',
     rotateBytes: o.rotate === undefined ? (quick ? 8 << 20 : defaultRotateBytes()) : parseBytes(o.rotate as string, '--rotate'),
     check: o.check === true,
     root: (o.root as number | undefined) ?? 0,

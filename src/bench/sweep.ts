@@ -25,6 +25,14 @@ export const SIZE_BASIS: Record<CollectiveName, SizeBasisName> = {
   barrier: 'none',
 };
 
+/**
+ * `loop`: the slowest rank's mean time per call over back-to-back calls (OSU, IMB): throughput,
+ * with calls overlapping where the algorithm lets them. `window`: one call from a common start
+ * on a synchronised clock until the last rank finishes (ReproMPI): latency, what the simulator
+ * predicts.
+ */
+export type Timing = 'loop' | 'window';
+
 export interface SweepOptions {
   collectives: CollectiveName[];
   /** Algorithms to run (names, `native`, `auto`); empty = every registered one, native and auto. */
@@ -33,6 +41,8 @@ export interface SweepOptions {
   repetitions: number;
   /** Time one repetition of a cell aims at, in microseconds (iterations adapt to it). */
   targetUs: number;
+  /** How a repetition times the calls (absent in reports of earlier versions: loop). */
+  timing?: Timing;
   /** Bytes of the rotated buffer pools (0: one buffer, reused). */
   rotateBytes: number;
   check: boolean;
@@ -58,6 +68,9 @@ export interface BenchRecord {
   speedup_vs_native: number | null;
   check: 'ok' | 'failed' | 'off';
   errors: number;
+  /** Window timing: the window between call starts, and the calls left out because a rank started late. */
+  window_us?: number;
+  late_calls?: number;
 }
 
 export interface SkippedAlgorithm {
@@ -104,7 +117,9 @@ export function sweepSteps(opts: SweepOptions): number {
 interface Cell {
   algorithm: string;
   iterations: number;
+  windowUs: number;
   times: number[];
+  lateCalls: number;
   errors: number;
   skipped?: string;
 }
@@ -131,7 +146,7 @@ export function runSweep(comm: Comm, opts: SweepOptions, progress?: Progress): B
   for (const coll of opts.collectives) {
     const algorithms = algorithmsFor(coll, opts.algorithms);
     for (const bytes of sizesFor(coll, opts.sizes)) {
-      const cells: Cell[] = algorithms.map((algorithm) => ({ algorithm, iterations: 0, times: [], errors: 0 }));
+      const cells: Cell[] = algorithms.map((algorithm) => ({ algorithm, iterations: 0, windowUs: 0, times: [], lateCalls: 0, errors: 0 }));
       for (let rep = 0; rep < opts.repetitions; rep++) {
         for (const cell of cells) {
           progress?.step(`${coll} ${coll === 'barrier' ? '' : `${formatBytes(bytes)} `}${cell.algorithm}`);
@@ -146,7 +161,9 @@ export function runSweep(comm: Comm, opts: SweepOptions, progress?: Progress): B
             rotateBytes: opts.rotateBytes,
             check: first && opts.check,
             root: opts.root,
-          }) as { timesUs: number[]; iterations: number; errors: number };
+            window: opts.timing === 'window',
+            windowUs: cell.windowUs,
+          }) as { timesUs: (number | null)[]; iterations: number; errors: number; windowUs: number; invalid: number };
           if (first && cell.algorithm !== NATIVE && cell.algorithm !== AUTO) {
             const why = agreedFallback(comm, coll);
             if (why) {
@@ -156,12 +173,22 @@ export function runSweep(comm: Comm, opts: SweepOptions, progress?: Progress): B
             }
           }
           cell.iterations = r.iterations;
+          cell.windowUs = r.windowUs;
+          cell.lateCalls += r.invalid;
           cell.errors += r.errors;
-          cell.times.push(r.timesUs[0]);
+          // null: every window of the repetition had a rank start late (an overloaded machine).
+          if (r.timesUs[0] !== null) cell.times.push(r.timesUs[0]);
         }
       }
       setAlgorithm(coll, null);
-      const nativeMedian = median(cells.find((c) => c.algorithm === NATIVE)!.times);
+      for (const cell of cells) {
+        if (!cell.skipped && cell.times.length === 0) {
+          cell.skipped = `every timing window had a rank start late (${cell.lateCalls} calls): the machine is overloaded`;
+          skipped.push({ collective: coll, algorithm: cell.algorithm, why: cell.skipped });
+        }
+      }
+      const nativeCell = cells.find((c) => c.algorithm === NATIVE)!;
+      const nativeMedian = nativeCell.skipped ? NaN : median(nativeCell.times);
       for (const cell of cells) {
         if (cell.skipped) continue;
         const m = median(cell.times);
@@ -178,9 +205,10 @@ export function runSweep(comm: Comm, opts: SweepOptions, progress?: Progress): B
           median_us: Number(m.toPrecision(6)),
           max_us: Number(quantile(cell.times, 1).toPrecision(6)),
           relative_spread: Number(relativeSpread(cell.times).toFixed(4)),
-          speedup_vs_native: m > 0 ? Number((nativeMedian / m).toFixed(4)) : null,
+          speedup_vs_native: m > 0 && nativeMedian > 0 ? Number((nativeMedian / m).toFixed(4)) : null,
           check: opts.check ? (cell.errors === 0 ? 'ok' : 'failed') : 'off',
           errors: cell.errors,
+          ...(opts.timing === 'window' ? { window_us: Number(cell.windowUs.toPrecision(6)), late_calls: cell.lateCalls } : {}),
         });
       }
     }

@@ -2,7 +2,7 @@
 // predictions for the same communicator, and whether the model orders the algorithms as the
 // measurements do (issue 5: wherever two algorithms' measured times differ by more than 20%).
 import { median } from '../bench/stats';
-import type { BenchReport } from '../bench/sweep';
+import type { BenchReport, Timing } from '../bench/sweep';
 import type { CollectiveName } from '../select/registry';
 
 /** One measured cell across launches: the median of the launches' medians, and their range. */
@@ -21,6 +21,11 @@ export interface ComparedCell extends MeasuredCell {
 }
 
 export type PairVerdict = 'same' | 'reversed' | 'tied';
+
+/** How a report timed its calls (reports written before window timing existed: loop). */
+export function timingOf(report: BenchReport): Timing {
+  return report.options.timing ?? 'loop';
+}
 
 /** Two algorithms of one cell whose measured times differ by more than the threshold. */
 export interface ComparedPair {
@@ -54,8 +59,10 @@ const TIE = 1e-9;
 export function measuredCells(reports: readonly BenchReport[], skip: readonly string[] = ['native', 'auto']): MeasuredCell[] {
   if (reports.length === 0) throw new Error('no bench report to compare with');
   const shape = JSON.stringify(reports[0].job);
+  const timing = timingOf(reports[0]);
   for (const r of reports) {
     if (JSON.stringify(r.job) !== shape) throw new Error(`bench reports of different jobs: ${shape} and ${JSON.stringify(r.job)}`);
+    if (timingOf(r) !== timing) throw new Error(`bench reports of different timings: ${timing} and ${timingOf(r)}`);
   }
   const byCell = new Map<string, { collective: CollectiveName; bytes: number; algorithm: string; medians: number[] }>();
   for (const report of reports) {

@@ -40,4 +40,10 @@ const RankMapping& RankMappingCache::allgather(const std::string& base) {
   return it->second;
 }
 
+const RankMapping& RankMappingCache::allgatherFor(int algorithm, const char* base) {
+  if (algorithm >= static_cast<int>(by_algorithm_.size())) by_algorithm_.resize(algorithm + 1, nullptr);
+  if (!by_algorithm_[algorithm]) by_algorithm_[algorithm] = &allgather(base);
+  return *by_algorithm_[algorithm];
+}
+
 }  // namespace topocoll::mapping

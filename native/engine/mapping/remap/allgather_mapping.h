@@ -44,6 +44,9 @@ class RankMappingCache {
   explicit RankMappingCache(std::vector<int> node_of_slot, std::unique_ptr<PartTree> machine = nullptr)
       : node_of_slot_(std::move(node_of_slot)), machine_(std::move(machine)) {}
   const RankMapping& allgather(const std::string& base);
+  // The same for remapped allgather `algorithm` (a registry index) whose base is `base`, found
+  // without a string lookup: the engine asks on every call.
+  const RankMapping& allgatherFor(int algorithm, const char* base);
   const std::vector<int>& nodeOfSlot() const { return node_of_slot_; }
   // The levels above the nodes (from the topology file), or null: the cut between nodes.
   const PartTree* machine() const { return machine_.get(); }
@@ -51,7 +54,8 @@ class RankMappingCache {
  private:
   std::vector<int> node_of_slot_;
   std::unique_ptr<PartTree> machine_;
-  std::map<std::string, RankMapping> allgather_;
+  std::map<std::string, RankMapping> allgather_;  // nodes are stable: by_algorithm_ points into them
+  std::vector<const RankMapping*> by_algorithm_;
 };
 
 }  // namespace topocoll::mapping

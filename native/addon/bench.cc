@@ -12,6 +12,7 @@
 #include <sched.h>
 
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -167,6 +168,7 @@ int64_t checkedCall(Napi::Env env, Collective coll, MPI_Comm comm, int p, int ra
 // across calls).
 struct GlobalClock {
   double offset = 0;  // rank 0's clock minus ours, seconds
+  bool oversubscribed = false;
   static double local() {
     timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -188,19 +190,18 @@ std::array<char, 40> bootId() {
 
 // Ranks on rank 0's kernel keep offset 0. The others exchange timestamps with rank 0 in turn;
 // the offset comes from the exchange with the shortest round trip (its midpoint is the best
-// estimate of rank 0's reading).
+// estimate of rank 0's reading). `oversubscribed`: more ranks share this kernel than it has CPUs.
 GlobalClock synchroniseClock(Napi::Env env, MPI_Comm comm, int p, int rank) {
   constexpr int kExchanges = 16, kTag = 0x7c10;
-  std::array<char, 40> mine = bootId(), root = mine;
-  check(env, PMPI_Bcast(root.data(), static_cast<int>(root.size()), MPI_CHAR, 0, comm), "benchCollective");
-  int local_differs = root[0] == 0 || mine != root, differs = 0;
-  std::vector<int> others(rank == 0 ? p : 0);
-  check(env, PMPI_Gather(&local_differs, 1, MPI_INT, others.data(), 1, MPI_INT, 0, comm), "benchCollective");
+  using Id = std::array<char, 40>;
+  std::vector<Id> ids(p);
+  Id mine = bootId();
+  check(env, PMPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, ids.data(), static_cast<int>(mine.size()), MPI_CHAR, comm),
+        "benchCollective");
   GlobalClock clock;
+  clock.oversubscribed = std::count(ids.begin(), ids.end(), mine) > sysconf(_SC_NPROCESSORS_ONLN);
   for (int r = 1; r < p; ++r) {
-    if (rank == 0) differs = others[r];
-    check(env, PMPI_Bcast(&differs, 1, MPI_INT, 0, comm), "benchCollective");
-    if (!differs) continue;
+    if (ids[r][0] != 0 && ids[r] == ids[0]) continue;
     if (rank == 0) {
       for (int k = 0; k < kExchanges; ++k) {
         double ignored = 0;
@@ -225,10 +226,11 @@ GlobalClock synchroniseClock(Napi::Env env, MPI_Comm comm, int p, int rank) {
   return clock;
 }
 
-// Yields while the start is far (an oversubscribed node lets the other ranks run), spins close to it.
+// Spins close to the start; yields while it is far, and always on an oversubscribed node (a
+// spinning rank would keep the ones sharing its CPU from starting on time).
 void waitUntil(const GlobalClock& clock, double start) {
   for (double now = clock.now(); now < start; now = clock.now()) {
-    if (start - now > 20e-6) sched_yield();
+    if (clock.oversubscribed || start - now > 20e-6) sched_yield();
   }
 }
 

@@ -200,7 +200,8 @@ double numberArg(Napi::Env env, const Napi::Object& o, const char* key) {
 // signalAlpha: Float64Array per entry (optional: a flag's latency, else α), exchangeBeta:
 // Float64Array per entry (optional: β of a send to a rank that sends back in the round, else β),
 // stride (hops + 1), levelByScope: [socket, node, system] level indices, node, socket, nic:
-// Int32Array per rank, hops, nodesPerSwitch (0: unknown), copyBeta, blockBytes}.
+// Int32Array per rank, hops, nodesPerSwitch (0: unknown), copyBeta, roundOverhead (optional,
+// seconds per round entered), blockBytes}.
 Napi::Value SimulateHockney(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Collective coll = collectiveOf(info[0]);
@@ -242,6 +243,7 @@ Napi::Value SimulateHockney(const Napi::CallbackInfo& info) {
   perEntry("exchangeBeta", &model::LinkCost::exchange_beta);
   m.nic.assign(nic.Data(), nic.Data() + p);
   m.copy_beta = numberArg(env, mo, "copyBeta");
+  if (mo.Has("roundOverhead") && !mo.Get("roundOverhead").IsUndefined()) m.round_overhead = numberArg(env, mo, "roundOverhead");
   // The level and switch hops of src/model/placement.ts's Topology.
   std::vector<int> nodes(node.Data(), node.Data() + p), sockets(socket.Data(), socket.Data() + p);
   int level_socket = by_scope[0], level_node = by_scope[1], level_system = by_scope[2];

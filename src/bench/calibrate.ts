@@ -5,11 +5,12 @@
 // as a repeated median so that a delayed size on a shared machine does not skew it.
 // The result is a topology file (TOPOCOLL_TOPOLOGY) for the models and the topology-aware
 // selection.
-import type { Comm } from '../mpi/comm';
+import { UNDEFINED, type Comm } from '../mpi/comm';
 import { addon } from '../mpi/native';
+import { setAlgorithm } from './override';
 import { machineInfo } from './machine';
 import { median } from './stats';
-import { hostsOf } from './sweep';
+import { hostsOf, type Timing } from './sweep';
 
 export interface LevelFit {
   name: string;
@@ -56,8 +57,94 @@ function measure(comm: Comm, a: number, b: number, quick: boolean, repetitions: 
   });
 }
 
-/** Measures every level the job spans (collective over comm); every rank returns the same fits. */
-export function calibrate(comm: Comm, quick: boolean): LevelFit[] {
+/**
+ * One message from a to b as `topocoll bench --timing window` times calls: from a common start
+ * until b holds it, buffers rotated as the benchmark rotates them (a bcast on the pair, which
+ * binomial sends as one message). Ping-pong keeps one buffer hot and both ranks spinning, and
+ * measures less than an isolated collective's messages cost.
+ */
+function measureWindowed(comm: Comm, a: number, b: number, quick: boolean, rotateBytes: number): Array<[number, number]> {
+  const member = comm.rank === a || comm.rank === b;
+  const pair = comm.split(member ? 0 : UNDEFINED, comm.rank === a ? 0 : 1);
+  const times = new Float64Array(CALIBRATION_SIZES.length);
+  if (pair) {
+    setAlgorithm('bcast', 'binomial');
+    CALIBRATION_SIZES.forEach((bytes, i) => {
+      const { timesUs } = addon().benchCollective(pair.handle, 'bcast', bytes, {
+        window: true,
+        rotateBytes,
+        targetUs: quick ? 2000 : 10000,
+        repetitions: quick ? 3 : 5,
+      }) as { timesUs: (number | null)[] };
+      times[i] = median(timesUs.filter((t): t is number => t !== null));
+    });
+    setAlgorithm('bcast', null);
+    pair.free();
+  }
+  comm.bcast(times, a);
+  return CALIBRATION_SIZES.map((bytes, i) => [bytes, times[i]] as [number, number]);
+}
+
+/** Bytes per second of a local copy of `bytes` from a source rotated over `rotateBytes` (as the benchmark's buffers are), on this rank. */
+function measureCopyBandwidth(bytes: number, rotateBytes: number): number {
+  const slots = Math.max(1, Math.floor(rotateBytes / bytes));
+  const pool = Buffer.alloc(slots * bytes, 1);
+  const target = Buffer.alloc(bytes);
+  let best = Infinity;
+  for (let rep = 0; rep < 5; rep++) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < slots; i++) pool.copy(target, 0, i * bytes, (i + 1) * bytes);
+    best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e9 / slots);
+  }
+  return bytes / best;
+}
+
+/**
+ * The engine's own work per round of a schedule, in seconds: on rank 0 alone, a one-round
+ * collective (allgather: a copy of 8 B) against a zero-round one (bcast), back to back; the
+ * other ranks wait. Machine profiles take it as `round_overhead` (src/model/machine.ts).
+ */
+function measureRoundOverhead(comm: Comm, quick: boolean): number {
+  const self = comm.split(comm.rank === 0 ? 0 : UNDEFINED);
+  let seconds = 0;
+  if (self) {
+    const perCall = (coll: 'allgather' | 'bcast', algorithm: string) => {
+      setAlgorithm(coll, algorithm);
+      const { timesUs } = addon().benchCollective(self.handle, coll, 8, { targetUs: quick ? 2000 : 10000, repetitions: quick ? 3 : 7 }) as { timesUs: number[] };
+      setAlgorithm(coll, null);
+      return median(timesUs);
+    };
+    seconds = Math.max(0, perCall('allgather', 'ring') - perCall('bcast', 'binomial')) * 1e-6;
+    self.free();
+  }
+  return comm.bcast(new Float64Array([seconds]), 0)[0];
+}
+
+export interface Calibration {
+  /** How the levels were timed: ping-pong (`loop`) or one message from a common start (`window`). */
+  readonly timing: Timing;
+  readonly levels: LevelFit[];
+  /** Seconds of the engine's own work per schedule round. */
+  readonly roundOverhead: number;
+  /** Bytes per second of a 1 MiB local copy whose source rotates as the benchmark's buffers do. */
+  readonly copyBandwidth: number;
+}
+
+const COPY_BYTES = 1 << 20;
+
+/**
+ * Measures every level the job spans and the engine's per-round work (collective over comm);
+ * every rank returns the same. `window`: one message timed as `bench --timing window` times
+ * calls, buffers rotated over `rotateBytes`; `loop`: ping-pong.
+ */
+export function calibrate(comm: Comm, quick: boolean, timing: Timing, rotateBytes: number): Calibration {
+  const levels = calibrateLevels(comm, quick, timing === 'window' ? { rotateBytes } : undefined);
+  const roundOverhead = measureRoundOverhead(comm, quick);
+  const copy = comm.bcast(new Float64Array([comm.rank === 0 ? measureCopyBandwidth(COPY_BYTES, Math.max(rotateBytes, COPY_BYTES)) : 0]), 0)[0];
+  return { timing, levels, roundOverhead, copyBandwidth: copy };
+}
+
+function calibrateLevels(comm: Comm, quick: boolean, window?: { rotateBytes: number }): LevelFit[] {
   const hosts = hostsOf(comm);
   const fits: LevelFit[] = [];
   const repetitions = quick ? 2 : 3;
@@ -67,12 +154,13 @@ export function calibrate(comm: Comm, quick: boolean): LevelFit[] {
     const peer = hosts.findIndex((h, i) => i > r && h === hosts[r]);
     if (peer > 0) intra = [r, peer];
   }
+  const measured = (a: number, b: number) => (window ? measureWindowed(comm, a, b, quick, window.rotateBytes) : measure(comm, a, b, quick, repetitions));
   if (interPeer > 0) {
-    const points = measure(comm, 0, interPeer, quick, repetitions);
+    const points = measured(0, interPeer);
     fits.push({ name: 'network', scope: 'system', ranks: [0, interPeer], ...fitHockney(points), points });
   }
   if (intra) {
-    const points = measure(comm, intra[0], intra[1], quick, repetitions);
+    const points = measured(intra[0], intra[1]);
     fits.push({ name: 'node', scope: interPeer > 0 ? 'host' : 'system', ranks: intra, ...fitHockney(points), points });
   }
   return fits;
@@ -86,20 +174,26 @@ function unitBandwidth(bytesPerSecond: number): string {
   return `${Number((bytesPerSecond / 1048576).toPrecision(4))} MiB/s`;
 }
 
-/** The topology file (YAML) of the fits, with how they were measured as comments. */
-export function topologyYaml(fits: readonly LevelFit[], library: string): string {
+/** The topology file (YAML) of a calibration, with how it was measured as comments. */
+export function topologyYaml(c: Calibration, library: string): string {
   const m = machineInfo();
+  const how =
+    c.timing === 'window'
+      ? 'One message between two ranks per level, from a common start until it is received (bench --timing window, buffers rotated)'
+      : 'Ping-pong between two ranks per level (half round-trip)';
   const lines = [
     `# Calibrated by \`topocoll bench --calibrate\` on ${m.hostname} (${m.cpuModel}, ${m.cpus} CPUs), ${new Date().toISOString()}`,
-    `# ${library}. Ping-pong between two ranks per level: latency = half round-trip of 8-64 B,`,
-    `# bandwidth = inverse of the repeated-median slope of the half round-trip over ${BANDWIDTH_FROM / 1024} KiB..4 MiB (Hockney: t(n) = latency + n / bandwidth).`,
+    `# ${library}. ${how}: latency = the time of 8-64 B,`,
+    `# bandwidth = inverse of the repeated-median slope of the time over ${BANDWIDTH_FROM / 1024} KiB..4 MiB (Hockney: t(n) = latency + n / bandwidth).`,
+    `# For machine profiles of \`topocoll simulate\` (docs/models.md): round_overhead: ${unitLatency(c.roundOverhead)} (the engine's work per`,
+    `# schedule round: allgather against bcast on one rank); copy_bandwidth: ${unitBandwidth(c.copyBandwidth)} (1 MiB copies, source rotated).`,
     `name: calibrated-${m.hostname.replace(/[^A-Za-z0-9_.-]/g, '-')}`,
     `description: measured by topocoll bench --calibrate`,
     'levels:',
   ];
-  for (const f of fits) {
+  for (const f of c.levels) {
     lines.push(`  - name: ${f.name}`, `    scope: ${f.scope}`, `    latency: ${unitLatency(f.latency)}`, `    bandwidth: ${unitBandwidth(f.bandwidth)}`);
-    lines.push(`    # ranks ${f.ranks[0]} and ${f.ranks[1]}; half round-trip (bytes: us): ${f.points.map(([b, t]) => `${b}: ${t.toFixed(2)}`).join(', ')}`);
+    lines.push(`    # ranks ${f.ranks[0]} and ${f.ranks[1]}; time (bytes: us): ${f.points.map(([b, t]) => `${b}: ${t.toFixed(2)}`).join(', ')}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -86,13 +86,14 @@ export const bench: Command = {
     const rank = world.rank;
     if (o.calibrate) {
       if (world.size < 2) throw new UsageError('--calibrate needs at least 2 ranks');
-      const fits = calibrate(world, o.quick === true);
+      const c = calibrate(world, o.quick === true, sweep.timing ?? 'loop', sweep.rotateBytes);
       if (rank === 0) {
         const file = (o['topology-out'] as string | undefined) ?? 'topology.calibrated.yaml';
-        writeFileSync(file, topologyYaml(fits, libraryName()));
-        for (const f of fits) {
+        writeFileSync(file, topologyYaml(c, libraryName()));
+        for (const f of c.levels) {
           console.log(`${f.name} (${f.scope}, ranks ${f.ranks.join(' and ')}): latency ${(f.latency * 1e6).toFixed(2)} us, bandwidth ${(f.bandwidth / 1048576).toFixed(0)} MiB/s`);
         }
+        console.log(`round overhead (the engine's work per schedule round): ${(c.roundOverhead * 1e6).toFixed(3)} us; copy bandwidth ${(c.copyBandwidth / 1048576).toFixed(0)} MiB/s`);
         console.log(`wrote ${file} (use it with TOPOCOLL_TOPOLOGY=${file})`);
       }
       return 0;

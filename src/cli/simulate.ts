@@ -17,7 +17,7 @@ import {
   type ModelName,
   type SimulateRow,
 } from '../model';
-import { measuredCells, rankAgreement, type ComparedCell, type RankAgreement } from '../model/compare';
+import { measuredCells, rankAgreement, timingOf, type ComparedCell, type RankAgreement } from '../model/compare';
 import { COLLECTIVES, collectiveInfo, type CollectiveName } from '../select/registry';
 import { benchSchema } from './bench';
 import type { Command } from './main';
@@ -183,11 +183,17 @@ function formatComparison(cells: readonly ComparedCell[], agreement: RankAgreeme
   const gap = Math.round((agreement.threshold - 1) * 100);
   const reversed = agreement.pairs
     .filter((p) => p.verdict !== 'same')
-    .map((p) => `  ${p.verdict}: ${p.collective} ${p.collective === 'barrier' ? '' : `${formatBytes(p.bytes)} `}${p.faster} measured ${p.measured_ratio.toFixed(2)}x faster than ${p.slower}, predicted ${p.predicted_ratio.toFixed(2)}x`);
+    .map(
+      (p) =>
+        `  ${p.verdict}: ${p.collective} ${p.collective === 'barrier' ? '' : `${formatBytes(p.bytes)} `}${p.faster} measured ${p.measured_ratio.toFixed(2)}x faster than ${p.slower}` +
+        `${p.every_launch ? ' (in every launch)' : ''}, predicted ${p.predicted_ratio.toFixed(2)}x`,
+    );
+  const robust = agreement.everyLaunch;
   return [
     table,
     '',
     `pairs measured more than ${gap}% apart: ${agreement.pairs.length}; the model orders ${agreement.same} the same way, ${agreement.reversed} the other way, and ties ${agreement.tied}`,
+    `of them apart in the same order in every launch: ${robust.pairs}; the model orders ${robust.same} the same way, ${robust.reversed} the other way, and ties ${robust.tied}`,
     ...reversed,
   ].join('\n');
 }
@@ -198,7 +204,7 @@ export const simulate: Command = {
     'topocoll simulate --coll <collective> --np <ranks> [--ppn <ranks per node>] [--bytes <size>] [--algorithm <name>|all] ' +
     '[--machine <profile name or file>] [--model hockney|loggp|contention] [--rho <load>] [--root <rank>] [--no-verify] [--timing native|js] [--json] ' +
     '[--sweep --out <dir>]   (with --sweep, --np and --bytes take comma-separated lists)\n' +
-    '       topocoll simulate --compare <bench.json>[,<bench.json>...] [--machine <profile>] [--ppn <ranks per node>] [--json]' +
+    '       topocoll simulate --compare <bench.json>[,<bench.json>...] [--machine <profile>] [--ppn <ranks per node>] [--model hockney|loggp] [--json]' +
     '   (predictions next to `topocoll bench --json` reports: the median of their medians; pairs of algorithms more than 20% apart, ordered as measured?)',
   async run(args) {
     const { options, rest } = parseOptions(args, {
@@ -223,12 +229,18 @@ export const simulate: Command = {
       const reports = list(String(options.compare), readBenchReport);
       const machineName = (options.machine as string | undefined) ?? 'dev-vm';
       const machine = userError(() => loadProfile(machineName));
-      const { np, ppn, cells, agreement } = compareWithBench(reports, { machine, ppn: options.ppn as number | undefined });
+      const model = (options.model as ModelName | undefined) ?? 'hockney';
+      if (model === 'contention') throw new UsageError('--compare takes --model hockney or loggp (the contention model needs a load, see docs/models.md)');
+      const { np, ppn, cells, agreement } = compareWithBench(reports, { machine, ppn: options.ppn as number | undefined, model });
+      const timing = timingOf(reports[0]);
       if (options.json) {
-        console.log(JSON.stringify({ machine: machineName, np, ppn, cells, agreement }, null, 2));
+        console.log(JSON.stringify({ machine: machineName, model, timing, np, ppn, cells, agreement }, null, 2));
         return 0;
       }
-      console.log(`${reports.length} bench report${reports.length === 1 ? '' : 's'} of ${np} ranks, ${ppn} per node, against predictions on ${machineName} (hockney model)\n`);
+      console.log(
+        `${reports.length} bench report${reports.length === 1 ? '' : 's'} (${timing} timing) of ${np} ranks, ${ppn} per node, against predictions on ${machineName} (${model} model)` +
+          `${timing === 'loop' ? '\nthe model predicts one call from a common start; loop timing lets back-to-back calls overlap (--timing window measures one call)' : ''}\n`,
+      );
       console.log(formatComparison(cells, agreement));
       return 0;
     }

@@ -24,7 +24,7 @@ export type PairVerdict = 'same' | 'reversed' | 'tied';
 
 /** How a report timed its calls (reports written before window timing existed: loop). */
 export function timingOf(report: BenchReport): Timing {
-  return report.options.timing ?? 'loop';
+  return report.options?.timing ?? 'loop';
 }
 
 /** Two algorithms of one cell whose measured times differ by more than the threshold. */
@@ -39,13 +39,20 @@ export interface ComparedPair {
   /** Predicted time of the measured-slower over that of the measured-faster (> 1: same order). */
   readonly predicted_ratio: number;
   readonly verdict: PairVerdict;
+  /** The faster one was faster in every launch: its slowest launch beat the other's fastest. */
+  readonly every_launch: boolean;
 }
 
-export interface RankAgreement {
-  readonly threshold: number;
+export interface VerdictCounts {
   readonly same: number;
   readonly reversed: number;
   readonly tied: number;
+}
+
+export interface RankAgreement extends VerdictCounts {
+  readonly threshold: number;
+  /** The same counts over the pairs ordered alike in every launch (a gap the noise did not make). */
+  readonly everyLaunch: VerdictCounts & { readonly pairs: number };
   readonly pairs: readonly ComparedPair[];
 }
 
@@ -101,10 +108,15 @@ export function rankAgreement(cells: readonly ComparedCell[], threshold = 1.2): 
         if (!(measured_ratio > threshold)) continue;
         const predicted_ratio = slow.predicted_us / fast.predicted_us;
         const verdict: PairVerdict = Math.abs(predicted_ratio - 1) <= TIE ? 'tied' : predicted_ratio > 1 ? 'same' : 'reversed';
-        pairs.push({ collective: fast.collective, bytes: fast.bytes, faster: fast.algorithm, slower: slow.algorithm, measured_ratio, predicted_ratio, verdict });
+        const every_launch = fast.highest_us < slow.lowest_us;
+        pairs.push({ collective: fast.collective, bytes: fast.bytes, faster: fast.algorithm, slower: slow.algorithm, measured_ratio, predicted_ratio, verdict, every_launch });
       }
     }
   }
-  const count = (v: PairVerdict) => pairs.filter((p) => p.verdict === v).length;
-  return { threshold, same: count('same'), reversed: count('reversed'), tied: count('tied'), pairs };
+  const counts = (of: readonly ComparedPair[]): VerdictCounts => {
+    const count = (v: PairVerdict) => of.filter((p) => p.verdict === v).length;
+    return { same: count('same'), reversed: count('reversed'), tied: count('tied') };
+  };
+  const robust = pairs.filter((p) => p.every_launch);
+  return { threshold, ...counts(pairs), everyLaunch: { pairs: robust.length, ...counts(robust) }, pairs };
 }

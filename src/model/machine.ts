@@ -61,6 +61,8 @@ export interface Machine {
   readonly network?: NetworkParams;
   /** Seconds per byte of a local copy; 0 when the profile does not say. */
   readonly copyBeta: number;
+  /** Seconds a rank's executor spends entering one round of a schedule (software); 0 when the profile does not say. */
+  readonly roundOverhead: number;
 }
 
 type KeyPath = readonly (string | number)[];
@@ -199,7 +201,7 @@ class ProfileReader {
   }
 }
 
-const TOP_KEYS = ['name', 'description', 'node', 'levels', 'network', 'copy_bandwidth', 'notes'];
+const TOP_KEYS = ['name', 'description', 'node', 'levels', 'network', 'copy_bandwidth', 'round_overhead', 'notes'];
 const NODE_KEYS = ['sockets', 'cores_per_socket', 'nics'];
 const LEVEL_KEYS = ['name', 'scope', 'latency', 'bandwidth', 'overhead', 'gap', 'nic', 'signal_latency', 'exchange_bandwidth'];
 const NETWORK_KEYS = ['switch_radix', 'hops', 'nodes_per_switch', 'clock', 'packet'];
@@ -270,6 +272,7 @@ function readMachine(reader: ProfileReader, file: string): Machine {
     levels,
     network,
     copyBeta: copyBandwidth === Infinity || copyBandwidth === 0 ? 0 : 1 / copyBandwidth,
+    roundOverhead: reader.quantity(['round_overhead'], 'time', 0),
   };
 }
 

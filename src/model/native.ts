@@ -150,6 +150,7 @@ export function nativeTiming(
     hops: net?.hops ?? 1,
     nodesPerSwitch: net?.nodesPerSwitch ?? 0,
     copyBeta: machine.copyBeta,
+    roundOverhead: machine.roundOverhead,
     blockBytes,
   });
 }

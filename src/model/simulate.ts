@@ -3,7 +3,8 @@
 // the time the slowest rank finishes.
 //
 // Timing rules:
-// - A rank posts a round's sends when it enters the round; the round ends when its last send
+// - A rank posts a round's sends when it enters the round, the machine's round overhead (the
+//   executor's own work) after leaving the previous one; the round ends when its last send
 //   has left and its last message has arrived; its copies then take bytes x copyBeta.
 // - A send starts when the sender's port is free and, between nodes, when the NIC it shares
 //   with the other processes of its node is free (seed 002's per-port data); it keeps both
@@ -134,6 +135,7 @@ class TimingReplay implements EngineHooks {
   }
 
   startRound(r: number, _round: number, first: number, end: number): void {
+    this.roundStart[r] += this.topology.machine.roundOverhead;
     this.roundEnd[r] = this.roundStart[r];
     this.roundFirst[r] = first;
     this.roundStop[r] = end;

@@ -123,6 +123,33 @@ describe('topocoll tune (Open MPI)', () => {
   });
 });
 
+describe('topocoll bench --timing window', () => {
+  it('times one call from a common start: a bcast waits for its message there, while a loop lets the root run ahead', async () => {
+    const args = ['bench', '--np', '2', '--mpi', FLAVOURS[0], '--collectives', 'bcast,barrier', '--algorithms', 'binomial,shm_hierarchical', '--sizes', '8,64K', '--repetitions', '3', '--time-ms', '2', '--quiet'];
+    const windowJson = path.join(tmp, 'window.json');
+    const loopJson = path.join(tmp, 'loop.json');
+    const windowed = await topocoll([...args, '--timing', 'window', '--json', windowJson]);
+    expectSuccess(windowed);
+    expectSuccess(await topocoll([...args, '--json', loopJson]));
+    const w = JSON.parse(readFileSync(windowJson, 'utf8')) as BenchReport;
+    const l = JSON.parse(readFileSync(loopJson, 'utf8')) as BenchReport;
+    expect(validateSchema(BENCH_SCHEMA, w)).toEqual([]);
+    expect(w.options.timing).toBe('window');
+    for (const r of w.records) {
+      expect(r.window_us).toBeGreaterThan(r.median_us);
+      expect(r.late_calls).toBeGreaterThanOrEqual(0);
+      expect(r.median_us).toBeGreaterThan(0);
+    }
+    expect(l.records.every((r) => r.window_us === undefined)).toBe(true);
+    const at = (report: BenchReport, collective: string, algorithm: string, bytes: number) =>
+      report.records.find((r) => r.collective === collective && r.algorithm === algorithm && r.bytes === bytes)!.median_us;
+    // 8 B binomial: in a loop the root's eager send returns at once and calls overlap; from a
+    // common start the call lasts until rank 1 has the message.
+    expect(at(w, 'bcast', 'binomial', 8)).toBeGreaterThan(at(l, 'bcast', 'binomial', 8));
+    expect(at(w, 'bcast', 'binomial', 65536)).toBeGreaterThan(at(w, 'bcast', 'binomial', 8));
+  });
+});
+
 describe('topocoll bench --calibrate', () => {
   it('fits latency and bandwidth robustly: one delayed size does not move them', () => {
     // 2 us + n / (1 GB/s), with 64 KiB delayed 30x as a loaded machine does.
@@ -143,5 +170,20 @@ describe('topocoll bench --calibrate', () => {
     expect(t.levels[0]).toMatchObject({ name: 'node', scope: 'system' });
     expect(t.levels[0].latency).toBeGreaterThan(0);
     expect(t.levels[0].bandwidth).toBeGreaterThan(0);
+  });
+
+  it('--timing window times one message as the window benchmark does, and measures the engine\'s round overhead', async () => {
+    const out = path.join(tmp, 'calibrated-window.yaml');
+    const run = await topocoll(['bench', '--calibrate', '--quick', '--timing', 'window', '--np', '2', '--mpi', FLAVOURS[0], '--topology-out', out]);
+    expectSuccess(run);
+    const overhead = /^round overhead \(the engine's work per schedule round\): ([\d.]+) us; copy bandwidth (\d+) MiB\/s$/m.exec(run.stdout);
+    expect(overhead).not.toBeNull();
+    // One round of a collective on one rank: more than nothing, far less than a message.
+    expect(Number(overhead![1])).toBeLessThan(5);
+    expect(Number(overhead![2])).toBeGreaterThan(100);
+    const text = readFileSync(out, 'utf8');
+    expect(text).toContain('from a common start until it is received');
+    expect(text).toMatch(/round_overhead: [\d.e-]+ us/);
+    expect(loadTopology(out).levels[0].latency).toBeGreaterThan(0);
   });
 });

@@ -36,8 +36,10 @@ describe('measured cells', () => {
     expect(cells).toEqual([{ collective: 'allgather', bytes: 1024, algorithm: 'ring', measured_us: 12, lowest_us: 10, highest_us: 30, launches: 3 }]);
   });
 
-  it('refuse reports of different jobs', () => {
+  it('refuse reports of different jobs or timings', () => {
     expect(() => measuredCells([report({}), report({}, { ranks: 2, nodes: 1, ranksPerNode: [2] })])).toThrow(/different jobs/);
+    const windowed = { ...report({}), options: { timing: 'window' } } as unknown as BenchReport;
+    expect(() => measuredCells([report({}), windowed])).toThrow('bench reports of different timings: loop and window');
     expect(() => measuredCells([])).toThrow(/no bench report/);
   });
 });
@@ -54,6 +56,18 @@ describe('rank agreement', () => {
       ['bruck<neighbor_exchange:reversed', 'recursive_doubling<bruck:reversed', 'recursive_doubling<neighbor_exchange:reversed', 'ring<bruck:same', 'ring<neighbor_exchange:tied'].sort(),
     );
     expect([a.same, a.reversed, a.tied]).toEqual([1, 3, 1]);
+  });
+
+  it('tells the pairs ordered alike in every launch from those a noisy launch separated', () => {
+    const spread = (c: ComparedCell, lowest_us: number, highest_us: number): ComparedCell => ({ ...c, lowest_us, highest_us, launches: 3 });
+    const a = rankAgreement([
+      spread(cell('ring', 100, 50), 90, 110),
+      spread(cell('bruck', 150, 40), 140, 160), // apart in every launch, predicted faster: a robust reversal
+      spread(cell('neighbor_exchange', 130, 30), 105, 170), // overlaps ring's launches
+    ]);
+    expect(a.pairs.map((p) => `${p.faster}<${p.slower}:${p.every_launch}`).sort()).toEqual(['ring<bruck:true', 'ring<neighbor_exchange:false'].sort());
+    expect(a.everyLaunch).toEqual({ pairs: 1, same: 0, reversed: 1, tied: 0 });
+    expect([a.same, a.reversed, a.tied]).toEqual([0, 2, 0]);
   });
 
   it('never pairs cells of different sizes or collectives', () => {

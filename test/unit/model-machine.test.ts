@@ -79,6 +79,8 @@ describe('machine profiles', () => {
       levels: [{ name: 'net', scope: 'system', latency: '1 us', bandwidth: '1 GB/s' }],
     });
     expect(parseMachine(json, 'j.json').levels[0].alpha).toBeCloseTo(1e-6, 15);
+    expect(parseMachine(json, 'j.json').roundOverhead).toBe(0);
+    expect(parseMachine(`${twoLevel}round_overhead: 30 ns\n`, 'm.yaml').roundOverhead).toBeCloseTo(30e-9, 18);
     expect(machineFromObject(JSON.parse(json)).node.nics).toBe(1);
   });
 
@@ -91,6 +93,7 @@ describe('machine profiles', () => {
     expect(errorOf(twoLevel.replace('scope: system', 'scope: warp'))).toBe('m.yaml:12: levels[1].scope: "warp" is not one of socket, node, system');
     expect(errorOf(twoLevel.replace('  switch_radix: 16', '  switch_radix: 1'))).toBe('m.yaml:16: network.switch_radix: must be an integer >= 2, got 1');
     expect(errorOf(`${twoLevel}  - [unclosed\n`)).toMatch(/^m\.yaml:21: not valid YAML: /);
+    expect(errorOf(`${twoLevel}round_overhead: 30\n`)).toBe('m.yaml:21: round_overhead: 30 needs a unit, e.g. "2.37 us"');
     expect(() => loadMachine('/nonexistent/profile.yaml')).toThrow('/nonexistent/profile.yaml: cannot read: ENOENT');
   });
 

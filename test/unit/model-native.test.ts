@@ -38,6 +38,7 @@ function twoLevel(ppn: number): Machine {
       { name: 'network', scope: 'system', alpha: INTER.alpha, beta: INTER.beta, overhead: 0, gap: 0, usesNic: true, signalAlpha: INTER.alpha, exchangeBeta: INTER.beta },
     ],
     copyBeta: INTRA.beta,
+    roundOverhead: 0,
   };
 }
 
@@ -112,9 +113,14 @@ describe('TypeScript simulator, addon timing and engine model agree on real sche
       expect(mine.messages).toBe(ts.messages);
       expect(mine.rounds).toBe(ts.rounds);
 
-      // A profile's signal latency (a flag's cache-line trip) and exchange bandwidth (both
-      // directions of a pair at once) price flags and exchanges alike in both simulators.
-      const signalled: Machine = { ...machine, levels: machine.levels.map((l) => ({ ...l, signalAlpha: l.alpha / 4, exchangeBeta: l.beta * 2 })) };
+      // A profile's signal latency (a flag's cache-line trip), exchange bandwidth (both
+      // directions of a pair at once) and round overhead (the executor's work per round) price
+      // flags, exchanges and rounds alike in both simulators.
+      const signalled: Machine = {
+        ...machine,
+        levels: machine.levels.map((l) => ({ ...l, signalAlpha: l.alpha / 4, exchangeBeta: l.beta * 2 })),
+        roundOverhead: 0.03e-6,
+      };
       const tsSignalled = simulate({
         p: c.p,
         compiled: (rank) => compileSchedule(nativeSchedules(request(rank)), c.p, false),

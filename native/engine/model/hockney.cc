@@ -161,6 +161,7 @@ class Replay {
     const int32_t* w = streams_[r];
     const size_t first = header_[r] + 1, end = first + w[2 * header_[r]];
     const int32_t awaited = w[2 * header_[r] + 1];
+    round_start_[r] += m_.round_overhead;
     round_end_[r] = round_start_[r];
     pending_[r] = awaited;
     if (awaited == 0) {

@@ -41,6 +41,7 @@ struct HockneyMachine {
   std::function<int(int, int)> level_of;  // (rank a, rank b) -> index into levels
   std::vector<int> nic;                   // per rank: the network port it shares (its node)
   double copy_beta = 0;                   // seconds per byte of a local copy
+  double round_overhead = 0;              // seconds the executor spends entering a round
 };
 
 // Two levels: ranks on one node (intra) and ranks on different nodes (inter, through the node's

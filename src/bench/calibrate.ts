@@ -1,10 +1,11 @@
 // `topocoll bench --calibrate`: the Hockney parameters of each level of the job's machine, from
-// ping-pong between two ranks that meet at that level: inside a node (shared memory) and, when
-// the job spans nodes, across them. t(n) = alpha + n / beta: alpha is the half round-trip of a
-// small message, beta the inverse slope over large ones (where alpha no longer matters), taken
-// as a repeated median so that a delayed size on a shared machine does not skew it.
-// The result is a topology file (TOPOCOLL_TOPOLOGY) for the models and the topology-aware
-// selection.
+// two ranks that meet at that level: inside a node (shared memory) and, when the job spans
+// nodes, across them; by ping-pong, or with `--timing window` one message timed as the window
+// benchmark times calls. t(n) = alpha + n / beta: alpha is the time of a small message, beta the
+// inverse slope over large ones (where alpha no longer matters), taken as a repeated median so
+// that a delayed size on a shared machine does not skew it. Also the engine's work per schedule
+// round and the copy bandwidth, which machine profiles take. The result is a topology file
+// (TOPOCOLL_TOPOLOGY) for the models and the topology-aware selection.
 import { UNDEFINED, type Comm } from '../mpi/comm';
 import { addon } from '../mpi/native';
 import { setAlgorithm } from './override';
@@ -76,12 +77,16 @@ function measureWindowed(comm: Comm, a: number, b: number, quick: boolean, rotat
         targetUs: quick ? 2000 : 10000,
         repetitions: quick ? 3 : 5,
       }) as { timesUs: (number | null)[] };
-      times[i] = median(timesUs.filter((t): t is number => t !== null));
+      const valid = timesUs.filter((t): t is number => t !== null);
+      times[i] = valid.length > 0 ? median(valid) : NaN;
     });
     setAlgorithm('bcast', null);
     pair.free();
   }
   comm.bcast(times, a);
+  if (times.some(Number.isNaN)) {
+    throw new Error(`--calibrate --timing window: ranks ${a} and ${b} started every timed message late (more ranks than CPUs?); calibrate without --timing window`);
+  }
   return CALIBRATION_SIZES.map((bytes, i) => [bytes, times[i]] as [number, number]);
 }
 

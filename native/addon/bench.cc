@@ -7,6 +7,7 @@
 //                                           the last call (then native ran: the timing is not its own)
 //   benchCollective(comm, collective, bytes, options) -> {timesUs, iterations, slots, errors, windowUs, invalid}
 //   pingPong(comm, a, b, bytes, iterations) -> half round-trip in microseconds, on every rank
+//   pairedLink(comm, peer, bytes, iterations, burst) -> {halfRttUs, perMessageUs}, every pair at once
 //   installRules(json, source, lines)       the Node side hands over a rules file it read (YAML
 //                                           or JSON) before loadConfig(); see rules.h
 #include <sched.h>
@@ -428,6 +429,65 @@ Napi::Value PingPong(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, half_rtt);
 }
 
+// pairedLink(comm, peer, bytes, iterations, burst): every rank with a peer (-1: none; the
+// pairing must be symmetric) measures its link to it at the same time as all the other pairs,
+// so that the figures carry the load of a collective in which every rank communicates (ranks
+// sharing CPUs, or a network port). Returns {halfRttUs, perMessageUs} for this rank: the half
+// round-trip of `bytes`, and the time per message of a burst of `burst` of them posted at once
+// (the lower rank sends, then waits for a 1-byte ack; the round trip taken off): LogGP's gap
+// under load. Ranks without a peer return zeros.
+Napi::Value PairedLink(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MPI_Comm comm = commArg(info[0]);
+  int p = 0, rank = 0;
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &rank);
+  int peer = static_cast<int>(intArg(info[1], "peer", -1, p - 1));
+  if (peer == rank) throwRange(env, "pairedLink: a rank cannot be its own peer");
+  int count = static_cast<int>(intArg(info[2], "bytes", 0, 1 << 24));
+  int64_t iterations = intArg(info[3], "iterations", 1, 1000000);
+  int burst = static_cast<int>(intArg(info[4], "burst", 1, 4096));
+  std::vector<unsigned char> buffer(static_cast<size_t>(std::max(count, 1)) * burst);
+  std::vector<MPI_Request> reqs(burst);
+  const int tag = 8;
+  double half_rtt = 0, per_message = 0;
+  check(env, PMPI_Barrier(comm), "pairedLink");
+  if (peer >= 0) {
+    const bool lead = rank < peer;
+    unsigned char ack = 0;
+    double t0 = PMPI_Wtime();
+    for (int64_t i = 0; i < iterations; ++i) {
+      if (lead) {
+        check(env, PMPI_Send(buffer.data(), count, MPI_BYTE, peer, tag, comm), "pairedLink");
+        check(env, PMPI_Recv(buffer.data(), count, MPI_BYTE, peer, tag, comm, MPI_STATUS_IGNORE), "pairedLink");
+      } else {
+        check(env, PMPI_Recv(buffer.data(), count, MPI_BYTE, peer, tag, comm, MPI_STATUS_IGNORE), "pairedLink");
+        check(env, PMPI_Send(buffer.data(), count, MPI_BYTE, peer, tag, comm), "pairedLink");
+      }
+    }
+    double rtt = (PMPI_Wtime() - t0) / static_cast<double>(iterations);
+    half_rtt = rtt / 2 * 1e6;
+    t0 = PMPI_Wtime();
+    for (int64_t i = 0; i < iterations; ++i) {
+      for (int k = 0; k < burst; ++k) {
+        unsigned char* slot = buffer.data() + static_cast<size_t>(std::max(count, 1)) * k;
+        check(env, lead ? PMPI_Isend(slot, count, MPI_BYTE, peer, tag, comm, &reqs[k]) : PMPI_Irecv(slot, count, MPI_BYTE, peer, tag, comm, &reqs[k]),
+              "pairedLink");
+      }
+      check(env, PMPI_Waitall(burst, reqs.data(), MPI_STATUSES_IGNORE), "pairedLink");
+      if (lead) check(env, PMPI_Recv(&ack, 1, MPI_BYTE, peer, tag, comm, MPI_STATUS_IGNORE), "pairedLink");
+      else check(env, PMPI_Send(&ack, 1, MPI_BYTE, peer, tag, comm), "pairedLink");
+    }
+    double each = (PMPI_Wtime() - t0) / static_cast<double>(iterations);
+    per_message = std::max(0.0, each - rtt) / burst * 1e6;
+  }
+  check(env, PMPI_Barrier(comm), "pairedLink");
+  auto out = Napi::Object::New(env);
+  out.Set("halfRttUs", Napi::Number::New(env, half_rtt));
+  out.Set("perMessageUs", Napi::Number::New(env, per_message));
+  return out;
+}
+
 // installRules(json, source, lines): `lines[i]` is rule i's line in the file `source`.
 Napi::Value InstallRules(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -452,6 +512,7 @@ void initBench(Napi::Env env, Napi::Object exports) {
   exports.Set("takeFallback", Napi::Function::New(env, TakeFallback));
   exports.Set("benchCollective", Napi::Function::New(env, BenchCollective));
   exports.Set("pingPong", Napi::Function::New(env, PingPong));
+  exports.Set("pairedLink", Napi::Function::New(env, PairedLink));
   exports.Set("installRules", Napi::Function::New(env, InstallRules));
 }
 

@@ -150,6 +150,19 @@ describe('topocoll bench --timing window', () => {
   });
 });
 
+describe('bench/loaded.js', () => {
+  it('measures a level\'s latency and LogGP gap with every pair talking at once', async () => {
+    const run = await mpirun({ flavour: FLAVOURS[0], np: 2, args: [path.join(repoRoot, 'bench/loaded.js')], timeoutMs: TIMEOUT });
+    expectSuccess(run);
+    const { shm, network } = JSON.parse(run.stdout.trim().split('\n').pop()!);
+    expect(network).toBeUndefined(); // one host: no pair across hosts
+    expect(shm.latencyUs).toBeGreaterThan(0);
+    // Messages posted together overlap: one more of a burst costs less than a round trip's half.
+    expect(shm.gapUs).toBeGreaterThan(0);
+    expect(shm.gapUs).toBeLessThan(shm.latencyUs);
+  });
+});
+
 describe('topocoll bench --calibrate', () => {
   it('fits latency and bandwidth robustly: one delayed size does not move them', () => {
     // 2 us + n / (1 GB/s), with 64 KiB delayed 30x as a loaded machine does.

@@ -392,6 +392,19 @@ Napi::Value BenchCollective(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// `iterations` round trips of `count` bytes with `peer` (the leading side sends first), with PMPI
+// (not through the engine). Seconds.
+double roundTrips(Napi::Env env, MPI_Comm comm, int peer, bool leads, unsigned char* buffer, int count, int64_t iterations, const char* what) {
+  const int tag = 7;
+  double t0 = PMPI_Wtime();
+  for (int64_t i = 0; i < iterations; ++i) {
+    if (leads) check(env, PMPI_Send(buffer, count, MPI_BYTE, peer, tag, comm), what);
+    check(env, PMPI_Recv(buffer, count, MPI_BYTE, peer, tag, comm, MPI_STATUS_IGNORE), what);
+    if (!leads) check(env, PMPI_Send(buffer, count, MPI_BYTE, peer, tag, comm), what);
+  }
+  return PMPI_Wtime() - t0;
+}
+
 // pingPong(comm, a, b, bytes, iterations): ranks a and b bounce `bytes` back and forth with PMPI
 // (not through the engine); every rank of comm gets a's measured half round-trip in microseconds.
 Napi::Value PingPong(const Napi::CallbackInfo& info) {
@@ -407,23 +420,10 @@ Napi::Value PingPong(const Napi::CallbackInfo& info) {
   int64_t iterations = intArg(info[4], "iterations", 1, 100000000);
   std::vector<unsigned char> buffer(std::max<int64_t>(bytes, 1));
   double half_rtt = 0;
-  const int tag = 7;
   if (rank == a || rank == b) {
-    int peer = rank == a ? b : a;
-    int count = static_cast<int>(bytes);
-    int warmup = static_cast<int>(std::min<int64_t>(iterations, 10));
-    double t0 = 0;
-    for (int64_t i = -warmup; i < iterations; ++i) {
-      if (i == 0) t0 = PMPI_Wtime();
-      if (rank == a) {
-        check(env, PMPI_Send(buffer.data(), count, MPI_BYTE, peer, tag, comm), "pingPong");
-        check(env, PMPI_Recv(buffer.data(), count, MPI_BYTE, peer, tag, comm, MPI_STATUS_IGNORE), "pingPong");
-      } else {
-        check(env, PMPI_Recv(buffer.data(), count, MPI_BYTE, peer, tag, comm, MPI_STATUS_IGNORE), "pingPong");
-        check(env, PMPI_Send(buffer.data(), count, MPI_BYTE, peer, tag, comm), "pingPong");
-      }
-    }
-    half_rtt = (PMPI_Wtime() - t0) / static_cast<double>(iterations) / 2 * 1e6;
+    int peer = rank == a ? b : a, count = static_cast<int>(bytes);
+    roundTrips(env, comm, peer, rank == a, buffer.data(), count, std::min<int64_t>(iterations, 10), "pingPong");  // warm-up
+    half_rtt = roundTrips(env, comm, peer, rank == a, buffer.data(), count, iterations, "pingPong") / static_cast<double>(iterations) / 2 * 1e6;
   }
   check(env, PMPI_Bcast(&half_rtt, 1, MPI_DOUBLE, a, comm), "pingPong");
   return Napi::Number::New(env, half_rtt);
@@ -455,19 +455,9 @@ Napi::Value PairedLink(const Napi::CallbackInfo& info) {
   if (peer >= 0) {
     const bool lead = rank < peer;
     unsigned char ack = 0;
-    double t0 = PMPI_Wtime();
-    for (int64_t i = 0; i < iterations; ++i) {
-      if (lead) {
-        check(env, PMPI_Send(buffer.data(), count, MPI_BYTE, peer, tag, comm), "pairedLink");
-        check(env, PMPI_Recv(buffer.data(), count, MPI_BYTE, peer, tag, comm, MPI_STATUS_IGNORE), "pairedLink");
-      } else {
-        check(env, PMPI_Recv(buffer.data(), count, MPI_BYTE, peer, tag, comm, MPI_STATUS_IGNORE), "pairedLink");
-        check(env, PMPI_Send(buffer.data(), count, MPI_BYTE, peer, tag, comm), "pairedLink");
-      }
-    }
-    double rtt = (PMPI_Wtime() - t0) / static_cast<double>(iterations);
+    double rtt = roundTrips(env, comm, peer, lead, buffer.data(), count, iterations, "pairedLink") / static_cast<double>(iterations);
     half_rtt = rtt / 2 * 1e6;
-    t0 = PMPI_Wtime();
+    double t0 = PMPI_Wtime();
     for (int64_t i = 0; i < iterations; ++i) {
       for (int k = 0; k < burst; ++k) {
         unsigned char* slot = buffer.data() + static_cast<size_t>(std::max(count, 1)) * k;

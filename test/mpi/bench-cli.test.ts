@@ -123,11 +123,11 @@ describe('topocoll tune (Open MPI)', () => {
   });
 });
 
-describe('topocoll bench --timing window', () => {
+describe.each(FLAVOURS)('topocoll bench --timing window (%s)', (flavour: Flavour) => {
   it('times one call from a common start: a bcast waits for its message there, while a loop lets the root run ahead', async () => {
-    const args = ['bench', '--np', '2', '--mpi', FLAVOURS[0], '--collectives', 'bcast,barrier', '--algorithms', 'binomial,shm_hierarchical', '--sizes', '8,64K', '--repetitions', '3', '--time-ms', '2', '--quiet'];
-    const windowJson = path.join(tmp, 'window.json');
-    const loopJson = path.join(tmp, 'loop.json');
+    const args = ['bench', '--np', '2', '--mpi', flavour, '--collectives', 'bcast,barrier', '--algorithms', 'binomial,shm_hierarchical', '--sizes', '8,64K', '--repetitions', '3', '--time-ms', '2', '--quiet'];
+    const windowJson = path.join(tmp, `window-${flavour}.json`);
+    const loopJson = path.join(tmp, `loop-${flavour}.json`);
     const windowed = await topocoll([...args, '--timing', 'window', '--json', windowJson]);
     expectSuccess(windowed);
     expectSuccess(await topocoll([...args, '--json', loopJson]));

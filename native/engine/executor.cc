@@ -184,7 +184,10 @@ int ScratchBuffer::allocate(const BufferBinding& like, int64_t blocks, BufferBin
 
 int executeSchedule(const Schedule& schedule, const Bindings& in, MPI_Comm comm, int tag, ShmContext* shm) {
   Bindings bindings = in;
-  ScratchBuffer scratch;
+  // Kept per thread between calls: a blocking call never runs inside another on its thread, and a
+  // loop of small calls would otherwise allocate (and zero) its scratch and request list each time.
+  thread_local ScratchBuffer scratch;
+  thread_local std::vector<MPI_Request> reqs;
   int rc = scratch.allocate(in.recv, schedule.tmp_blocks, &bindings.tmp);
   if (rc != MPI_SUCCESS) return rc;
   ShmContext::Call call;
@@ -196,7 +199,6 @@ int executeSchedule(const Schedule& schedule, const Bindings& in, MPI_Comm comm,
     }
   }
   if ((rc = prepareBindings(schedule, shm, call, &bindings)) != MPI_SUCCESS) return rc;
-  std::vector<MPI_Request> reqs;
   for (const Round& round : schedule.rounds) {
     const Op *send, *recv;
     if (isExchange(round, &send, &recv)) {

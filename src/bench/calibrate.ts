@@ -8,6 +8,7 @@
 // (TOPOCOLL_TOPOLOGY) for the models and the topology-aware selection.
 import { UNDEFINED, type Comm } from '../mpi/comm';
 import { addon } from '../mpi/native';
+import type { CollectiveName } from '../select/registry';
 import { setAlgorithm } from './override';
 import { machineInfo } from './machine';
 import { median } from './stats';
@@ -69,18 +70,11 @@ function measureWindowed(comm: Comm, a: number, b: number, quick: boolean, rotat
   const pair = comm.split(member ? 0 : UNDEFINED, comm.rank === a ? 0 : 1);
   const times = new Float64Array(CALIBRATION_SIZES.length);
   if (pair) {
-    setAlgorithm('bcast', 'binomial');
     CALIBRATION_SIZES.forEach((bytes, i) => {
-      const { timesUs } = addon().benchCollective(pair.handle, 'bcast', bytes, {
-        window: true,
-        rotateBytes,
-        targetUs: quick ? 2000 : 10000,
-        repetitions: quick ? 3 : 5,
-      }) as { timesUs: (number | null)[] };
+      const timesUs = benchForced(pair, 'bcast', 'binomial', bytes, { window: true, rotateBytes, targetUs: quick ? 2000 : 10000, repetitions: quick ? 3 : 5 });
       const valid = timesUs.filter((t): t is number => t !== null);
       times[i] = valid.length > 0 ? median(valid) : NaN;
     });
-    setAlgorithm('bcast', null);
     pair.free();
   }
   comm.bcast(times, a);
@@ -104,25 +98,24 @@ function measureCopyBandwidth(bytes: number, rotateBytes: number): number {
   return bytes / best;
 }
 
-/**
- * The engine's own work per round of a schedule, in seconds: on rank 0 alone, a one-round
- * collective (allgather: a copy of 8 B) against a zero-round one (bcast), back to back; the
- * other ranks wait. Machine profiles take it as `round_overhead` (src/model/machine.ts).
- */
-function measureRoundOverhead(comm: Comm, quick: boolean): number {
-  const self = comm.split(comm.rank === 0 ? 0 : UNDEFINED);
-  let seconds = 0;
-  if (self) {
-    const perCall = (coll: 'allgather' | 'bcast', algorithm: string) => {
-      setAlgorithm(coll, algorithm);
-      const { timesUs } = addon().benchCollective(self.handle, coll, 8, { targetUs: quick ? 2000 : 10000, repetitions: quick ? 3 : 7 }) as { timesUs: number[] };
-      setAlgorithm(coll, null);
-      return median(timesUs);
-    };
-    seconds = Math.max(0, perCall('allgather', 'ring') - perCall('bcast', 'binomial')) * 1e-6;
-    self.free();
+/** The times of `benchCollective` on `comm` with `algorithm` forced for `coll` (collective over comm). */
+function benchForced(comm: Comm, coll: CollectiveName, algorithm: string, bytes: number, options: object): (number | null)[] {
+  setAlgorithm(coll, algorithm);
+  try {
+    return (addon().benchCollective(comm.handle, coll, bytes, options) as { timesUs: (number | null)[] }).timesUs;
+  } finally {
+    setAlgorithm(coll, null);
   }
-  return comm.bcast(new Float64Array([seconds]), 0)[0];
+}
+
+/**
+ * The engine's own work per round of a schedule, in seconds, on a one-rank communicator: a
+ * one-round collective (allgather: a copy of 8 B) against a zero-round one (bcast), back to back.
+ */
+function roundOverheadOn(self: Comm, quick: boolean): number {
+  const perCall = (coll: CollectiveName, algorithm: string) =>
+    median(benchForced(self, coll, algorithm, 8, { targetUs: quick ? 2000 : 10000, repetitions: quick ? 3 : 7 }) as number[]);
+  return Math.max(0, perCall('allgather', 'ring') - perCall('bcast', 'binomial')) * 1e-6;
 }
 
 export interface Calibration {
@@ -144,9 +137,16 @@ const COPY_BYTES = 1 << 20;
  */
 export function calibrate(comm: Comm, quick: boolean, timing: Timing, rotateBytes: number): Calibration {
   const levels = calibrateLevels(comm, quick, timing === 'window' ? { rotateBytes } : undefined);
-  const roundOverhead = measureRoundOverhead(comm, quick);
-  const copy = comm.bcast(new Float64Array([comm.rank === 0 ? measureCopyBandwidth(COPY_BYTES, Math.max(rotateBytes, COPY_BYTES)) : 0]), 0)[0];
-  return { timing, levels, roundOverhead, copyBandwidth: copy };
+  // The engine's round overhead and the copy bandwidth: on rank 0 alone, the others wait.
+  const self = comm.split(comm.rank === 0 ? 0 : UNDEFINED);
+  const engine = new Float64Array(2);
+  if (self) {
+    engine[0] = roundOverheadOn(self, quick);
+    engine[1] = measureCopyBandwidth(COPY_BYTES, Math.max(rotateBytes, COPY_BYTES));
+    self.free();
+  }
+  comm.bcast(engine, 0);
+  return { timing, levels, roundOverhead: engine[0], copyBandwidth: engine[1] };
 }
 
 function calibrateLevels(comm: Comm, quick: boolean, window?: { rotateBytes: number }): LevelFit[] {

@@ -17,7 +17,7 @@ import {
   type ModelName,
   type SimulateRow,
 } from '../model';
-import { measuredCells, rankAgreement, timingOf, type ComparedCell, type RankAgreement } from '../model/compare';
+import { measuredCells, rankAgreement, timingOf, type ComparedCell, type RankAgreement, type VerdictCounts } from '../model/compare';
 import { COLLECTIVES, collectiveInfo, type CollectiveName } from '../select/registry';
 import { benchSchema } from './bench';
 import type { Command } from './main';
@@ -188,12 +188,12 @@ function formatComparison(cells: readonly ComparedCell[], agreement: RankAgreeme
         `  ${p.verdict}: ${p.collective} ${p.collective === 'barrier' ? '' : `${formatBytes(p.bytes)} `}${p.faster} measured ${p.measured_ratio.toFixed(2)}x faster than ${p.slower}` +
         `${p.every_launch ? ' (in every launch)' : ''}, predicted ${p.predicted_ratio.toFixed(2)}x`,
     );
-  const robust = agreement.everyLaunch;
+  const orders = (c: VerdictCounts) => `the model orders ${c.same} the same way, ${c.reversed} the other way, and ties ${c.tied}`;
   return [
     table,
     '',
-    `pairs measured more than ${gap}% apart: ${agreement.pairs.length}; the model orders ${agreement.same} the same way, ${agreement.reversed} the other way, and ties ${agreement.tied}`,
-    `of them apart in the same order in every launch: ${robust.pairs}; the model orders ${robust.same} the same way, ${robust.reversed} the other way, and ties ${robust.tied}`,
+    `pairs measured more than ${gap}% apart: ${agreement.pairs.length}; ${orders(agreement)}`,
+    `of them apart in the same order in every launch: ${agreement.everyLaunch.pairs}; ${orders(agreement.everyLaunch)}`,
     ...reversed,
   ].join('\n');
 }

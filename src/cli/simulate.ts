@@ -123,7 +123,7 @@ export interface SweepPoint extends SimulateRow {
 }
 
 /** A `topocoll bench --json` report, checked against its schema. */
-function readBenchReport(file: string): BenchReport {
+export function readBenchReport(file: string): BenchReport {
   let report: unknown;
   try {
     report = JSON.parse(readFileSync(file, 'utf8'));

@@ -163,6 +163,29 @@ describe('bench/loaded.js', () => {
   });
 });
 
+describe('bench/exchange.js', () => {
+  it('measures one pair, or every pair of a level at once, one way and both ways', async () => {
+    const exchange = async (who: string, np: number) => {
+      const run = await mpirun({ flavour: FLAVOURS[0], np, args: [path.join(repoRoot, 'bench/exchange.js'), who, '65536,262144'], timeoutMs: TIMEOUT });
+      expectSuccess(run);
+      return JSON.parse(run.stdout.trim().split('\n').pop()!);
+    };
+    const one = await exchange('1', 2);
+    expect(one.pairs).toEqual([[0, 1]]);
+    const all = await exchange('node', 4);
+    expect(all.pairs).toEqual([[0, 1], [2, 3]]);
+    for (const r of [one, all]) {
+      expect(r.oneWayMiBps).toBeGreaterThan(0);
+      expect(r.exchangeMiBps).toBeGreaterThan(0);
+      for (const kind of ['oneWay', 'exchange']) expect(r.points[kind].map((p: number[]) => p[0])).toEqual([65536, 262144]);
+    }
+    // One host: no pair crosses the network, and the job says so.
+    const none = await mpirun({ flavour: FLAVOURS[0], np: 2, args: [path.join(repoRoot, 'bench/exchange.js'), 'network'], timeoutMs: TIMEOUT });
+    expect(none.code).not.toBe(0);
+    expect(none.stderr + none.stdout).toMatch(/no pair of ranks to measure network \(the job needs two hosts\)/);
+  });
+});
+
 describe('topocoll bench --calibrate', () => {
   it('fits latency and bandwidth robustly: one delayed size does not move them', () => {
     // 2 us + n / (1 GB/s), with 64 KiB delayed 30x as a loaded machine does.

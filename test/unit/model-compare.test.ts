@@ -1,8 +1,10 @@
 // Predictions against measurements (`topocoll simulate --compare`): cells across launches, the
 // pairs of algorithms measured more than 20% apart, and whether the model orders them the same.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BenchRecord, BenchReport } from '../../src/bench/sweep';
-import { compareWithBench } from '../../src/cli/simulate';
+import { compareWithBench, readBenchReport } from '../../src/cli/simulate';
 import { loadProfile } from '../../src/model';
 import { measuredCells, rankAgreement, type ComparedCell } from '../../src/model/compare';
 
@@ -95,5 +97,27 @@ describe('compareWithBench', () => {
   it('asks for --ppn when the job\'s nodes were uneven', () => {
     const uneven = report({ 'allgather 8 ring': 1 }, { ranks: 3, nodes: 2, ranksPerNode: [2, 1] });
     expect(() => compareWithBench([uneven], { machine: loadProfile('dev-vm') })).toThrow(/uneven nodes.*--ppn/);
+  });
+});
+
+// The launches docs/models.md compares with, stored so that a change to the model or a profile is
+// judged again here: the counts must stay those the document states.
+describe('the stored measurements of docs/models.md', () => {
+  const dataDir = path.join(__dirname, '..', '..', 'docs', 'data', 'model-compare');
+  const doc = readFileSync(path.join(__dirname, '..', '..', 'docs', 'models.md'), 'utf8');
+  it.each([
+    // files, machine, [same, pairs], [same, pairs] apart in every launch
+    ['openmpi-2-window-{1,2,3}', 'dev-vm', [76, 78], [68, 68]],
+    ['openmpi-2-window-second-{1,2,3,4,5}', 'dev-vm', [86, 91], [54, 54]],
+    ['openmpi-2-{1,2,3}', 'dev-vm', [81, 94], [76, 87]],
+    ['cluster-4x2-{1,2,3}', 'emulated-cluster', [119, 129], [108, 118]],
+    ['cluster-2x2-{1,2,3}', 'emulated-cluster-2x2', [118, 144], [106, 124]],
+  ] as const)('%s against %s', (files, machine, all, robust) => {
+    const [stem, list] = /^(.*)\{(.*)\}$/.exec(files)!.slice(1);
+    const reports = list.split(',').map((n) => readBenchReport(path.join(dataDir, `${stem}${n}.json`)));
+    const { agreement } = compareWithBench(reports, { machine: loadProfile(machine) });
+    expect([agreement.same, agreement.pairs.length]).toEqual(all);
+    expect([agreement.everyLaunch.same, agreement.everyLaunch.pairs]).toEqual(robust);
+    expect(doc).toContain(`${all[0]} of ${all[1]} pairs; ${robust[0]} of ${robust[1]} apart in every launch`);
   });
 });

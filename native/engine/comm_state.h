@@ -12,6 +12,7 @@
 #include "generated/registry.h"
 #include "hierarchy/hierarchy.h"
 #include "mapping/remap/allgather_mapping.h"
+#include "model/select_model.h"
 #include "schedule.h"
 #include "select.h"
 #include "shm/shm_context.h"
@@ -77,6 +78,8 @@ class CommState {
   // hierarchy's nodes; no communication (pi is a deterministic function of the nodes). Needs
   // the hierarchy detected first (hierarchy()).
   mapping::RankMappingCache& rankMappings();
+  // TOPOCOLL_SELECT=model's choices for this communicator.
+  model::ModelChoiceCache& modelChoices() { return model_choices_; }
 
  private:
   CommState() = default;
@@ -118,6 +121,7 @@ class CommState {
   };
   std::array<Recent, generated::kCollectiveCount> recent_;
   std::array<RecentChoice, generated::kCollectiveCount> recent_choices_;
+  model::ModelChoiceCache model_choices_;
   std::unordered_set<int64_t> traced_;
   std::unique_ptr<Hierarchy> hierarchy_;
   std::unique_ptr<ShmContext> shm_;  // declared after hierarchy_, which it points to

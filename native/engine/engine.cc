@@ -103,7 +103,7 @@ int modelCall(const Call& call, CommState* state, model::ModelCall* out) {
   if (rc != MPI_SUCCESS) return rc;
   out->coll = call.coll;
   out->comm = call.comm;
-  out->comm_serial = state->serial();
+  out->cache = &state->modelChoices();
   out->mappings = &state->rankMappings();
   out->params = paramsOf(call);
   out->params.p = state->size();

@@ -23,6 +23,9 @@ describe.each(FLAVOURS)('auto selection (%s)', (flavour) => {
       expect(traced(coll).length).toBeGreaterThan(0);
       for (const l of traced(coll)) expect(l).toMatch(/model: smallest predicted time/);
     }
+    // 40 duplicates of the world, each freed after one allgather: every one chose by the model.
+    const comms = new Set(traced('allgather').map((l) => /topocoll: comm (\d+)/.exec(l)![1]));
+    expect(comms.size).toBeGreaterThanOrEqual(41);
   });
 
   it('ranks spread over nodes: allgather blocks >= 8 KiB go to bruck_reorder, and not on one node', async () => {

@@ -2,7 +2,6 @@
 
 #include <cstdio>
 #include <map>
-#include <mutex>
 #include <tuple>
 
 #include "algorithm_registry.h"
@@ -103,20 +102,26 @@ std::vector<AlgorithmPrediction> predictAll(const ModelCall& call, const Config&
   return out;
 }
 
+ModelChoiceCache::Key ModelChoiceCache::keyOf(const ModelCall& call) {
+  return {static_cast<int>(call.coll), call.block_bytes, call.params.root, call.params.in_place, call.params.count};
+}
+
+bool ModelChoiceCache::find(const ModelCall& call, Choice* out) const {
+  auto it = choices_.find(keyOf(call));
+  if (it == choices_.end()) return false;
+  *out = it->second;
+  return true;
+}
+
+void ModelChoiceCache::store(const ModelCall& call, const Choice& choice) {
+  if (choices_.size() >= kMaxEntries) choices_.clear();
+  choices_[keyOf(call)] = choice;
+}
+
 bool chooseByModel(const ModelCall& call, const Config& cfg, Choice* out) {
   if (call.params.p > kMaxModelRanks) return false;
-  using Key = std::tuple<int, int, double, int, bool, int64_t>;
-  static std::mutex mutex;
-  static std::map<Key, Choice> cache;
-  Key key{call.comm_serial, static_cast<int>(call.coll), call.block_bytes, call.params.root, call.params.in_place, call.params.count};
-  if (call.comm_serial >= 0) {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = cache.find(key);
-    if (it != cache.end()) {
-      *out = it->second;
-      return out->algorithm != kAlgorithmNative;
-    }
-  }
+  // No lock: MPI forbids concurrent collectives on one communicator, and the cache is its own.
+  if (call.cache && call.cache->find(call, out)) return out->algorithm != kAlgorithmNative;
   Choice best{kAlgorithmNative, ""};
   double best_seconds = 0;
   for (const AlgorithmPrediction& ap : predictAll(call, cfg)) {
@@ -131,10 +136,7 @@ bool chooseByModel(const ModelCall& call, const Config& cfg, Choice* out) {
     std::snprintf(text, sizeof text, "model: smallest predicted time, %.2f us (TOPOCOLL_SELECT=model)", best_seconds * 1e6);
     best.reason = internReason(text);
   }
-  if (call.comm_serial >= 0) {
-    std::lock_guard<std::mutex> lock(mutex);
-    cache[key] = best;
-  }
+  if (call.cache) call.cache->store(call, best);
   *out = best;
   return best.algorithm != kAlgorithmNative;
 }

@@ -1,22 +1,25 @@
 // TOPOCOLL_SELECT=model: `auto` picks the algorithm whose schedules the per-level Hockney model
 // (model/hockney.h) predicts fastest for this communicator, its placement and the call's size.
 // Every rank builds every rank's schedule of every candidate and replays them, so all ranks
-// reach the same choice without communicating; the choice is cached per (communicator,
-// collective, block size, root, in-place).
+// reach the same choice without communicating; the choice is cached on the communicator (per
+// collective, block size, root, in-place and count) and freed with it.
 #pragma once
 
 #include <mpi.h>
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "config.h"
 #include "model/hockney.h"
 #include "schedule.h"
+#include "select.h"
 
 namespace topocoll {
 class Hierarchy;
-struct Choice;
 namespace mapping {
 class RankMappingCache;
 }
@@ -36,11 +39,28 @@ inline constexpr int64_t kSelectModel = 1;
 // Above this many ranks the model is not run (p schedules per candidate on every rank): rules decide.
 inline constexpr int kMaxModelRanks = 1024;
 
+struct ModelCall;
+
+// The model's choices for one communicator (kept in its CommState, freed with it). A program that
+// calls with ever new sizes refills it from empty past kMaxEntries rather than growing it.
+class ModelChoiceCache {
+ public:
+  static constexpr size_t kMaxEntries = 256;
+  bool find(const ModelCall& call, Choice* out) const;
+  void store(const ModelCall& call, const Choice& choice);
+  size_t size() const { return choices_.size(); }
+
+ private:
+  using Key = std::tuple<int, double, int, bool, int64_t>;
+  static Key keyOf(const ModelCall& call);
+  std::map<Key, Choice> choices_;
+};
+
 // What the model needs to know of one call.
 struct ModelCall {
   Collective coll = Collective::Allgather;
   MPI_Comm comm = MPI_COMM_NULL;       // for world ranks (topology levels); MPI_COMM_NULL: ranks are world ranks
-  int comm_serial = -1;                // cache key; -1: no caching (tools)
+  ModelChoiceCache* cache = nullptr;   // the communicator's; null: no caching (tools)
   const Hierarchy* hierarchy = nullptr;  // null: one node
   // The communicator's pi per base for the remapped allgathers (the engine's, which the run uses);
   // null (tools): computed once per prediction from the hierarchy.

@@ -18,5 +18,14 @@ for (const n of [1, 100, 1024, 40000]) {
   const got = world.alltoall(out, new Int32Array(n * p).fill(-1));
   got.forEach((v, i) => expect(`alltoall ${n}`, v, Math.floor(i / n) * 1_000_003 + r * 1000 + (i % n)));
 }
+// Communicators come and go: each chooses afresh (its choices are freed with it), and the handle
+// MPI reuses for the next one must not bring back the last one's choice for a different size.
+for (let i = 0; i < 40; i++) {
+  const comm = world.dup();
+  const n = 1 + (i % 5) * 300;
+  const all = comm.allgather(new Int32Array(n).fill(r + i), new Int32Array(n * p).fill(-1));
+  all.forEach((v, j) => expect(`allgather ${n} on dup ${i}`, v, Math.floor(j / n) + i));
+  comm.free();
+}
 world.barrier();
 console.log(JSON.stringify({ rank: r, bad }));

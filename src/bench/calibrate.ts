@@ -23,8 +23,12 @@ export interface LevelFit {
   latency: number;
   /** Bytes per second. */
   bandwidth: number;
+  /** Bytes per second per direction while the two ranks send to each other at once. */
+  exchangeBandwidth: number;
   /** The measured points: bytes and half round-trip in microseconds. */
   points: Array<[number, number]>;
+  /** Bytes each way and microseconds of an exchange. */
+  exchangePoints: Array<[number, number]>;
 }
 
 export const CALIBRATION_SIZES = [8, 64, 512, 4096, 32768, 65536, 131072, 262144, 524288, 1048576, 2097152, 4194304];
@@ -82,6 +86,39 @@ function measureWindowed(comm: Comm, a: number, b: number, quick: boolean, rotat
     throw new Error(`--calibrate --timing window: ranks ${a} and ${b} started every timed message late (more ranks than CPUs?); calibrate without --timing window`);
   }
   return CALIBRATION_SIZES.map((bytes, i) => [bytes, times[i]] as [number, number]);
+}
+
+const EXCHANGE_SIZES = CALIBRATION_SIZES.filter((n) => n >= 262144);
+
+/**
+ * Both ways at once: a and b each send n bytes to the other (MPI_Sendrecv) from a common start;
+ * an exchange ends when both ranks have the other's bytes. The median over repetitions, per size.
+ */
+function measureExchange(comm: Comm, a: number, b: number, quick: boolean): Array<[number, number]> {
+  const member = comm.rank === a || comm.rank === b;
+  const pair = comm.split(member ? 0 : UNDEFINED, comm.rank === a ? 0 : 1);
+  const times = new Float64Array(EXCHANGE_SIZES.length);
+  if (pair) {
+    const peer = 1 - pair.rank;
+    const repetitions = quick ? 5 : 11;
+    EXCHANGE_SIZES.forEach((bytes, i) => {
+      const out = Buffer.alloc(bytes, 1);
+      const back = Buffer.alloc(bytes);
+      const each: number[] = [];
+      const mine = new Float64Array(1);
+      for (let r = 0; r < repetitions; r++) {
+        pair.barrier();
+        const t0 = process.hrtime.bigint();
+        pair.sendrecv(out, peer, back, peer);
+        mine[0] = Number(process.hrtime.bigint() - t0) / 1e3;
+        each.push(pair.allreduce(mine, new Float64Array(1), 'MAX')[0]);
+      }
+      times[i] = median(each);
+    });
+    pair.free();
+  }
+  comm.bcast(times, a);
+  return EXCHANGE_SIZES.map((bytes, i) => [bytes, times[i]] as [number, number]);
 }
 
 /** Bytes per second of a local copy of `bytes` from a source rotated over `rotateBytes` (as the benchmark's buffers are), on this rank. */
@@ -159,15 +196,14 @@ function calibrateLevels(comm: Comm, quick: boolean, window?: { rotateBytes: num
     const peer = hosts.findIndex((h, i) => i > r && h === hosts[r]);
     if (peer > 0) intra = [r, peer];
   }
-  const measured = (a: number, b: number) => (window ? measureWindowed(comm, a, b, quick, window.rotateBytes) : measure(comm, a, b, quick, repetitions));
-  if (interPeer > 0) {
-    const points = measured(0, interPeer);
-    fits.push({ name: 'network', scope: 'system', ranks: [0, interPeer], ...fitHockney(points), points });
-  }
-  if (intra) {
-    const points = measured(intra[0], intra[1]);
-    fits.push({ name: 'node', scope: interPeer > 0 ? 'host' : 'system', ranks: intra, ...fitHockney(points), points });
-  }
+  const level = (name: string, scope: LevelFit['scope'], ranks: [number, number]): LevelFit => {
+    const points = window ? measureWindowed(comm, ...ranks, quick, window.rotateBytes) : measure(comm, ...ranks, quick, repetitions);
+    const exchangePoints = measureExchange(comm, ...ranks, quick);
+    const slope = robustSlope(exchangePoints); // microseconds per byte each way
+    return { name, scope, ranks, ...fitHockney(points), exchangeBandwidth: slope > 0 ? 1e6 / slope : NaN, points, exchangePoints };
+  };
+  if (interPeer > 0) fits.push(level('network', 'system', [0, interPeer]));
+  if (intra) fits.push(level('node', interPeer > 0 ? 'host' : 'system', intra));
   return fits;
 }
 
@@ -189,7 +225,8 @@ export function topologyYaml(c: Calibration, library: string): string {
   const lines = [
     `# Calibrated by \`topocoll bench --calibrate\` on ${m.hostname} (${m.cpuModel}, ${m.cpus} CPUs), ${new Date().toISOString()}`,
     `# ${library}. ${how}: latency = the time of 8-64 B,`,
-    `# bandwidth = inverse of the repeated-median slope of the time over ${BANDWIDTH_FROM / 1024} KiB..4 MiB (Hockney: t(n) = latency + n / bandwidth).`,
+    `# bandwidth = inverse of the repeated-median slope of the time over ${BANDWIDTH_FROM / 1024} KiB..4 MiB (Hockney: t(n) = latency + n / bandwidth);`,
+    `# exchange_bandwidth = the same slope, per direction, of both ranks sending to each other at once (MPI_Sendrecv, ${EXCHANGE_SIZES[0] / 1024} KiB..4 MiB).`,
     `# For machine profiles of \`topocoll simulate\` (docs/models.md): round_overhead: ${unitLatency(c.roundOverhead)} (the engine's work per`,
     `# schedule round: allgather against bcast on one rank); copy_bandwidth: ${unitBandwidth(c.copyBandwidth)} (1 MiB copies, source rotated).`,
     `name: calibrated-${m.hostname.replace(/[^A-Za-z0-9_.-]/g, '-')}`,
@@ -198,7 +235,9 @@ export function topologyYaml(c: Calibration, library: string): string {
   ];
   for (const f of c.levels) {
     lines.push(`  - name: ${f.name}`, `    scope: ${f.scope}`, `    latency: ${unitLatency(f.latency)}`, `    bandwidth: ${unitBandwidth(f.bandwidth)}`);
+    if (Number.isFinite(f.exchangeBandwidth)) lines.push(`    exchange_bandwidth: ${unitBandwidth(f.exchangeBandwidth)}`);
     lines.push(`    # ranks ${f.ranks[0]} and ${f.ranks[1]}; time (bytes: us): ${f.points.map(([b, t]) => `${b}: ${t.toFixed(2)}`).join(', ')}`);
+    lines.push(`    # both ways at once (bytes each way: us): ${f.exchangePoints.map(([b, t]) => `${b}: ${t.toFixed(2)}`).join(', ')}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -59,7 +59,7 @@ export const bench: Command = {
     `  --svg DIR            write latency and speedup plots per collective (default ./${DEFAULT_PLOT_DIR}/ unless --json or --no-svg)`,
     '  --no-svg             write no plots',
     '  --long               OSU-style rows per cell: median, min, max, speedup, iterations',
-    '  --calibrate          measure latency and bandwidth per level by ping-pong, write a topology file',
+    '  --calibrate          measure latency, bandwidth and exchange bandwidth per level, write a topology file',
     '  --topology-out FILE  where --calibrate writes (default topology.calibrated.yaml)',
   ].join('\n'),
   async run(args: string[]): Promise<number> {
@@ -91,7 +91,7 @@ export const bench: Command = {
         const file = (o['topology-out'] as string | undefined) ?? 'topology.calibrated.yaml';
         writeFileSync(file, topologyYaml(c, libraryName()));
         for (const f of c.levels) {
-          console.log(`${f.name} (${f.scope}, ranks ${f.ranks.join(' and ')}): latency ${(f.latency * 1e6).toFixed(2)} us, bandwidth ${(f.bandwidth / 1048576).toFixed(0)} MiB/s`);
+          console.log(`${f.name} (${f.scope}, ranks ${f.ranks.join(' and ')}): latency ${(f.latency * 1e6).toFixed(2)} us, bandwidth ${(f.bandwidth / 1048576).toFixed(0)} MiB/s, both ways at once ${(f.exchangeBandwidth / 1048576).toFixed(0)} MiB/s each`);
         }
         console.log(`round overhead (the engine's work per schedule round): ${(c.roundOverhead * 1e6).toFixed(3)} us; copy bandwidth ${(c.copyBandwidth / 1048576).toFixed(0)} MiB/s`);
         console.log(`wrote ${file} (use it with TOPOCOLL_TOPOLOGY=${file})`);

@@ -200,12 +200,16 @@ describe('topocoll bench --calibrate', () => {
     const out = path.join(tmp, 'calibrated.yaml');
     const run = await topocoll(['bench', '--calibrate', '--quick', '--np', '2', '--mpi', FLAVOURS[0], '--topology-out', out]);
     expectSuccess(run);
-    expect(run.stdout).toMatch(/^node \(system, ranks 0 and 1\): latency [\d.]+ us, bandwidth \d+ MiB\/s$/m);
+    expect(run.stdout).toMatch(/^node \(system, ranks 0 and 1\): latency [\d.]+ us, bandwidth \d+ MiB\/s, both ways at once \d+ MiB\/s each$/m);
     const t = loadTopology(out);
     expect(t.levels).toHaveLength(1);
     expect(t.levels[0]).toMatchObject({ name: 'node', scope: 'system' });
     expect(t.levels[0].latency).toBeGreaterThan(0);
     expect(t.levels[0].bandwidth).toBeGreaterThan(0);
+    // Both ways at once, per direction: measured, and of the order of one way (not 3x it).
+    expect(t.levels[0].exchangeBandwidth).toBeGreaterThan(0);
+    expect(t.levels[0].exchangeBandwidth!).toBeLessThan(3 * t.levels[0].bandwidth);
+    expect(readFileSync(out, 'utf8')).toMatch(/# both ways at once \(bytes each way: us\): 262144: [\d.]+/);
   });
 
   it('--timing window times one message as the window benchmark does, and measures the engine\'s round overhead', async () => {

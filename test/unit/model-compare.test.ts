@@ -111,6 +111,7 @@ describe('the stored measurements of docs/models.md', () => {
     ['openmpi-2-window-second-{1,2,3,4,5}', 'dev-vm', [86, 91], [54, 54]],
     ['openmpi-2-{1,2,3}', 'dev-vm', [81, 94], [76, 87]],
     ['cluster-4x2-{1,2,3}', 'emulated-cluster', [119, 129], [108, 118]],
+    ['cluster-4x2-second-{1,2,3}', 'emulated-cluster', [115, 132], [106, 117]],
     ['cluster-2x2-{1,2,3}', 'emulated-cluster-2x2', [118, 144], [106, 124]],
   ] as const)('%s against %s', (files, machine, all, robust) => {
     const [stem, list] = /^(.*)\{(.*)\}$/.exec(files)!.slice(1);

@@ -70,22 +70,32 @@ function measure(comm: Comm, a: number, b: number, quick: boolean, repetitions: 
  * measures less than an isolated collective's messages cost.
  */
 function measureWindowed(comm: Comm, a: number, b: number, quick: boolean, rotateBytes: number): Array<[number, number]> {
-  const member = comm.rank === a || comm.rank === b;
-  const pair = comm.split(member ? 0 : UNDEFINED, comm.rank === a ? 0 : 1);
-  const times = new Float64Array(CALIBRATION_SIZES.length);
-  if (pair) {
+  const times = onPair(comm, a, b, CALIBRATION_SIZES.length, (pair, times) => {
     CALIBRATION_SIZES.forEach((bytes, i) => {
       const timesUs = benchForced(pair, 'bcast', 'binomial', bytes, { window: true, rotateBytes, targetUs: quick ? 2000 : 10000, repetitions: quick ? 3 : 5 });
       const valid = timesUs.filter((t): t is number => t !== null);
       times[i] = valid.length > 0 ? median(valid) : NaN;
     });
-    pair.free();
-  }
-  comm.bcast(times, a);
+  });
   if (times.some(Number.isNaN)) {
     throw new Error(`--calibrate --timing window: ranks ${a} and ${b} started every timed message late (more ranks than CPUs?); calibrate without --timing window`);
   }
   return CALIBRATION_SIZES.map((bytes, i) => [bytes, times[i]] as [number, number]);
+}
+
+/**
+ * `measure` on a communicator of ranks a and b alone (a is its rank 0) while the others wait;
+ * every rank returns the `length` values a's measure wrote (collective over comm).
+ */
+function onPair(comm: Comm, a: number, b: number, length: number, measure: (pair: Comm, values: Float64Array) => void): Float64Array {
+  const member = comm.rank === a || comm.rank === b;
+  const pair = comm.split(member ? 0 : UNDEFINED, comm.rank === a ? 0 : 1);
+  const values = new Float64Array(length);
+  if (pair) {
+    measure(pair, values);
+    pair.free();
+  }
+  return comm.bcast(values, a);
 }
 
 const EXCHANGE_SIZES = CALIBRATION_SIZES.filter((n) => n >= 262144);
@@ -95,18 +105,14 @@ const EXCHANGE_SIZES = CALIBRATION_SIZES.filter((n) => n >= 262144);
  * an exchange ends when both ranks have the other's bytes. The median over repetitions, per size.
  */
 function measureExchange(comm: Comm, a: number, b: number, quick: boolean): Array<[number, number]> {
-  const member = comm.rank === a || comm.rank === b;
-  const pair = comm.split(member ? 0 : UNDEFINED, comm.rank === a ? 0 : 1);
-  const times = new Float64Array(EXCHANGE_SIZES.length);
-  if (pair) {
+  const times = onPair(comm, a, b, EXCHANGE_SIZES.length, (pair, times) => {
     const peer = 1 - pair.rank;
-    const repetitions = quick ? 5 : 11;
+    const mine = new Float64Array(1);
     EXCHANGE_SIZES.forEach((bytes, i) => {
       const out = Buffer.alloc(bytes, 1);
       const back = Buffer.alloc(bytes);
       const each: number[] = [];
-      const mine = new Float64Array(1);
-      for (let r = 0; r < repetitions; r++) {
+      for (let r = 0; r < (quick ? 5 : 11); r++) {
         pair.barrier();
         const t0 = process.hrtime.bigint();
         pair.sendrecv(out, peer, back, peer);
@@ -115,9 +121,7 @@ function measureExchange(comm: Comm, a: number, b: number, quick: boolean): Arra
       }
       times[i] = median(each);
     });
-    pair.free();
-  }
-  comm.bcast(times, a);
+  });
   return EXCHANGE_SIZES.map((bytes, i) => [bytes, times[i]] as [number, number]);
 }
 

@@ -48,7 +48,6 @@ class ModelChoiceCache {
   static constexpr size_t kMaxEntries = 256;
   bool find(const ModelCall& call, Choice* out) const;
   void store(const ModelCall& call, const Choice& choice);
-  size_t size() const { return choices_.size(); }
 
  private:
   using Key = std::tuple<int, double, int, bool, int64_t>;

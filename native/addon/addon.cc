@@ -116,6 +116,18 @@ MPI_Comm commArg(const Napi::Value& value, const char* name) {
   return table[h];
 }
 
+int commSizeOf(MPI_Comm comm) {
+  int p = 0;
+  PMPI_Comm_size(comm, &p);
+  return p;
+}
+
+int commRankOf(MPI_Comm comm) {
+  int r = 0;
+  PMPI_Comm_rank(comm, &r);
+  return r;
+}
+
 // Handles are never reused: a JS Comm that outlives its free() must not reach a newer communicator.
 int registerComm(MPI_Comm comm) {
   auto& table = commTable();

@@ -33,6 +33,9 @@ int64_t intArg(const Napi::Value& value, const char* name, int64_t min, int64_t 
 
 // Communicator handles: JS holds small integers that index this table.
 MPI_Comm commArg(const Napi::Value& value, const char* name = "comm");
+// The communicator's size and this process's rank in it.
+int commSizeOf(MPI_Comm comm);
+int commRankOf(MPI_Comm comm);
 int registerComm(MPI_Comm comm);
 void releaseComm(int handle);
 

@@ -304,9 +304,7 @@ Napi::Value BenchCollective(const Napi::CallbackInfo& info) {
   double window_us = 0;
   if (Napi::Value v = opt.Get("windowUs"); v.IsNumber()) window_us = v.As<Napi::Number>().DoubleValue();
   if (!(window_us >= 0 && window_us < 1e9)) throwRange(env, "benchCollective: windowUs must be a number of microseconds in [0, 1e9)");
-  int p = 0, rank = 0;
-  PMPI_Comm_size(comm, &p);
-  PMPI_Comm_rank(comm, &rank);
+  const int p = commSizeOf(comm), rank = commRankOf(comm);
   int root = static_cast<int>(numberOption(opt, "root", 0));
   if (root >= p) throwRange(env, "benchCollective: root " + std::to_string(root) + " is not a rank of the communicator");
   if (coll == Collective::Barrier) bytes = 0;
@@ -411,9 +409,7 @@ double roundTrips(Napi::Env env, MPI_Comm comm, int peer, bool leads, unsigned c
 Napi::Value PingPong(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   MPI_Comm comm = commArg(info[0]);
-  int p = 0, rank = 0;
-  PMPI_Comm_size(comm, &p);
-  PMPI_Comm_rank(comm, &rank);
+  const int p = commSizeOf(comm), rank = commRankOf(comm);
   int a = static_cast<int>(intArg(info[1], "a", 0, p - 1));
   int b = static_cast<int>(intArg(info[2], "b", 0, p - 1));
   if (a == b) throwRange(env, "pingPong: a and b must be different ranks");
@@ -440,9 +436,7 @@ Napi::Value PingPong(const Napi::CallbackInfo& info) {
 Napi::Value PairedLink(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   MPI_Comm comm = commArg(info[0]);
-  int p = 0, rank = 0;
-  PMPI_Comm_size(comm, &p);
-  PMPI_Comm_rank(comm, &rank);
+  const int p = commSizeOf(comm), rank = commRankOf(comm);
   int peer = static_cast<int>(intArg(info[1], "peer", -1, p - 1));
   if (peer == rank) throwRange(env, "pairedLink: a rank cannot be its own peer");
   int count = static_cast<int>(intArg(info[2], "bytes", 0, 1 << 24));

@@ -9,12 +9,6 @@
 namespace topocoll::addon {
 namespace {
 
-int commSize(MPI_Comm comm) {
-  int p = 0;
-  PMPI_Comm_size(comm, &p);
-  return p;
-}
-
 // Runs an engine call blocking, or nonblocking into a NativeRequest.
 template <typename Run>
 Napi::Value complete(Napi::Env env, bool nonblocking, const char* what, Run run) {
@@ -39,7 +33,7 @@ Napi::Value blockCollective(const Napi::CallbackInfo& info, bool alltoall) {
   MPI_Comm comm = commArg(info[0]);
   BufferView recv = bufferArg(info[2], "recvbuf");
   bool nonblocking = info[3].ToBoolean();
-  int p = commSize(comm);
+  int p = commSizeOf(comm);
   bool in_place = info[1].IsNull() || info[1].IsUndefined();
   BufferView send;
   MPI_Count n;
@@ -69,7 +63,7 @@ Napi::Value Bcast(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   MPI_Comm comm = commArg(info[0]);
   BufferView buf = bufferArg(info[1], "buffer");
-  int root = static_cast<int>(intArg(info[2], "root", 0, commSize(comm) - 1));
+  int root = static_cast<int>(intArg(info[2], "root", 0, commSizeOf(comm) - 1));
   return complete(env, info[3].ToBoolean(), "bcast",
                   [&](engine::RequestOut r) { return engine::bcast(buf.data, buf.count, buf.type, root, comm, r); });
 }

@@ -4,12 +4,6 @@
 
 namespace topocoll::addon {
 
-int commSizeOf(MPI_Comm comm) {
-  int p = 0;
-  PMPI_Comm_size(comm, &p);
-  return p;
-}
-
 static std::string rankRange(int p) { return "[0, " + std::to_string(p - 1) + "]"; }
 
 static int rankNumber(const Napi::Value& v, const char* name) {

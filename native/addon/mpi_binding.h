@@ -28,7 +28,6 @@ constexpr int kJsProcNull = -2;
 constexpr int kJsAnyTag = -1;
 constexpr int kJsUndefined = -32766;
 
-int commSizeOf(MPI_Comm comm);
 // A destination rank: 0..p-1 or PROC_NULL.
 int destArg(const Napi::Value& v, MPI_Comm comm, const char* name);
 // A source rank: 0..p-1, ANY_SOURCE or PROC_NULL.

@@ -14,12 +14,6 @@ namespace {
 
 bool absent(const Napi::Value& v) { return v.IsNull() || v.IsUndefined(); }
 
-int rankOf(MPI_Comm comm) {
-  int r = 0;
-  PMPI_Comm_rank(comm, &r);
-  return r;
-}
-
 void sameElementType(Napi::Env env, const char* what, const BufferView& send, const BufferView& recv) {
   if (send.type != recv.type) {
     throwType(env, std::string(what) + ": sendbuf (" + elementTypeName(send.type) + ") and recvbuf (" + elementTypeName(recv.type) +
@@ -146,7 +140,7 @@ RootedBlocks rootedBlocksArgs(Napi::Env env, const char* what, MPI_Comm comm, in
                               const Napi::Value& own, const char* ownName, bool gather) {
   RootedBlocks a;
   const int p = commSizeOf(comm);
-  const bool atRoot = rankOf(comm) == root;
+  const bool atRoot = commRankOf(comm) == root;
   a.inPlace = own.IsNull();
   if (atRoot) {
     if (absent(rooted)) throwType(env, std::string(what) + ": " + rootedName + " is required at the root");
@@ -207,7 +201,7 @@ struct RootedLayout {
 RootedLayout rootedLayoutArgs(Napi::Env env, const char* what, MPI_Comm comm, int root, const Napi::Value& rooted, const char* rootedName,
                               const Napi::Value& counts, const Napi::Value& displs, const Napi::Value& own, const char* ownName, bool gather) {
   RootedLayout a;
-  const bool atRoot = rankOf(comm) == root;
+  const bool atRoot = commRankOf(comm) == root;
   a.inPlace = own.IsNull();
   if (atRoot) {
     if (absent(rooted)) throwType(env, std::string(what) + ": " + rootedName + " is required at the root");
@@ -285,7 +279,7 @@ Napi::Value Allgatherv(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const char* what = "allgatherv";
   MPI_Comm comm = commArg(info[0]);
-  int p = commSizeOf(comm), me = rankOf(comm);
+  int p = commSizeOf(comm), me = commRankOf(comm);
   bool inPlace = info[1].IsNull();
   BufferView send, recv = bufferArg(info[2], "recvbuf");
   std::shared_ptr<Layout> L = layoutArg(env, what, "counts", "displs", info[3], info[4], p, recv, "recvbuf");
@@ -371,7 +365,7 @@ Napi::Value Reduce(const Napi::CallbackInfo& info) {
   const char* what = "reduce";
   MPI_Comm comm = commArg(info[0]);
   int root = rootArg(info[4], comm);
-  bool atRoot = rankOf(comm) == root, inPlace = info[1].IsNull();
+  bool atRoot = commRankOf(comm) == root, inPlace = info[1].IsNull();
   BufferView send, recv;
   if (atRoot) {
     if (absent(info[2])) throwType(env, "reduce: recvbuf is required at the root");

@@ -31,10 +31,14 @@ CommState::LastLookup CommState::last_;
 // Not thread_local: that would cost as much as the lookup, through __tls_get_addr.
 bool CommState::single_caller_ = false;
 
+// The attribute's value: a heap-held reference to the state.
+using StateRef = std::shared_ptr<CommState>;
+
 int CommState::deleteAttribute(MPI_Comm, int, void* value, void*) {
-  if (last_.state == value) last_ = {};
+  auto* ref = static_cast<StateRef*>(value);
+  if (last_.state == ref->get()) last_ = {};
   bumpSelectionEpoch();  // memos keyed by this handle are stale: it may name another communicator next
-  delete static_cast<CommState*>(value);
+  delete ref;
   return MPI_SUCCESS;
 }
 
@@ -46,22 +50,30 @@ CommState::~CommState() {
 
 int CommState::lookUp(MPI_Comm comm, CommState** out) {
   int found = 0;
-  int rc = PMPI_Comm_get_attr(comm, g_keyval, out, &found);
+  StateRef* ref = nullptr;
+  int rc = PMPI_Comm_get_attr(comm, g_keyval, &ref, &found);
   if (rc != MPI_SUCCESS) return rc;
   if (found) {
+    *out = ref->get();
     if (single_caller_) last_ = {comm, *out};
     return MPI_SUCCESS;
   }
-  auto state = std::unique_ptr<CommState>(new CommState());
+  auto state = std::make_unique<StateRef>(new CommState());
   int inter = 0;
+  CommState& s = **state;
   if ((rc = PMPI_Comm_test_inter(comm, &inter)) != MPI_SUCCESS) return rc;
-  state->inter_ = inter != 0;
-  if ((rc = PMPI_Comm_size(comm, &state->size_)) != MPI_SUCCESS) return rc;
-  if ((rc = PMPI_Comm_rank(comm, &state->rank_)) != MPI_SUCCESS) return rc;
-  if (!state->inter_ && (rc = PMPI_Comm_dup(comm, &state->shadow_)) != MPI_SUCCESS) return rc;
-  state->serial_ = g_next_serial++;
+  s.inter_ = inter != 0;
+  if ((rc = PMPI_Comm_size(comm, &s.size_)) != MPI_SUCCESS) return rc;
+  if ((rc = PMPI_Comm_rank(comm, &s.rank_)) != MPI_SUCCESS) return rc;
+  if (!s.inter_) {
+    if ((rc = PMPI_Comm_dup(comm, &s.shadow_)) != MPI_SUCCESS) return rc;
+    // The engine's errors reach the user once, through the user's communicator (interpose.cc).
+    if ((rc = PMPI_Comm_set_errhandler(s.shadow_, MPI_ERRORS_RETURN)) != MPI_SUCCESS) return rc;
+  }
+  s.serial_ = g_next_serial++;
   if ((rc = PMPI_Comm_set_attr(comm, g_keyval, state.get())) != MPI_SUCCESS) return rc;
-  *out = state.release();
+  state.release();
+  *out = &s;
   return MPI_SUCCESS;
 }
 

@@ -1,4 +1,6 @@
-// What the engine keeps per communicator, cached on it as an MPI attribute and freed with it.
+// What the engine keeps per communicator, cached on it as an MPI attribute. The attribute holds
+// one reference and every pending request of the communicator another: MPI lets a program free a
+// communicator with collectives pending, and the state then lives until the last completes.
 #pragma once
 
 #include <mpi.h>
@@ -21,7 +23,7 @@ namespace topocoll {
 
 using generated::Collective;
 
-class CommState {
+class CommState : public std::enable_shared_from_this<CommState> {
  public:
   // Below MPI_THREAD_MULTIPLE: one thread at a time calls MPI, so one remembered lookup (or
   // call) serves all threads.

@@ -15,6 +15,7 @@
 #include "mapping/remap/remapped_allgather.h"
 #include "override.h"
 #include "select.h"
+#include "staging.h"
 #include "topology/runtime.h"
 
 namespace topocoll {
@@ -46,29 +47,18 @@ void record(Collective coll, int algorithm, int64_t bytes) {
   s.bytes += static_cast<uint64_t>(bytes);
 }
 
-int typeSize(MPI_Datatype type, int64_t* size) {
-  // The commonest predefined types without a call into MPI (4-9 ns): they are never freed, and
-  // their sizes are the C types'.
-  if (type == MPI_BYTE || type == MPI_CHAR || type == MPI_UNSIGNED_CHAR) return *size = 1, MPI_SUCCESS;
-  if (type == MPI_INT || type == MPI_UNSIGNED) return *size = sizeof(int), MPI_SUCCESS;
-  if (type == MPI_FLOAT) return *size = sizeof(float), MPI_SUCCESS;
-  if (type == MPI_DOUBLE) return *size = sizeof(double), MPI_SUCCESS;
-  int s = 0;
-  int rc = PMPI_Type_size(type, &s);
-  *size = s;
-  return rc;
-}
-
 // One call of a collective, as the selection, the trace and the executor see it. Small on
 // purpose: a call handed to the MPI never builds the BuildParams (zeroing it cost ~20 ns).
+// Sizes are bytes of the type signature (staging.h), which every rank agrees on.
 struct Call {
   Collective coll;
   MPI_Comm comm;
   int64_t block_bytes;
   int64_t total_bytes;  // allgather and alltoall: set by dispatch (p blocks)
-  int64_t count;        // elements per block (bcast: of the vector)
+  int64_t count;        // builders' units per block: bytes of a block (bcast: of the vector, a block being one byte)
   int root = 0;
   bool in_place = false;
+  bool rooted = false;
 };
 
 // What the builders learn of the call itself (the engine adds the communicator's part).
@@ -183,33 +173,29 @@ int choose(const Call& call, CommState* state, Choice* choice) {
 }
 
 // What builders learn of the communicator's hierarchy and shared memory (seed 001).
-int multicoreParams(const Call& call, const Bindings& bindings, int algorithm, CommState* state, BuildParams* params) {
+int multicoreParams(const Call& call, int algorithm, CommState* state, BuildParams* params) {
   const Hierarchy* hierarchy = nullptr;
   int rc = hierarchyOf(state, &hierarchy);
   if (rc != MPI_SUCCESS) return rc;
   params->hierarchy = hierarchy;
-  params->element_bytes = bindings.recv.extent;
+  params->element_bytes = 1;  // builders' elements are signature bytes
   params->bcast_concurrency = static_cast<int>(config().get(Parameter::BcastConcurrency));
   params->tile_bytes = config().get(Parameter::AlltoallTileBytes);
   ShmContext* shm = state->shmIfCreated();
-  if (shm && shm->available() && collectiveEntry(call.coll).uses_shm[algorithm] && bindings.recv.extent > 0) {
-    // Elements per part of the data area, so that builders can keep segments within parts.
-    MPI_Aint true_lb = 0, true_extent = bindings.recv.extent;
-    if (!bindings.recv.packed && (rc = PMPI_Type_get_true_extent(bindings.recv.type, &true_lb, &true_extent)) != MPI_SUCCESS) return rc;
-    int64_t slack = std::max<int64_t>(0, true_extent - bindings.recv.extent);
-    params->shm_elements = shm->parts() * std::max<int64_t>(0, (shm->partBytes() - slack) / bindings.recv.extent);
-  }
+  // Bytes per part of the data area, so that builders can keep segments within parts.
+  if (shm && shm->available() && collectiveEntry(call.coll).uses_shm[algorithm]) params->shm_elements = shm->parts() * shm->partBytes();
   return MPI_SUCCESS;
 }
 
 // Builds (or finds) the schedule of `algorithm` for `call` and runs it. Out of line: the calls
 // handed to the MPI then pay for none of this frame.
-[[gnu::noinline]] int runSchedule(const Call& call, RequestOut request, CommState* state, int algorithm, const Bindings& bindings) {
+[[gnu::noinline]] int runSchedule(const Call& call, RequestOut request, CommState* state, int algorithm, const Bindings& bindings,
+                                  StagedBuffers staged) {
   BuildParams params = paramsOf(call);
   params.p = state->size();
   params.rank = state->rank();
   params.max_outstanding = static_cast<int>(config().get(Parameter::AlltoallMaxOutstanding));
-  int rc = multicoreParams(call, bindings, algorithm, state, &params);
+  int rc = multicoreParams(call, algorithm, state, &params);
   if (rc != MPI_SUCCESS) return rc;
   if (call.coll == Collective::Allgather) {
     // Remapped allgathers (seed 004): pi of this communicator, computed once per base algorithm.
@@ -217,21 +203,59 @@ int multicoreParams(const Call& call, const Bindings& bindings, int algorithm, C
   }
   const auto& schedule = state->schedule(call.coll, algorithm, params);
   int tag = state->nextTag();
-  if (!request) return executeSchedule(*schedule, bindings, state->shadow(), tag, state->shmIfCreated());
-  auto r = std::make_unique<ScheduleRequest>(schedule, bindings, state->shadow(), tag, state->shmIfCreated());
-  if ((rc = r->allocateScratch()) == MPI_SUCCESS && (rc = r->start()) == MPI_SUCCESS) *request = std::move(r);
+  if (!request) {
+    if ((rc = executeSchedule(*schedule, bindings, state->shadow(), tag, state->shmIfCreated())) != MPI_SUCCESS) return rc;
+    return staged.unpack();
+  }
+  auto r = std::make_unique<ScheduleRequest>(schedule, bindings, std::move(staged), state->shadow(), tag, state->shmIfCreated(),
+                                             state->shared_from_this());
+  if ((rc = r->start()) == MPI_SUCCESS) *request = std::move(r);
   return rc;
 }
 
-// Runs `call` with the chosen algorithm: our schedule, on the buffers `bind(Bindings*)` describes,
-// or `native(MPI_Request*)` (null = blocking). Binding the buffers waits for the choice: a call
-// handed to the MPI would pay for datatype queries it does not need.
+thread_local bool t_raised_by_mpi = false;
+
+// A call handed to the MPI's own collective: its error has been raised there already.
+int handedToMpi(int rc) {
+  if (rc != MPI_SUCCESS) t_raised_by_mpi = true;
+  return rc;
+}
+
+// Hands the call, with exactly the caller's arguments, to the MPI's own collective (nonblocking:
+// its request wrapped for the caller).
+template <typename Native>
+int runNative(RequestOut request, Native native) {
+  if (request.nativeBlocks()) return handedToMpi(native(nullptr));
+  MPI_Request r = MPI_REQUEST_NULL;
+  int rc = handedToMpi(native(&r));
+  if (rc == MPI_SUCCESS) *request = std::make_unique<NativeRequest>(r);
+  return rc;
+}
+
+// A request that is already complete: a collective with nothing to move.
+int completed(RequestOut request) {
+  if (request) *request = std::make_unique<NativeRequest>(MPI_REQUEST_NULL);
+  return MPI_SUCCESS;
+}
+
+// Runs `call` with the chosen algorithm: our schedule, on the buffers `bind(Bindings*,
+// StagedBuffers*)` describes, or `native(MPI_Request*)` (null = blocking). Binding the buffers
+// waits for the choice: a call handed to the MPI would pay for datatype queries it does not need.
+// A call whose arguments the MPI would reject goes to the MPI, which raises its own error.
 template <typename Bind, typename Native>
 int dispatch(Call& call, RequestOut request, Bind bind, Native native, bool* ran_native) {
+  if (call.comm == MPI_COMM_NULL || call.block_bytes < 0) return runNative(request, native);
   CommState* state = nullptr;
   int rc = CommState::get(call.comm, &state);
   if (rc != MPI_SUCCESS) return rc;
   if (call.coll == Collective::Allgather || call.coll == Collective::Alltoall) call.total_bytes = call.block_bytes * state->size();
+  if (!state->isInter()) {
+    if (call.rooted && (call.root < 0 || call.root >= state->size())) return runNative(request, native);
+    if (call.total_bytes == 0 && call.coll != Collective::Barrier) return completed(request);
+    // Spans of the MPI-3 calls carry int byte counts: bigger calls go to the MPI (every rank
+    // agrees: the sizes are the type signature's).
+    if (call.total_bytes > INT_MAX) return runNative(request, native);
+  }
   // A loop of like calls selects once (model selection, which reads more of the call, always runs).
   // Read in place, not copied: copying the 16-byte Choice stalled on store forwarding (~1.5 ns a call).
   const Choice* chosen = nullptr;
@@ -253,16 +277,12 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native, bool* ran
   *ran_native = choice.algorithm == kAlgorithmNative && !request && config().verbose() == 0 && !config().get(Parameter::Stats) &&
                 config().get(Parameter::Select) != model::kSelectModel;
   if (choice.algorithm == kAlgorithmNative) {
-    if (request.nativeBlocks()) {
-      rc = native(nullptr);
-    } else {
-      MPI_Request r = MPI_REQUEST_NULL;
-      if ((rc = native(&r)) == MPI_SUCCESS) *request = std::make_unique<NativeRequest>(r);
-    }
+    rc = runNative(request, native);
   } else {
     Bindings bindings;
-    if ((rc = bind(&bindings)) != MPI_SUCCESS) return rc;
-    rc = runSchedule(call, request, state, choice.algorithm, bindings);
+    StagedBuffers staged(state->shadow());
+    if ((rc = bind(&bindings, &staged, state->size(), state->rank())) != MPI_SUCCESS) return rc;
+    rc = runSchedule(call, request, state, choice.algorithm, bindings, std::move(staged));
   }
   if (config().verbose() >= 2 && !request) {
     std::fprintf(stderr, "topocoll: rank %d %s %s %lld B: %.2f us\n", state->rank(), collectiveEntry(call.coll).name,
@@ -331,23 +351,18 @@ bool repeatsNative(Collective coll, RequestOut request, Words... words) {
 
 bool fitsInt(MPI_Count n) { return n >= 0 && n <= INT_MAX; }
 
-// A request that is already complete: a collective with nothing to move.
-int completed(RequestOut request) {
-  if (request) *request = std::make_unique<NativeRequest>(MPI_REQUEST_NULL);
-  return MPI_SUCCESS;
-}
-
-// allgather and alltoall: p blocks of recvcount elements each.
-int blockCall(Collective coll, const void* sendbuf, MPI_Count sendcount, MPI_Count recvcount, MPI_Datatype recvtype,
-              MPI_Comm comm, Call* call) {
+// allgather and alltoall: p blocks of recvcount elements each. Arguments the MPI rejects leave
+// block_bytes negative: dispatch hands such a call to the MPI, which raises its own error.
+int blockCall(Collective coll, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, MPI_Count recvcount,
+              MPI_Datatype recvtype, MPI_Comm comm, Call* call) {
   bool in_place = sendbuf == MPI_IN_PLACE;
-  if (!fitsInt(recvcount) || (!in_place && !fitsInt(sendcount))) return MPI_ERR_COUNT;
-  int64_t type_bytes;
-  int rc = typeSize(recvtype, &type_bytes);
-  if (rc != MPI_SUCCESS) return rc;
-  *call = Call{coll, comm, recvcount * type_bytes, 0, recvcount};
+  *call = Call{coll, comm, -1, 0, 0};
   call->in_place = in_place;
-  return MPI_SUCCESS;
+  if (recvcount < 0 || recvtype == MPI_DATATYPE_NULL || (!in_place && (sendcount < 0 || sendtype == MPI_DATATYPE_NULL))) return MPI_SUCCESS;
+  if (!fitsInt(recvcount) || (!in_place && !fitsInt(sendcount))) return MPI_ERR_COUNT;
+  int rc = signatureBytes(recvcount, recvtype, &call->block_bytes);
+  call->count = call->block_bytes;
+  return rc;
 }
 
 }  // namespace
@@ -424,19 +439,25 @@ int nativeAlltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
   const auto native_fn = coll == Collective::Allgather ? nativeAllgather : nativeAlltoall;
   auto native = [&](MPI_Request* r) { return native_fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r); };
   return runRemembered(coll, request, [&](bool* ran_native) {
-    if (recvcount == 0) return completed(request);
     Call call;
-    int rc = blockCall(coll, sendbuf, sendcount, recvcount, recvtype, comm, &call);
+    int rc = blockCall(coll, sendbuf, sendcount, sendtype, recvcount, recvtype, comm, &call);
     if (rc != MPI_SUCCESS) return rc;
-    bool in_place = call.in_place;
-    auto bind = [&](Bindings* b) {
-      int rc = MPI_SUCCESS;
-      if (!in_place && (rc = BufferBinding::bind(const_cast<void*>(sendbuf), sendcount, sendtype, &b->send)) != MPI_SUCCESS) return rc;
-      if ((rc = BufferBinding::bind(recvbuf, recvcount, recvtype, &b->recv)) != MPI_SUCCESS) return rc;
-      // In place, allgather builders read this rank's block from recv; alltoall builders first
-      // copy the receive buffer to tmp, and their send binding is unused.
-      if (in_place && coll == Collective::Alltoall) b->send = b->recv;
-      return MPI_SUCCESS;
+    auto bind = [&](Bindings* b, StagedBuffers* staged, int p, int rank) {
+      const int64_t block = call.block_bytes;
+      int rc;
+      if (coll == Collective::Allgather) {
+        // In place, builders read this rank's block from recv.
+        if (!call.in_place && (rc = staged->bindSend(sendbuf, sendcount, sendtype, block, 1, &b->send)) != MPI_SUCCESS) return rc;
+        return staged->bind(recvbuf, recvcount, recvtype, block, p, rank, call.in_place ? 1 : 0, true, &b->recv);
+      }
+      if (call.in_place) {
+        // Alltoall builders first copy the receive buffer to tmp; their send binding is unused.
+        rc = staged->bind(recvbuf, recvcount, recvtype, block, p, 0, p, true, &b->recv);
+        b->send = b->recv;
+        return rc;
+      }
+      if ((rc = staged->bindSend(sendbuf, sendcount, sendtype, block, p, &b->send)) != MPI_SUCCESS) return rc;
+      return staged->bind(recvbuf, recvcount, recvtype, block, p, 0, 0, true, &b->recv);
     };
     return dispatch(call, request, bind, native, ran_native);
   }, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(sendtype), sendcount, handleBits(recvtype), recvcount);
@@ -445,14 +466,21 @@ int nativeAlltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 [[gnu::noinline]] int bcastThroughEngine(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, RequestOut request) {
   auto native = [&](MPI_Request* r) { return nativeBcast(buffer, count, type, root, comm, r); };
   return runRemembered(Collective::Bcast, request, [&](bool* ran_native) {
-    if (count == 0) return completed(request);
-    if (!fitsInt(count)) return MPI_ERR_COUNT;
-    int64_t type_bytes;
-    int rc = typeSize(type, &type_bytes);
-    if (rc != MPI_SUCCESS) return rc;
-    Call call{Collective::Bcast, comm, count * type_bytes, count * type_bytes, count, root};
-    // A bcast block is one element, so that algorithms can cut the vector into segments.
-    auto bind = [&](Bindings* b) { return BufferBinding::bind(buffer, 1, type, &b->recv); };
+    Call call{Collective::Bcast, comm, -1, 0, 0, root};
+    call.rooted = true;
+    if (count >= 0 && type != MPI_DATATYPE_NULL) {
+      if (!fitsInt(count)) return MPI_ERR_COUNT;
+      int rc = signatureBytes(count, type, &call.block_bytes);
+      if (rc != MPI_SUCCESS) return rc;
+      call.total_bytes = call.count = call.block_bytes;
+    }
+    // A bcast block is one byte, so that algorithms can cut the vector into segments anywhere.
+    auto bind = [&](Bindings* b, StagedBuffers* staged, int, int rank) {
+      bool at_root = rank == root;
+      int rc = staged->bind(buffer, count, type, call.total_bytes, 1, 0, at_root ? 1 : 0, !at_root, &b->recv);
+      b->recv.blockBytes = 1;
+      return rc;
+    };
     return dispatch(call, request, bind, native, ran_native);
   }, handleBits(comm), handleBits(type), count, root);
 }
@@ -461,11 +489,7 @@ int nativeAlltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
   auto native = [&](MPI_Request* r) { return nativeBarrier(comm, r); };
   return runRemembered(Collective::Barrier, request, [&](bool* ran_native) {
     Call call{Collective::Barrier, comm, 0, 0, 0};
-    auto bind = [](Bindings* b) {
-      b->recv.type = b->send.type = MPI_BYTE;
-      b->recv.extent = b->send.extent = 1;
-      return MPI_SUCCESS;
-    };
+    auto bind = [](Bindings*, StagedBuffers*, int, int) { return MPI_SUCCESS; };
     return dispatch(call, request, bind, native, ran_native);
   }, handleBits(comm));
 }
@@ -475,26 +499,32 @@ int nativeAlltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
               MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
   if (repeatsNative(Collective::Allgather, request, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(sendtype), sendcount, handleBits(recvtype), recvcount))
-    return nativeAllgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+    return handedToMpi(nativeAllgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr));
   return blockThroughEngine(Collective::Allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 int bcast(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, RequestOut request) {
   if (repeatsNative(Collective::Bcast, request, handleBits(comm), handleBits(type), count, root))
-    return nativeBcast(buffer, count, type, root, comm, nullptr);
+    return handedToMpi(nativeBcast(buffer, count, type, root, comm, nullptr));
   return bcastThroughEngine(buffer, count, type, root, comm, request);
 }
 
 int barrier(MPI_Comm comm, RequestOut request) {
-  if (repeatsNative(Collective::Barrier, request, handleBits(comm))) return nativeBarrier(comm, nullptr);
+  if (repeatsNative(Collective::Barrier, request, handleBits(comm))) return handedToMpi(nativeBarrier(comm, nullptr));
   return barrierThroughEngine(comm, request);
 }
 
 int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
              MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
   if (repeatsNative(Collective::Alltoall, request, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(sendtype), sendcount, handleBits(recvtype), recvcount))
-    return nativeAlltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+    return handedToMpi(nativeAlltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr));
   return blockThroughEngine(Collective::Alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+bool takeRaisedByMpi() {
+  bool raised = t_raised_by_mpi;
+  t_raised_by_mpi = false;
+  return raised;
 }
 
 bool buildSchedule(Collective coll, int algorithm, const BuildParams& params, Schedule* out, std::string* error) {

@@ -55,6 +55,10 @@ int barrier(MPI_Comm comm, RequestOut request = nullptr);
 int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
              MPI_Datatype recvtype, MPI_Comm comm, RequestOut request = nullptr);
 
+// True, once, when the last call that failed on this thread was handed to the MPI's own
+// collective, which has already called the communicator's error handler.
+bool takeRaisedByMpi();
+
 // The schedule an algorithm builds, for tools (explain, the replayer); needs no MPI.
 // Returns false with *error when the algorithm has no builder or the parameters are invalid.
 bool buildSchedule(generated::Collective coll, int algorithm, const BuildParams& params, Schedule* out, std::string* error);

@@ -8,42 +8,33 @@
 namespace topocoll {
 namespace {
 
-// Elements of a span, or -1 when it does not fit the int count of the MPI-3 calls.
-int spanElements(const BufferBinding& b, const BlockSpan& s) {
-  MPI_Count n = b.blockElements * s.count;
+// Bytes of a span, or -1 when they do not fit the int count of the MPI-3 calls.
+int spanBytes(const BufferBinding& b, const BlockSpan& s) {
+  int64_t n = b.blockBytes * s.count;
   return n > INT_MAX ? -1 : static_cast<int>(n);
 }
 
-char* spanAddress(const BufferBinding& b, const BlockSpan& s) {
-  return b.base + static_cast<MPI_Aint>(s.first * b.blockElements) * b.extent;
-}
+char* spanAddress(const BufferBinding& b, const BlockSpan& s) { return b.base + s.first * b.blockBytes; }
 
 int postOp(const Op& op, const Bindings& bindings, MPI_Comm comm, int tag, MPI_Request* req) {
   const BlockSpan& s = op.kind == OpKind::Send ? op.src : op.dst;
   const BufferBinding& b = bindings.of(s.buf);
-  int n = spanElements(b, s);
+  int n = spanBytes(b, s);
   if (n < 0) return MPI_ERR_COUNT;
-  if (op.kind == OpKind::Send) return PMPI_Isend(spanAddress(b, s), n, b.type, op.peer, tag, comm, req);
-  return PMPI_Irecv(spanAddress(b, s), n, b.type, op.peer, tag, comm, req);
+  if (op.kind == OpKind::Send) return PMPI_Isend(spanAddress(b, s), n, MPI_BYTE, op.peer, tag, comm, req);
+  return PMPI_Irecv(spanAddress(b, s), n, MPI_BYTE, op.peer, tag, comm, req);
 }
 
 int copySpan(const Op& op, const Bindings& bindings) {
   const BufferBinding& from = bindings.of(op.src.buf);
-  const BufferBinding& to = bindings.of(op.dst.buf);
   char* src = spanAddress(from, op.src);
-  char* dst = spanAddress(to, op.dst);
-  if (src == dst && op.src.buf == op.dst.buf) return MPI_SUCCESS;
-  if (from.packed && to.packed && from.type == to.type) {
-    const size_t bytes = static_cast<size_t>(op.src.count * from.blockElements * from.extent);
-    // Into the shared segment (never overlapping its source): streamed, see shm/stream_copy.h.
-    if (op.dst.buf == BufferId::Shm && op.src.buf != BufferId::Shm && bytes >= kStreamCopyMinBytes) streamCopy(dst, src, bytes);
-    else std::memmove(dst, src, bytes);
-    return MPI_SUCCESS;
-  }
-  // Derived or differing datatypes: let MPI convert between the two type maps.
-  int ns = spanElements(from, op.src), nd = spanElements(to, op.dst);
-  if (ns < 0 || nd < 0) return MPI_ERR_COUNT;
-  return PMPI_Sendrecv(src, ns, from.type, 0, 0, dst, nd, to.type, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+  char* dst = spanAddress(bindings.of(op.dst.buf), op.dst);
+  if (src == dst) return MPI_SUCCESS;
+  const size_t bytes = static_cast<size_t>(op.src.count * from.blockBytes);
+  // Into the shared segment (never overlapping its source): streamed, see shm/stream_copy.h.
+  if (op.dst.buf == BufferId::Shm && op.src.buf != BufferId::Shm && bytes >= kStreamCopyMinBytes) streamCopy(dst, src, bytes);
+  else std::memmove(dst, src, bytes);
+  return MPI_SUCCESS;
 }
 
 int runCopies(const Round& round, const Bindings& bindings) {
@@ -104,19 +95,11 @@ void signalFlags(const Round& round, ShmContext* shm, const ShmContext::Call& ca
 // Binds the data area of the call's channel like the receive buffer, and applies the schedule's
 // unit (Schedule::units_per_block) to every binding.
 int prepareBindings(const Schedule& s, const ShmContext* shm, const ShmContext::Call& call, Bindings* b) {
-  if (s.shm == ShmUse::Data && shm && shm->nodeSize() > 1) {
-    MPI_Aint true_lb = 0, true_extent = 0;
-    if (!b->recv.packed) {
-      int rc = PMPI_Type_get_true_extent(b->recv.type, &true_lb, &true_extent);
-      if (rc != MPI_SUCCESS) return rc;
-    }
-    b->shm = b->recv;
-    b->shm.base = shm->data(call.channel) - true_lb;
-  }
+  if (s.shm == ShmUse::Data && shm && shm->nodeSize() > 1) b->shm = {shm->data(call.channel), b->recv.blockBytes};
   if (s.units_per_block > 1) {
     for (BufferBinding* x : {&b->send, &b->recv, &b->tmp, &b->shm}) {
-      if (x->blockElements % s.units_per_block != 0) return MPI_ERR_INTERN;
-      x->blockElements /= s.units_per_block;
+      if (x->blockBytes % s.units_per_block != 0) return MPI_ERR_INTERN;
+      x->blockBytes /= s.units_per_block;
     }
   }
   return MPI_SUCCESS;
@@ -140,46 +123,18 @@ int waitRequests(std::vector<MPI_Request>* reqs, ShmContext* shm, const Collecti
 int runExchange(const Op& send, const Op& recv, const Bindings& bindings, MPI_Comm comm, int tag) {
   const BufferBinding& sb = bindings.of(send.src.buf);
   const BufferBinding& rb = bindings.of(recv.dst.buf);
-  int ns = spanElements(sb, send.src), nr = spanElements(rb, recv.dst);
+  int ns = spanBytes(sb, send.src), nr = spanBytes(rb, recv.dst);
   if (ns < 0 || nr < 0) return MPI_ERR_COUNT;
-  return PMPI_Sendrecv(spanAddress(sb, send.src), ns, sb.type, send.peer, tag, spanAddress(rb, recv.dst), nr, rb.type,
+  return PMPI_Sendrecv(spanAddress(sb, send.src), ns, MPI_BYTE, send.peer, tag, spanAddress(rb, recv.dst), nr, MPI_BYTE,
                        recv.peer, tag, comm, MPI_STATUS_IGNORE);
 }
 
 }  // namespace
 
-int BufferBinding::bind(void* base, MPI_Count blockElements, MPI_Datatype type, BufferBinding* out) {
-  MPI_Aint lb, extent, true_lb, true_extent;
-  int size, rc;
-  if ((rc = PMPI_Type_get_extent(type, &lb, &extent)) != MPI_SUCCESS) return rc;
-  if ((rc = PMPI_Type_get_true_extent(type, &true_lb, &true_extent)) != MPI_SUCCESS) return rc;
-  if ((rc = PMPI_Type_size(type, &size)) != MPI_SUCCESS) return rc;
-  int num_ints, num_addrs, num_types, combiner;
-  if ((rc = PMPI_Type_get_envelope(type, &num_ints, &num_addrs, &num_types, &combiner)) != MPI_SUCCESS) return rc;
-  out->base = static_cast<char*>(base);
-  out->type = type;
-  out->blockElements = blockElements;
-  out->extent = extent;
-  // Only predefined types are known to map bytes in order; derived types go through MPI.
-  out->packed = combiner == MPI_COMBINER_NAMED && size == extent && true_lb == 0 && true_extent == extent;
-  return MPI_SUCCESS;
-}
-
-int ScratchBuffer::allocate(const BufferBinding& like, int64_t blocks, BufferBinding* out) {
-  *out = like;
-  if (blocks == 0) {
-    out->base = nullptr;
-    return MPI_SUCCESS;
-  }
-  MPI_Aint true_lb, true_extent;
-  int rc = PMPI_Type_get_true_extent(like.type, &true_lb, &true_extent);
-  if (rc != MPI_SUCCESS) return rc;
-  MPI_Count elements = blocks * like.blockElements;
-  // Element i occupies [i*extent + true_lb, i*extent + true_lb + true_extent).
-  MPI_Aint bytes = elements == 0 ? 0 : (elements - 1) * like.extent + true_extent;
-  storage_.resize(static_cast<size_t>(bytes) + 64);
-  out->base = storage_.data() - true_lb;
-  return MPI_SUCCESS;
+void ScratchBuffer::allocate(const BufferBinding& like, int64_t blocks, BufferBinding* out) {
+  size_t bytes = static_cast<size_t>(blocks * like.blockBytes);
+  if (storage_.size() < bytes) storage_.resize(bytes);
+  *out = {bytes ? storage_.data() : nullptr, like.blockBytes};
 }
 
 int executeSchedule(const Schedule& schedule, const Bindings& in, MPI_Comm comm, int tag, ShmContext* shm) {
@@ -188,8 +143,8 @@ int executeSchedule(const Schedule& schedule, const Bindings& in, MPI_Comm comm,
   // loop of small calls would otherwise allocate (and zero) its scratch and request list each time.
   thread_local ScratchBuffer scratch;
   thread_local std::vector<MPI_Request> reqs;
-  int rc = scratch.allocate(in.recv, schedule.tmp_blocks, &bindings.tmp);
-  if (rc != MPI_SUCCESS) return rc;
+  scratch.allocate(in.recv, schedule.tmp_blocks, &bindings.tmp);
+  int rc = MPI_SUCCESS;
   ShmContext::Call call;
   if (schedule.shm != ShmUse::None) {
     if (!shm) return MPI_ERR_INTERN;
@@ -216,9 +171,12 @@ int executeSchedule(const Schedule& schedule, const Bindings& in, MPI_Comm comm,
   return MPI_SUCCESS;
 }
 
-ScheduleRequest::ScheduleRequest(std::shared_ptr<const Schedule> schedule, const Bindings& bindings, MPI_Comm comm, int tag,
-                                 ShmContext* shm)
-    : schedule_(std::move(schedule)), bindings_(bindings), comm_(comm), tag_(tag), shm_(shm) {}
+ScheduleRequest::ScheduleRequest(std::shared_ptr<const Schedule> schedule, const Bindings& bindings, StagedBuffers staged,
+                                 MPI_Comm comm, int tag, ShmContext* shm, std::shared_ptr<const void> owner)
+    : owner_(std::move(owner)), schedule_(std::move(schedule)), bindings_(bindings), staged_(std::move(staged)), comm_(comm),
+      tag_(tag), shm_(shm) {
+  scratch_.allocate(bindings_.recv, schedule_->tmp_blocks, &bindings_.tmp);
+}
 
 ScheduleRequest::~ScheduleRequest() {
   if (in_flight_) shm_->removeInFlight(this);
@@ -230,8 +188,6 @@ ScheduleRequest::~ScheduleRequest() {
     }
   }
 }
-
-int ScheduleRequest::allocateScratch() { return scratch_.allocate(bindings_.recv, schedule_->tmp_blocks, &bindings_.tmp); }
 
 int ScheduleRequest::start() {
   round_ = 0;
@@ -296,6 +252,7 @@ int ScheduleRequest::advance(bool blocking) {
     shm_->removeInFlight(this);
     in_flight_ = false;
   }
+  if ((rc = staged_.unpack()) != MPI_SUCCESS) return fail(rc);
   return MPI_SUCCESS;
 }
 

@@ -8,18 +8,17 @@
 
 #include "schedule.h"
 #include "shm/shm_context.h"
+#include "staging.h"
 
 namespace topocoll {
 
-// Where the blocks of one buffer live: block b starts at base + b * blockElements * extent.
+// Where the blocks of one buffer live, in bytes of the type signature (what every rank of a call
+// agrees on, whatever datatypes the ranks pass): block b starts at base + b * blockBytes. The
+// engine binds the user's memory itself when its datatype is contiguous, else a staging copy
+// (staging.h); the executor moves bytes (MPI_BYTE, memcpy) only.
 struct BufferBinding {
   char* base = nullptr;
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  MPI_Count blockElements = 0;
-  MPI_Aint extent = 0;
-  bool packed = false;  // elements are contiguous bytes in a fixed order: memcpy is a valid copy
-
-  static int bind(void* base, MPI_Count blockElements, MPI_Datatype type, BufferBinding* out);
+  int64_t blockBytes = 0;
 };
 
 struct Bindings {
@@ -30,10 +29,10 @@ struct Bindings {
   }
 };
 
-// Scratch space for a schedule's tmp buffer, laid out like the receive binding.
+// Scratch space for a schedule's tmp buffer, in blocks of the receive binding.
 class ScratchBuffer {
  public:
-  int allocate(const BufferBinding& like, int64_t blocks, BufferBinding* out);
+  void allocate(const BufferBinding& like, int64_t blocks, BufferBinding* out);
 
  private:
   std::vector<char> storage_;
@@ -51,13 +50,15 @@ class CollectiveRequest {
   virtual int wait() = 0;
 };
 
-// A schedule progressed round by round by test()/wait().
+// A schedule progressed round by round by test()/wait(). `owner` keeps what the request uses
+// (the communicator's shadow and shared memory) alive until it completes: MPI lets a program free
+// a communicator while a collective on it is pending. `staged` is unpacked into the user's
+// buffers when the schedule ends.
 class ScheduleRequest final : public CollectiveRequest {
  public:
-  ScheduleRequest(std::shared_ptr<const Schedule> schedule, const Bindings& bindings, MPI_Comm comm, int tag,
-                  ShmContext* shm = nullptr);
+  ScheduleRequest(std::shared_ptr<const Schedule> schedule, const Bindings& bindings, StagedBuffers staged, MPI_Comm comm,
+                  int tag, ShmContext* shm, std::shared_ptr<const void> owner);
   ~ScheduleRequest() override;
-  int allocateScratch();
   int start();
   int test(bool* done) override;
   int wait() override;
@@ -67,8 +68,10 @@ class ScheduleRequest final : public CollectiveRequest {
   int finishRound();
   // Moves the schedule on as far as it can without blocking, or (blocking) to its end.
   int advance(bool blocking);
+  std::shared_ptr<const void> owner_;  // first: destroyed last
   std::shared_ptr<const Schedule> schedule_;
   Bindings bindings_;
+  StagedBuffers staged_;
   ScratchBuffer scratch_;
   MPI_Comm comm_;
   int tag_;

@@ -22,10 +22,10 @@ namespace topocoll::interpose {
 
 bool bypass() { return t_depth > 0 || !engine::initialized() || config().get(Parameter::Passthrough); }
 
-// The engine's native path may already have called the handler (PMPI_* on the user's
-// communicator); calling it again is harmless for the predefined handlers.
+// A call the engine handed to the MPI's own collective has had its error raised there: a user's
+// handler is called once, as without us.
 int raise(MPI_Comm comm, int rc) {
-  if (rc != MPI_SUCCESS && comm != MPI_COMM_NULL) PMPI_Comm_call_errhandler(comm, rc);
+  if (rc != MPI_SUCCESS && !engine::takeRaisedByMpi() && comm != MPI_COMM_NULL) PMPI_Comm_call_errhandler(comm, rc);
   return rc;
 }
 

@@ -4,6 +4,8 @@
 // the schedule: for allgather/alltoall a block is one rank's `count` elements, for bcast a block
 // is one element of the vector (so builders can cut it into segments). Builders therefore never
 // see bytes or datatypes, which keeps them pure and lets the TypeScript replayer check them.
+// The engine runs every call with bytes of the type signature as elements (staging.h): a builder's
+// element is then one byte, the unit every rank agrees on whatever datatype it passes.
 #pragma once
 
 #include <cstdint>

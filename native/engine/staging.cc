@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <cstring>
+#include <utility>
 
 #include "executor.h"
 
@@ -58,10 +59,21 @@ int signatureBytes(MPI_Count count, MPI_Datatype type, int64_t* bytes) {
   return MPI_SUCCESS;
 }
 
-int StagedBuffers::pack(const Staged& s, const void* from, MPI_Count elements, int64_t at, int64_t bytes) const {
+StagedBuffers::TypeRef& StagedBuffers::TypeRef::operator=(TypeRef&& o) noexcept {
+  std::swap(type_, o.type_);
+  return *this;
+}
+
+StagedBuffers::TypeRef::~TypeRef() {
+  int finalized = 0;
+  PMPI_Finalized(&finalized);
+  if (type_ != MPI_DATATYPE_NULL && !finalized) PMPI_Type_free(&type_);
+}
+
+int StagedBuffers::pack(char* staged, MPI_Datatype type, const void* from, MPI_Count elements, int64_t at, int64_t bytes) const {
   if (!fitsInt(elements) || !fitsInt(at + bytes)) return MPI_ERR_COUNT;
   int position = static_cast<int>(at);
-  return PMPI_Pack(from, static_cast<int>(elements), s.type, s.bytes.get(), static_cast<int>(at + bytes), &position, comm_);
+  return PMPI_Pack(from, static_cast<int>(elements), type, staged, static_cast<int>(at + bytes), &position, comm_);
 }
 
 int StagedBuffers::bind(void* base, MPI_Count count, MPI_Datatype type, int64_t block_bytes, int64_t blocks, int64_t pack_first,
@@ -80,11 +92,12 @@ int StagedBuffers::bind(void* base, MPI_Count count, MPI_Datatype type, int64_t 
   s.bytes.reset(new char[static_cast<size_t>(s.size) + 1]);
   s.user = base;
   s.elements = count * blocks;
-  s.type = type;
   s.unpack_at_end = unpack_at_end;
+  if (unpack_at_end && (rc = s.type.dup(type)) != MPI_SUCCESS) return rc;
   if (pack_blocks > 0) {
     const char* from = static_cast<const char*>(base) + static_cast<MPI_Aint>(pack_first * count) * extent;
-    if ((rc = pack(s, from, pack_blocks * count, pack_first * block_bytes, pack_blocks * block_bytes)) != MPI_SUCCESS) return rc;
+    rc = pack(s.bytes.get(), type, from, pack_blocks * count, pack_first * block_bytes, pack_blocks * block_bytes);
+    if (rc != MPI_SUCCESS) return rc;
   }
   *out = {s.bytes.get(), block_bytes};
   staged_.push_back(std::move(s));
@@ -104,10 +117,9 @@ int StagedBuffers::bindSend(const void* base, MPI_Count count, MPI_Datatype type
   Staged s;
   s.size = block_bytes * blocks;
   s.bytes.reset(new char[static_cast<size_t>(s.size) + 1]());
-  s.type = type;
   for (int64_t b = 0; b < blocks; ++b) {
     const char* from = static_cast<const char*>(base) + static_cast<MPI_Aint>(b * count) * extent;
-    if ((rc = pack(s, from, count, b * block_bytes, bytes)) != MPI_SUCCESS) return rc;
+    if ((rc = pack(s.bytes.get(), type, from, count, b * block_bytes, bytes)) != MPI_SUCCESS) return rc;
   }
   *out = {s.bytes.get(), block_bytes};
   staged_.push_back(std::move(s));
@@ -120,7 +132,7 @@ int StagedBuffers::unpack() {
     s.unpack_at_end = false;
     if (!fitsInt(s.size) || !fitsInt(s.elements)) return MPI_ERR_COUNT;
     int position = 0;
-    int rc = PMPI_Unpack(s.bytes.get(), static_cast<int>(s.size), &position, s.user, static_cast<int>(s.elements), s.type, comm_);
+    int rc = PMPI_Unpack(s.bytes.get(), static_cast<int>(s.size), &position, s.user, static_cast<int>(s.elements), s.type.get(), comm_);
     if (rc != MPI_SUCCESS) return rc;
   }
   staged_.clear();

@@ -38,15 +38,29 @@ class StagedBuffers {
   int unpack();
 
  private:
+  // A duplicate of the caller's type: MPI lets a program free its datatype while a nonblocking
+  // call using it is pending, and the unpack at the end still needs it.
+  class TypeRef {
+   public:
+    TypeRef() = default;
+    TypeRef(TypeRef&& o) noexcept : type_(o.type_) { o.type_ = MPI_DATATYPE_NULL; }
+    TypeRef& operator=(TypeRef&& o) noexcept;
+    ~TypeRef();
+    int dup(MPI_Datatype type) { return PMPI_Type_dup(type, &type_); }
+    MPI_Datatype get() const { return type_; }
+
+   private:
+    MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  };
   struct Staged {
     std::unique_ptr<char[]> bytes;
     void* user = nullptr;
     MPI_Count elements = 0;  // of `type` in the whole buffer
-    MPI_Datatype type = MPI_DATATYPE_NULL;
+    TypeRef type;            // set when unpacking at the end
     int64_t size = 0;
     bool unpack_at_end = false;
   };
-  int pack(const Staged& s, const void* from, MPI_Count elements, int64_t at, int64_t bytes) const;
+  int pack(char* staged, MPI_Datatype type, const void* from, MPI_Count elements, int64_t at, int64_t bytes) const;
 
   MPI_Comm comm_;
   std::vector<Staged> staged_;

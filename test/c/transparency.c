@@ -7,7 +7,8 @@
  *              the gaps of the vector type must stay untouched
  *   root       MPI_Bcast/MPI_Ibcast with root = p, 10^6, -3: MPI_ERR_ROOT through the
  *              communicator's handler, called once, the buffer untouched
- *   free       MPI_Comm_free with collectives pending on the communicator, then MPI_Waitall
+ *   free       MPI_Comm_free, and MPI_Type_free of a derived receive type, with collectives
+ *              pending on them, then MPI_Wait
  *   self       a program's own pending receive and send on MPI_COMM_SELF (tag 0) across
  *              collectives of derived types: they match only each other
  *   intercomm  "unidirectional" intercommunicator allgather/alltoall (one group sends 0 and
@@ -246,6 +247,33 @@ static void freeCase(int n) {
   }
 }
 
+/* A derived receive type freed while an Iallgather and an Ibcast using it are pending. */
+static void freeTypeCase(int n) {
+  MPI_Datatype v, vec;
+  MPI_Type_vector(2, 1, 2, MPI_INT, &v);
+  MPI_Type_create_resized(v, 0, 12, &vec);
+  MPI_Type_commit(&vec);
+  MPI_Type_free(&v);
+  Layout l = layoutOf(2, n * g_size);
+  char* recv = gapFilled(l.bytes);
+  char* bc = gapFilled(layoutOf(2, n).bytes);
+  int* send = malloc(sizeof(int) * n);
+  for (int i = 0; i < n; i++) send[i] = valueOf(g_rank, 0, i);
+  if (g_rank == 0) writeInts(bc, 2, n, 0, 3);
+  MPI_Request r[2];
+  MPI_Iallgather(send, n, MPI_INT, recv, n / 2, vec, MPI_COMM_WORLD, &r[0]);
+  MPI_Ibcast(bc, n / 2, vec, 0, MPI_COMM_WORLD, &r[1]);
+  MPI_Type_free(&vec);
+  int rc = MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+  CHECK(rc == MPI_SUCCESS, "waitall after MPI_Type_free: rc %d", rc);
+  for (int s = 0; s < g_size; s++) checkInts(recv + offsetOf(2, s * n), 2, n, s, 0, "iallgather into a freed type");
+  checkGaps(recv, 2, n * g_size, l.bytes, "iallgather into a freed type");
+  checkInts(bc, 2, n, 0, 3, "ibcast of a freed type");
+  free(recv);
+  free(bc);
+  free(send);
+}
+
 /* ---- self: the program's own MPI_COMM_SELF traffic is never matched by the library's -------- */
 static void selfCase(int n) {
   int inbox[4] = {0, 0, 0, 0}, outbox[4] = {11, 22, 33, 44 + g_rank};
@@ -371,6 +399,7 @@ int main(int argc, char** argv) {
     typesCase(4);
     rootCase();
     freeCase(n);
+    freeTypeCase(n);
     selfCase(n);
     intercommCase(n / 4);
     if (g_rank == 0) printf("round %d: %s\n", k, label);

@@ -29,11 +29,12 @@
  * rank was in, with the same replay line.
  *
  *   differential [--seed S] [--calls N] [--first I] [--max-bytes B] [--threads] [--reference native|pmpi]
- *                [--skip CLASS,...] [--timeout S] [--max-failures N] [--require-topocoll] [--verbose]
+ *                [--skip CLASS,...] [--timeout S] [--max-failures N] [--require-topocoll] [--verbose] [--inject-fault I]
  *     --seed: default $TOPOCOLL_DIFF_SEED, else the time (printed either way)
  *     --threads: MPI_THREAD_MULTIPLE, two threads, each on its own communicators; the forced
  *       algorithms change for both at once every 8 calls (the run-time override is process-wide),
  *       and the reference is PMPI_*
+ *     --inject-fault: rank 0 flips a byte of run A's first non-empty result from call I on (a check of this program)
  *     --skip: leave out classes of cases (comma-separated). Temporary switch for engine bugs
  *       known at the time of writing; the default is the full set:
  *         rank-types     signature-equal but different datatypes/counts on different ranks
@@ -82,6 +83,7 @@ static char g_skip_arg[512];
 
 static uint64_t g_seed;
 static long g_calls = 300, g_first = 0, g_max_bytes = 1 << 20;
+static long g_inject = -1; /* --inject-fault I: rank 0 corrupts run A's first result from call I on (tests this program) */
 static int g_threads, g_ref_pmpi, g_timeout = 60, g_max_failures = 10, g_verbose;
 static int g_world_rank, g_world_size, g_lanes = 1;
 static int g_mpich_self_alltoall_bug; /* see main */
@@ -343,7 +345,7 @@ typedef struct {
   CommEntry comms[16];
   int ncomms;
   MPI_Comm harness; /* this lane's agreement and reports */
-  long ops, calls, failures, cur_index;
+  long ops, calls, failures, cur_index, reference_faults;
   char current[2048]; /* the call in progress, for the watchdog and crash handler */
 } Lane;
 static Lane g_lane[2];
@@ -823,6 +825,62 @@ static void freeCall(Call* call) {
 
 static const char* g_phase_algs[NCOLL];
 
+/* ---- arbiter: the op emulated with point-to-point messages, to tell who is right ---------------- */
+
+static char* blockAt(const Region* g, MPI_Count elements) {
+  MPI_Aint lb, ext;
+  MPI_Type_get_extent(g->type, &lb, &ext);
+  return g->buf + (MPI_Aint)elements * ext;
+}
+
+/* Runs op o from its initial buffers with PMPI_Isend/PMPI_Irecv on its communicator (a tag no
+ * collective uses), leaving the result in o->recv.alloc. Only where the call is valid. */
+static void arbitrate(Op* o) {
+  enum { TAG = 31337 };
+  MPI_Comm c = o->ce->comm;
+  int inter = o->ce->inter, peers = o->rsize;
+  if (o->send.alloc) memcpy(o->send.alloc, o->send.init, o->send.size);
+  memcpy(o->recv.alloc, o->recv.init, o->recv.size);
+  MPI_Request* reqs = malloc(sizeof(MPI_Request) * (size_t)(2 * peers + 2));
+  int n = 0;
+  if (o->coll == BCAST) {
+    if (inter) {
+      if (o->root == MPI_ROOT)
+        for (int r = 0; r < peers; r++) PMPI_Isend(o->recv.buf, (int)o->rcount, o->rt.type, r, TAG, c, &reqs[n++]);
+      else if (o->root != MPI_PROC_NULL) PMPI_Irecv(o->recv.buf, (int)o->rcount, o->rt.type, o->root, TAG, c, &reqs[n++]);
+    } else if (o->crank == o->root) {
+      for (int r = 0; r < peers; r++)
+        if (r != o->crank) PMPI_Isend(o->recv.buf, (int)o->rcount, o->rt.type, r, TAG, c, &reqs[n++]);
+    } else {
+      PMPI_Irecv(o->recv.buf, (int)o->rcount, o->rt.type, o->root, TAG, c, &reqs[n++]);
+    }
+  } else {
+    /* in place: the blocks sent are read from a copy of the receive buffer as it was */
+    Region tmp = o->recv;
+    char* copy = NULL;
+    if (o->in_place) {
+      copy = malloc(o->recv.size);
+      memcpy(copy, o->recv.init, o->recv.size);
+      tmp.alloc = copy, tmp.buf = copy + (o->recv.buf - o->recv.alloc);
+    }
+    for (int r = 0; r < peers; r++) {
+      if (o->in_place && o->coll == ALLGATHER && r == o->crank) continue; /* already in place */
+      PMPI_Irecv(blockAt(&o->recv, o->rcount * r), (int)o->rcount, o->rt.type, r, TAG, c, &reqs[n++]);
+    }
+    for (int r = 0; r < peers; r++) {
+      if (o->in_place && o->coll == ALLGATHER && r == o->crank) continue;
+      int mine = o->coll == ALLGATHER ? 0 : r;
+      if (o->in_place) PMPI_Isend(blockAt(&tmp, o->rcount * (o->coll == ALLGATHER ? o->crank : r)), (int)o->rcount, o->rt.type, r, TAG, c, &reqs[n++]);
+      else PMPI_Isend(blockAt(&o->send, o->scount * mine), (int)o->scount, o->st.type, r, TAG, c, &reqs[n++]);
+    }
+    PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+    n = 0;
+    free(copy);
+  }
+  PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+  free(reqs);
+}
+
 /* Runs call `index` of lane l both ways, compares, and agrees on the outcome with every rank.
  * Returns the number of mismatches this call found (the same on every rank). */
 static int oneCall(Lane* l, long index) {
@@ -847,6 +905,10 @@ static int oneCall(Lane* l, long index) {
     if (o->skip) continue;
     if (o->recv.alloc) memcpy(o->recv.after, o->recv.alloc, o->recv.size);
     if (o->send.alloc) memcpy(o->send.after, o->send.alloc, o->send.size);
+    if (g_inject >= 0 && index >= g_inject && g_world_rank == 0 && o->recv.alloc && o->recv.count > 0) {
+      o->recv.after[o->recv.size / 2] ^= 0x5A;
+      g_inject = -1;
+    }
   }
   setCurrent(l, &call, g_ref_pmpi ? "run B (reference: PMPI)" : "run B (reference: native forced)");
   alarm((unsigned)g_timeout);
@@ -854,11 +916,13 @@ static int oneCall(Lane* l, long index) {
 
   /* compare */
   char detail[8192] = "";
-  int bad = 0;
+  int bad = 0, probe_bad = 0, om[3] = {0, 0, 0}, send_changed[3] = {0, 0, 0};
   for (int j = 0; j < call.nops; j++) {
     Op* o = &call.ops[j];
     l->ops++;
     if (o->skip) continue;
+    int before = bad;
+    bad = 0;
     if (errClass(o->rc_start[0]) != errClass(o->rc_start[1]) || errClass(o->rc_done[0]) != errClass(o->rc_done[1])) {
       char a[MPI_MAX_ERROR_STRING + 64], b[MPI_MAX_ERROR_STRING + 64], a2[MPI_MAX_ERROR_STRING + 64], b2[MPI_MAX_ERROR_STRING + 64];
       errName(o->rc_start[0], a), errName(o->rc_start[1], b), errName(o->rc_done[0], a2), errName(o->rc_done[1], b2);
@@ -868,9 +932,12 @@ static int oneCall(Lane* l, long index) {
     }
     if (o->recv.alloc) bad |= compareRegion(o, j, &o->recv, o->recv.after, o->recv.alloc, o->coll == BCAST ? "buffer" : "receive buffer", detail, sizeof detail);
     if (o->send.alloc && memcmp(o->send.after, o->send.init, o->send.size)) {
-      bad |= compareRegion(o, j, &o->send, o->send.after, o->send.init, "send buffer (changed by run A; second value: before the call)", detail,
-                           sizeof detail);
+      send_changed[j] = compareRegion(o, j, &o->send, o->send.after, o->send.init, "send buffer (changed by run A; second value: before the call)",
+                                      detail, sizeof detail);
+      bad |= send_changed[j];
     }
+    om[j] = bad;
+    bad |= before;
   }
   if (g_probe != MPI_REQUEST_NULL) {
     int flag = 0;
@@ -883,7 +950,7 @@ static int oneCall(Lane* l, long index) {
               "\n    rank %d: the user's wildcard MPI_Irecv on MPI_COMM_SELF (posted before the call) received %d bytes (source %d, tag %d) "
               "during it: the library sends on a communicator the user can see",
               g_world_rank, count, s.MPI_SOURCE, s.MPI_TAG);
-      bad = 1;
+      bad = probe_bad = 1;
       PMPI_Irecv(g_probe_buf, g_probe_size, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &g_probe);
     }
   }
@@ -893,23 +960,54 @@ static int oneCall(Lane* l, long index) {
   int any = 0;
   PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, l->harness);
   if (any) {
+    /* who is right: the op again as point-to-point messages (valid calls only: every rank of a
+     * communicator sees the same bad root) */
+    int engine_bad = probe_bad;
+    for (int j = 0; j < call.nops; j++) {
+      Op* o = &call.ops[j];
+      if (o->skip) continue;
+      if (o->bad_root || o->coll == BARRIER) {
+        engine_bad |= om[j];
+        continue;
+      }
+      char* ref = malloc(o->recv.size);
+      memcpy(ref, o->recv.alloc, o->recv.size); /* run B's result */
+      arbitrate(o);
+      int a_ok = !memcmp(o->recv.after, o->recv.alloc, o->recv.size), b_ok = !memcmp(ref, o->recv.alloc, o->recv.size);
+      appendf(detail, sizeof detail, "\n    rank %d op %d: point-to-point arbiter agrees with %s", g_world_rank, j,
+              a_ok && b_ok ? "both" : a_ok ? "run A (the drawn algorithm): the reference MPI is wrong here"
+                            : b_ok ? "the reference: the drawn algorithm is wrong"
+                                   : "neither");
+      free(ref);
+      /* the reference's own fault: run A succeeded, left the send buffer alone and agrees with the arbiter */
+      int reference_fault = a_ok && !b_ok && o->rc_start[0] == MPI_SUCCESS && o->rc_done[0] == MPI_SUCCESS && !send_changed[j];
+      if (!reference_fault && om[j] && a_ok && b_ok && o->rc_start[0] == MPI_SUCCESS && o->rc_done[0] == MPI_SUCCESS && !send_changed[j])
+        reference_fault = 1; /* only the reference's return code differs */
+      engine_bad |= om[j] && !reference_fault;
+    }
+    int engine_any = 0;
+    PMPI_Allreduce(&engine_bad, &engine_any, 1, MPI_INT, MPI_MAX, l->harness);
     enum { SLOT = 8192 + 2048 };
     char* mine = calloc(1, SLOT);
     char* all = g_world_rank == 0 ? calloc((size_t)g_world_size, SLOT) : NULL;
     snprintf(mine, SLOT, "\n  rank %d:", g_world_rank);
     for (int j = 0; j < call.nops; j++) appendf(mine, SLOT, "\n    %s", call.ops[j].desc);
-    appendf(mine, SLOT, "%s", bad ? detail : "\n    (this rank's results agree)");
+    appendf(mine, SLOT, "%s%s", bad ? "" : "\n    (this rank's results agree)", detail);
     PMPI_Gather(mine, SLOT, MPI_CHAR, all, SLOT, MPI_CHAR, 0, l->harness);
     if (g_world_rank == 0) {
       char replay[1024];
       replayLine(l, index, replay, sizeof replay);
-      printf("MISMATCH seed %llu lane %d call %ld on %d ranks:", (unsigned long long)g_seed, l->index, index, g_world_size);
+      printf("%s seed %llu lane %d call %ld on %d ranks:",
+             engine_any ? "MISMATCH" : "REFERENCE MPI WRONG (the library agrees with a point-to-point emulation; not counted)",
+             (unsigned long long)g_seed, l->index, index, g_world_size);
       for (int r = 0; r < g_world_size; r++) printf("%s", all + (size_t)r * SLOT);
       printf("\n  REPLAY: %s\n", replay);
       fflush(stdout);
     }
     free(mine), free(all);
-    l->failures++;
+    if (engine_any) l->failures++;
+    else l->reference_faults++;
+    any = engine_any;
   }
   freeCall(&call);
   return any;
@@ -1034,6 +1132,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--calls") && v) g_calls = atol(v), i++;
     else if (!strcmp(a, "--first") && v) g_first = atol(v), i++;
     else if (!strcmp(a, "--max-bytes") && v) g_max_bytes = atol(v), i++;
+    else if (!strcmp(a, "--inject-fault") && v) g_inject = atol(v), i++;
     else if (!strcmp(a, "--timeout") && v) g_timeout = atoi(v), i++;
     else if (!strcmp(a, "--max-failures") && v) g_max_failures = atoi(v), i++;
     else if (!strcmp(a, "--skip") && v) parseSkip(v), i++;
@@ -1139,12 +1238,13 @@ int main(int argc, char** argv) {
     PMPI_Wait(&g_probe, MPI_STATUS_IGNORE);
     free(g_probe_buf);
   }
-  long failures = 0, calls = 0, ops = 0;
-  for (int i = 0; i < g_lanes; i++) failures += g_lane[i].failures, calls += g_lane[i].calls, ops += g_lane[i].ops;
+  long failures = 0, calls = 0, ops = 0, reference_faults = 0;
+  for (int i = 0; i < g_lanes; i++)
+    failures += g_lane[i].failures, calls += g_lane[i].calls, ops += g_lane[i].ops, reference_faults += g_lane[i].reference_faults;
   if (g_world_rank == 0) {
     if (g_stop_after >= 0) printf("differential: stopped after call %ld (--max-failures %d)\n", g_stop_after, g_max_failures);
-    printf("differential: seed %llu, %ld calls (%ld ops) on %d ranks, %d lane(s), %ld mismatches\n", (unsigned long long)g_seed, calls, ops,
-           g_world_size, g_lanes, failures);
+    printf("differential: seed %llu, %ld calls (%ld ops) on %d ranks, %d lane(s), %ld mismatches (and %ld where the reference MPI was wrong)\n",
+           (unsigned long long)g_seed, calls, ops, g_world_size, g_lanes, failures, reference_faults);
     fflush(stdout);
   }
   for (int i = 0; i < g_lanes; i++) {

@@ -57,7 +57,7 @@ describe.each(FLAVOURS)('differential testing under the preload library (%s)', (
       flavour,
       np,
       args: [program, '--require-topocoll', '--seed', seedFor(flavour, np), '--calls', String(CALLS), '--max-bytes', maxBytes(flavour, np),
-        '--timeout', '60', ...skipArgs()],
+        '--timeout', '20', ...skipArgs()],
       mpirunArgs: preloadArgs(flavour),
       timeoutMs: TIMEOUT,
     });
@@ -69,7 +69,7 @@ describe.each(FLAVOURS)('differential testing under the preload library (%s)', (
       flavour,
       np: 2,
       args: [program, '--require-topocoll', '--threads', '--seed', seedFor(flavour, 2, true), '--calls', '100', '--max-bytes', '65536',
-        '--timeout', '60', ...skipArgs()],
+        '--timeout', '20', ...skipArgs()],
       mpirunArgs: preloadArgs(flavour),
       timeoutMs: TIMEOUT,
     });

@@ -35,8 +35,8 @@
  *       algorithms change for both at once every 8 calls (the run-time override is process-wide),
  *       and the reference is PMPI_*
  *     --inject-fault: rank 0 flips a byte of run A's first non-empty result from call I on (a check of this program)
- *     --skip: leave out classes of cases (comma-separated). Temporary switch for engine bugs
- *       known at the time of writing; the default is the full set:
+ *     --skip: leave out classes of cases (comma-separated), to isolate a failure; the default
+ *       is the full set:
  *         rank-types     signature-equal but different datatypes/counts on different ranks
  *         local-types    send and receive datatypes differ (the same on every rank)
  *         derived        every derived datatype (predefined units only)

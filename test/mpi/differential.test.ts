@@ -6,10 +6,8 @@
 // the return codes. A short run per MPI and rank count here; `npm run test:differential`
 // (scripts/differential.mjs) runs many seeds and thousands of calls.
 //
-// The default is the full set of cases. TEMPORARY SWITCH: TOPOCOLL_DIFF_SKIP=<class,...> leaves
-// classes out (see the program's header for the list); the classes that fail at the time of
-// writing are KNOWN_ENGINE_BUGS below — run `TOPOCOLL_DIFF_SKIP=known npm test` to see that
-// the rest passes, and delete each name from KNOWN_ENGINE_BUGS when its engine fix lands.
+// The default is the full set of cases. TOPOCOLL_DIFF_SKIP=<class,...> leaves classes out (see
+// the program's header for the list), to isolate a failure while debugging.
 // TOPOCOLL_DIFF_SEED=<n> replaces the fixed seeds; every failure prints its replay line.
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -19,8 +17,6 @@ import { preloadArgs } from '../c/preload-helpers';
 import { buildPrograms } from '../c/build.mjs';
 
 /** Classes of cases that fail at HEAD 8e82247 (issue 17); see the report in docs/differential.md. */
-export const KNOWN_ENGINE_BUGS = ['rank-types', 'bad-root', 'free-pending', 'self-probe', 'intercomm-zero'];
-
 const NP: Record<Flavour, number[]> = { openmpi: [1, 2, 3, 4, 5], mpich: [2, 3] };
 const CALLS = 300;
 const TIMEOUT = 120_000;
@@ -29,7 +25,6 @@ function skipArgs(): string[] {
   const raw = process.env.TOPOCOLL_DIFF_SKIP ?? '';
   const list = raw
     .split(',')
-    .flatMap((c) => (c === 'known' ? KNOWN_ENGINE_BUGS : [c]))
     .filter(Boolean);
   return list.length ? ['--skip', [...new Set(list)].join(',')] : [];
 }
@@ -82,8 +77,7 @@ describe.each(FLAVOURS)('differential testing under the preload library (%s)', (
     const run = await mpirun({
       flavour,
       np: 2,
-      args: [program, '--require-topocoll', '--seed', '5', '--calls', '12', '--inject-fault', '3', '--max-bytes', '4096',
-        '--skip', KNOWN_ENGINE_BUGS.join(',')],
+      args: [program, '--require-topocoll', '--seed', '5', '--calls', '12', '--inject-fault', '3', '--max-bytes', '4096'],
       mpirunArgs: preloadArgs(flavour),
       timeoutMs: TIMEOUT,
     });

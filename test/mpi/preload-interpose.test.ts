@@ -104,7 +104,7 @@ describe.each(FLAVOURS)('the preload library in C and Fortran programs (%s)', (f
   });
 
   it('a misspelled TOPOCOLL_* variable is reported once, by rank 0, with the closest name; values are trimmed', async () => {
-    const r = await run('preload_basic', { TOPOCOLL_ALLGATHER_ALGORITM: 'ring', TOPOCOLL_BCAST_ALGORITHM: ' binomial ', TOPOCOLL_VERBOSE: ' 1' });
+    const r = await run('preload_basic', { TOPOCOLL_ALLGATHER_ALGORITM: 'ring', TOPOCOLL_BCAST_ALGORITHM: ' binomial ', TOPOCOLL_VERBOSE: ' 1', TOPOCOLL_FALLBACK: 'warn ' });
     expectSuccess(r);
     const warning = 'topocoll: warning: TOPOCOLL_ALLGATHER_ALGORITM is not a topocoll variable and is ignored; did you mean TOPOCOLL_ALLGATHER_ALGORITHM?';
     expect(r.stderr.split(warning).length - 1).toBe(1);

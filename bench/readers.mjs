@@ -13,7 +13,7 @@
 // Every reader is linear: these are times, not ratios; the tests (test/unit/readers-scale.test.ts)
 // hold the same sizes to a watchdog. Each figure is the median of --reps runs.
 //
-// Options: --hosts 1000000 --ranks 4096 --yaml-hosts 100000 --rules 400000 --yaml-rules 20000 --reps 3
+// Options: --hosts 1000000 --ranks 256 --yaml-hosts 100000 --rules 400000 --yaml-rules 20000 --reps 3
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -31,7 +31,7 @@ const { topologyText, rulesText, hostName } = await import(path.join(root, 'test
 const { values: o } = parseArgs({
   options: {
     hosts: { type: 'string', default: '1000000' },
-    ranks: { type: 'string', default: '4096' },
+    ranks: { type: 'string', default: '256' },
     'yaml-hosts': { type: 'string', default: '100000' },
     rules: { type: 'string', default: '400000' },
     'yaml-rules': { type: 'string', default: '20000' },
@@ -63,7 +63,7 @@ writeFileSync(topo, topoText);
 row('topology: engine reader (Node init of a .json)', hosts, topoText.length, time(() => installTopologyFromEnvironment(native, { TOPOCOLL_TOPOLOGY: topo })));
 row('topology: addon parseTopologyFile (+ JS object)', hosts, topoText.length, time(() => native.parseTopologyFile(topo)));
 const job = Array.from({ length: Number(o.ranks) }, (_, r) => hostName(hosts - 1 - (r % hosts)));
-row(`topology: engine resolve, ${job.length} ranks`, hosts, topoText.length, time(() => native.resolveTopologyFile(topo, job)));
+row(`topology: engine read + resolve, ${job.length} ranks`, hosts, topoText.length, time(() => native.resolveTopologyFile(topo, job)));
 
 const yamlHosts = Number(o['yaml-hosts']);
 const small = path.join(tmp, 'topology-small.json');

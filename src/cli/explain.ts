@@ -8,7 +8,6 @@ import { enginePredictions, type EnginePrediction } from '../model/native';
 import type { Command } from './main';
 import { parseBytes, parseOptions, UsageError } from './args';
 import { installRulesFromEnvironment } from '../select/rules';
-import { envValue } from '../config/env';
 
 export interface Explanation {
   collective: CollectiveName;
@@ -53,7 +52,7 @@ export function explainCall(coll: CollectiveName, np: number, bytes: number, onl
     nodes: ppn < np ? Array.from({ length: np }, (_, r) => Math.floor(r / ppn)) : undefined,
   });
   const predicted = new Map(model.predictions.map((m) => [m.algorithm, m.predicted_us]));
-  const modelled = envValue('TOPOCOLL_SELECT') === 'model' && model.choice && !chosen.reason.startsWith('forced') ? model.choice : chosen;
+  const modelled = native.parameter('TOPOCOLL_SELECT') === 'model' && model.choice && !chosen.reason.startsWith('forced') ? model.choice : chosen;
   return {
     collective: coll,
     np,

@@ -3,7 +3,6 @@
 // table of MPI_COMM_WORLD, the caches of rank 0's CPU and the node's shared memory; run alone it
 // describes this one process. Every rank takes part: detection is collective.
 import { COLLECTIVES } from '../select/registry';
-import { envValue } from '../config/env';
 import type { Command } from './main';
 import { parseOptions } from './args';
 
@@ -95,7 +94,7 @@ export function collectInfo(withShm = true): InfoReport {
   const tc = require('../index') as typeof import('../index');
   const { addon, loadedFlavour, FLAVOUR_TITLES } = require('../mpi/native') as typeof import('../mpi/native');
   const world = tc.world;
-  const shmOff = envValue('TOPOCOLL_SHM') === '0';
+  const shmOff = addon().parameter('TOPOCOLL_SHM') === 0;
   const hierarchy: HierarchyInfo = addon().hierarchy(world.handle, { shm: withShm && !shmOff });
   if (shmOff) hierarchy.shm = { available: false, why: 'off (TOPOCOLL_SHM=0)', channels: 0, parts: 0, partBytes: 0, namePrefix: '' };
   const registered: Record<string, string[]> = addon().registeredAlgorithms();

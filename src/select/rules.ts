@@ -1,8 +1,8 @@
 // Rules files (TOPOCOLL_RULES, YAML or JSON, version 1): the tuning `topocoll tune` writes and the
 // engine reads between a forced algorithm and the built-in defaults. This reader checks a file
 // with its own lines (YAML's included) and hands the engine the JSON form (installRules); the
-// engine's reader (native/engine/rules.cc) applies the same checks to JSON files when no Node
-// runs the program. Schema: schemas/rules.schema.json.
+// engine's reader (native/engine/rules.cc) applies the same checks to JSON files: when no Node
+// runs the program, and for a Node program's .json file. Schema: schemas/rules.schema.json.
 import { isJsonFile, parseYamlFile, readTextFile, type Fail } from '../config/document';
 import { envValue } from '../config/env';
 import { COLLECTIVES, NATIVE, type CollectiveName, type Rule, type SizeBasis } from './registry';

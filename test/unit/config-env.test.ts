@@ -75,6 +75,15 @@ describe('surrounding whitespace is trimmed, for every variable', () => {
     },
   );
 
+  it('TypeScript reads the values the engine parsed (parameter()), not the environment again', () => {
+    process.env.TOPOCOLL_SHM = ' off ';
+    process.env.TOPOCOLL_SELECT = 'model\n';
+    process.env.TOPOCOLL_RULES = '';
+    native.loadConfig();
+    expect([native.parameter('TOPOCOLL_SHM'), native.parameter('TOPOCOLL_SELECT'), native.parameter('TOPOCOLL_RULES')]).toEqual([0, 'model', '']);
+    expect(() => native.parameter('TOPOCOLL_SHMM')).toThrow('parameter(name): name "TOPOCOLL_SHMM" is not a parameter; valid choices: TOPOCOLL_VERBOSE, ');
+  });
+
   it('a bad value is still named, trimmed, with the valid choices', () => {
     process.env.TOPOCOLL_BCAST_ALGORITHM = ' fastest ';
     expect(() => native.loadConfig()).toThrow('topocoll: TOPOCOLL_BCAST_ALGORITHM="fastest" is not a bcast algorithm; valid choices: auto, native, binomial');

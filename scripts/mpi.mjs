@@ -32,7 +32,8 @@ export function installHint() {
 
 /** The flavour chosen for a build: TOPOCOLL_MPI, or npm's --topocoll-mpi config, or Open MPI. */
 export function requestedFlavour(env = process.env) {
-  const name = env.TOPOCOLL_MPI || env.npm_config_topocoll_mpi || DEFAULT_FLAVOUR;
+  // Trimmed, as every TOPOCOLL_* variable (src/config/env.ts).
+  const name = env.TOPOCOLL_MPI?.trim() || env.npm_config_topocoll_mpi || DEFAULT_FLAVOUR;
   if (!FLAVOURS[name]) {
     throw new Error(`TOPOCOLL_MPI="${name}" is not a supported MPI; valid choices: ${Object.keys(FLAVOURS).join(', ')}`);
   }

@@ -167,6 +167,28 @@ Napi::Value LoadConfig(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// parameter(name) -> a TOPOCOLL_* parameter as the engine parsed it (loadConfig() first): a
+// number for booleans and integers, the choice or the text otherwise. TypeScript reads values
+// here rather than parsing the environment a second time.
+Napi::Value ParameterValue(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string name = info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "";
+  for (int i = 0; i < generated::kParameterCount; ++i) {
+    const auto& entry = generated::kParameters[i];
+    if (name != entry.env) continue;
+    auto p = static_cast<Parameter>(i);
+    switch (entry.kind) {
+      case generated::ParameterKind::Bool:
+      case generated::ParameterKind::Int: return Napi::Number::New(env, static_cast<double>(config().get(p)));
+      case generated::ParameterKind::Choice: return Napi::String::New(env, entry.choices[config().get(p)]);
+      case generated::ParameterKind::String: return Napi::String::New(env, config().text(p));
+    }
+  }
+  std::string valid;
+  for (const auto& entry : generated::kParameters) valid += std::string(valid.empty() ? "" : ", ") + entry.env;
+  throwType(env, "parameter(name): name \"" + name + "\" is not a parameter; valid choices: " + valid);
+}
+
 // Names the native build can run, per collective; and what is wrong with the registry, if anything.
 Napi::Value RegisteredAlgorithms(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -189,6 +211,7 @@ void initSchedules(Napi::Env env, Napi::Object exports) {
   exports.Set("buildSchedule", Napi::Function::New(env, BuildSchedule));
   exports.Set("selectAlgorithm", Napi::Function::New(env, SelectAlgorithm));
   exports.Set("loadConfig", Napi::Function::New(env, LoadConfig));
+  exports.Set("parameter", Napi::Function::New(env, ParameterValue));
   exports.Set("registeredAlgorithms", Napi::Function::New(env, RegisteredAlgorithms));
 }
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "generated/registry.h"
 
@@ -30,8 +31,14 @@ struct Config {
   FallbackMode fallback() const { return static_cast<FallbackMode>(get(Parameter::Fallback)); }
 };
 
-// Parses the environment (getenv) into *out. On error returns false and sets *error.
+// Parses the environment (getenv) into *out. On error returns false and sets *error. Values are
+// read with surrounding whitespace trimmed, for every variable alike. The first call also warns
+// (on stderr, on the first rank only) of the unknownVariables() of the environment.
 bool loadConfigFromEnvironment(Config* out, std::string* error);
+
+// One message per TOPOCOLL_* entry of `env` (a null-terminated "NAME=value" list, as environ)
+// that names no variable of the registry, naming the closest one that does.
+std::vector<std::string> unknownVariables(const char* const* env);
 
 // Parses one value of a variable; used for the environment and by tools that validate input.
 bool parseParameter(Parameter p, const char* text, int64_t* value, std::string* error);

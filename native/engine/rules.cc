@@ -1,11 +1,8 @@
 #include "rules.h"
 
-#include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "algorithm_registry.h"
 #include "select.h"
@@ -174,8 +171,7 @@ void buildReasons(RuleSet* set) {
 bool parse(const std::string& text, const std::string& source, RuleSet* out, std::string* error) {
   json::Value doc;
   if (!json::parse(text, source, &doc, error)) {
-    size_t first = text.find_first_not_of(" \t\r\n");
-    if (first != std::string::npos && text[first] != '{' && text[first] != '[') {
+    if (json::mayBeYaml(text)) {
       *error = source +
                ": this looks like YAML; the engine reads rules files as JSON only when no Node runs the program (a "
                "preloaded C/Fortran program): convert it with `npx topocoll tune --convert " + source +
@@ -213,15 +209,9 @@ bool loadFromEnvironment(const std::string& path, std::string* error) {
     return true;
   }
   if (g_rules && g_rules->source == path && g_installed) return true;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "TOPOCOLL_RULES=\"" + path + "\": cannot read the rules file (" + std::strerror(errno) + ")";
-    return false;
-  }
-  std::stringstream buf;
-  buf << in.rdbuf();
+  std::string text;
   auto set = std::make_unique<RuleSet>();
-  if (!parse(buf.str(), path, set.get(), error)) {
+  if (!json::readFile(path, "rules file", &text, error) || !parse(text, path, set.get(), error)) {
     *error = "TOPOCOLL_RULES: " + *error;
     return false;
   }

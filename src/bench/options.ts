@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { envValue } from '../config/env';
 import { parseBytes, UsageError, type OptionSpec, type ParsedOptions } from '../cli/args';
 import { launcherFlavour, packageRoot, type Flavour } from '../mpi/native';
 import { AUTO, COLLECTIVES, NATIVE, type CollectiveName } from '../select/registry';
@@ -108,7 +109,7 @@ export function sweepOptions(o: ParsedOptions): SweepOptions {
 export async function launchSelfIfNeeded(command: string, args: string[], o: ParsedOptions): Promise<number | null> {
   if (launcherFlavour() !== null) return null;
   const np = (o.np as number | undefined) ?? 2;
-  const flavour = (o.mpi as Flavour | undefined) ?? (process.env.TOPOCOLL_MPI as Flavour | undefined);
+  const flavour = (o.mpi as Flavour | undefined) ?? (envValue('TOPOCOLL_MPI') as Flavour | undefined);
   // scripts/mpi.mjs is ESM; a CommonJS build cannot `import()` it through tsc, so go around.
   const dynamicImport = new Function('url', 'return import(url)') as (url: string) => Promise<{ launchCommand: (f: string | undefined, a: string[]) => [string, string[], Record<string, string>] }>;
   const { launchCommand } = await dynamicImport(pathToFileURL(path.join(packageRoot, 'scripts', 'mpi.mjs')).href);

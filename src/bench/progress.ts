@@ -1,5 +1,6 @@
 // A progress bar on stderr for long sweeps: rank 0 only, and only on a terminal (a log file or
 // a pipe gets no carriage-return noise); --quiet turns it off.
+import { envValue } from '../config/env';
 
 export interface Progress {
   step(label: string): void;
@@ -38,7 +39,8 @@ export function progressBar(total: number, stream: NodeJS.WriteStream = process.
 /** The bar when this rank should show one, else undefined. */
 export function maybeProgress(rank: number, quiet: boolean, total: number): Progress | undefined {
   // Under mpirun, stderr is a pipe to the launcher: `--np` self-launch tells whether its own is a terminal.
-  const tty = process.env.TOPOCOLL_BENCH_TTY !== undefined ? process.env.TOPOCOLL_BENCH_TTY === '1' : process.stderr.isTTY;
+  const flag = envValue('TOPOCOLL_BENCH_TTY');
+  const tty = flag !== undefined ? flag === '1' : process.stderr.isTTY;
   if (rank !== 0 || quiet || !tty) return undefined;
   return progressBar(total);
 }

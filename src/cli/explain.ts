@@ -52,7 +52,7 @@ export function explainCall(coll: CollectiveName, np: number, bytes: number, onl
     nodes: ppn < np ? Array.from({ length: np }, (_, r) => Math.floor(r / ppn)) : undefined,
   });
   const predicted = new Map(model.predictions.map((m) => [m.algorithm, m.predicted_us]));
-  const modelled = process.env.TOPOCOLL_SELECT === 'model' && model.choice && !chosen.reason.startsWith('forced') ? model.choice : chosen;
+  const modelled = native.parameter('TOPOCOLL_SELECT') === 'model' && model.choice && !chosen.reason.startsWith('forced') ? model.choice : chosen;
   return {
     collective: coll,
     np,

@@ -94,7 +94,7 @@ export function collectInfo(withShm = true): InfoReport {
   const tc = require('../index') as typeof import('../index');
   const { addon, loadedFlavour, FLAVOUR_TITLES } = require('../mpi/native') as typeof import('../mpi/native');
   const world = tc.world;
-  const shmOff = process.env.TOPOCOLL_SHM === '0';
+  const shmOff = addon().parameter('TOPOCOLL_SHM') === 0;
   const hierarchy: HierarchyInfo = addon().hierarchy(world.handle, { shm: withShm && !shmOff });
   if (shmOff) hierarchy.shm = { available: false, why: 'off (TOPOCOLL_SHM=0)', channels: 0, parts: 0, partBytes: 0, namePrefix: '' };
   const registered: Record<string, string[]> = addon().registeredAlgorithms();

@@ -2,6 +2,7 @@
 // the program runs under. Loads no MPI: it only looks at files and the environment.
 import fs from 'node:fs';
 import path from 'node:path';
+import { envValue } from '../config/env';
 import { UsageError, parseOptions } from './args';
 import type { Command } from './main';
 
@@ -58,7 +59,8 @@ export function preloadFlavour(explicit?: string, env: NodeJS.ProcessEnv = proce
     return f;
   };
   if (explicit !== undefined) return check(explicit, '--mpi');
-  if (env.TOPOCOLL_MPI) return check(env.TOPOCOLL_MPI, 'TOPOCOLL_MPI');
+  const requested = envValue('TOPOCOLL_MPI', env);
+  if (requested) return check(requested, 'TOPOCOLL_MPI');
   if (env.OMPI_COMM_WORLD_SIZE !== undefined) return check('openmpi', 'the launcher (Open MPI)');
   if (env.PMI_SIZE !== undefined || env.HYDRA_CONTROL_FD !== undefined) return check('mpich', 'the launcher (MPICH)');
   const fromPath = defaultMpirunFlavour(env);

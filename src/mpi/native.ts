@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MpiError } from './errors';
+import { envValue } from '../config/env';
 import { MPI_FLAVOUR_TITLES, type MpiFlavour } from '../select/registry';
 
 export type Flavour = MpiFlavour;
@@ -39,7 +40,7 @@ export function chooseFlavour(env: NodeJS.ProcessEnv = process.env): Flavour {
   if (built.length === 0) {
     throw new Error('topocoll: the native addon is not built; run `npm run build:native` (or `bash scripts/setup.sh`)');
   }
-  const requested = env.TOPOCOLL_MPI as Flavour | undefined;
+  const requested = envValue('TOPOCOLL_MPI', env) as Flavour | undefined;
   if (requested !== undefined && !(requested in FLAVOUR_TITLES)) {
     throw new Error(`topocoll: TOPOCOLL_MPI="${requested}" is not a supported MPI; valid choices: openmpi, mpich`);
   }

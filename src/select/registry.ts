@@ -197,3 +197,14 @@ export const PARAMETERS: readonly ParameterInfo[] = [
   { env: 'TOPOCOLL_SELECT', kind: 'choice', default: 'rules', choices: ['rules', 'model'], summary: 'how `auto` picks an algorithm: rules (the rules file, then the built-in defaults) or model (the smallest time predicted by the per-level Hockney model for the communicator and its placement; see docs/models.md)' },
   { env: 'TOPOCOLL_RULES', kind: 'string', default: '', syntax: 'the path of a rules file (YAML or JSON, version 1, see schemas/rules.schema.json; a preloaded C/Fortran program reads JSON only)', summary: 'tuning rules written by `topocoll tune`: per collective and size range, the algorithm to use; between a forced TOPOCOLL_<COLL>_ALGORITHM and the built-in defaults; see docs/benchmarks.md' },
 ];
+
+/**
+ * TOPOCOLL_* variables read outside the engine (the build, the addon loader, the tools). With
+ * the collectives' and PARAMETERS they are every name topocoll knows: any other TOPOCOLL_*
+ * variable is reported at init as a likely misspelling.
+ */
+export const TOOL_VARIABLES: readonly { readonly env: string; readonly summary: string }[] = [
+  { env: 'TOPOCOLL_MPI', summary: 'which MPI to build for and load: openmpi or mpich (default: the launcher\'s, else the first built)' },
+  { env: 'TOPOCOLL_BENCH_TTY', summary: 'set by `topocoll bench` for its ranks: 1 when progress lines may redraw the terminal' },
+];
+

@@ -1,10 +1,10 @@
 // Rules files (TOPOCOLL_RULES, YAML or JSON, version 1): the tuning `topocoll tune` writes and the
 // engine reads between a forced algorithm and the built-in defaults. This reader checks a file
 // with its own lines (YAML's included) and hands the engine the JSON form (installRules); the
-// engine's reader (native/engine/rules.cc) applies the same checks to JSON files when no Node
-// runs the program. Schema: schemas/rules.schema.json.
-import { readFileSync } from 'node:fs';
-import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+// engine's reader (native/engine/rules.cc) applies the same checks to JSON files: when no Node
+// runs the program, and for a Node program's .json file. Schema: schemas/rules.schema.json.
+import { isJsonFile, parseYamlFile, readTextFile, type Fail } from '../config/document';
+import { envValue } from '../config/env';
 import { COLLECTIVES, NATIVE, type CollectiveName, type Rule, type SizeBasis } from './registry';
 
 export const RULES_ENV = 'TOPOCOLL_RULES';
@@ -142,33 +142,15 @@ function checkRule(value: unknown, at: Path, fail: (path: Path, what: string) =>
   if (r.why !== undefined && typeof r.why !== 'string') fail([...at, 'why'], `must be a string (got ${describe(r.why)})`);
 }
 
-/** For a mapping key, the key's line; otherwise the node's. */
-function lineFinder(doc: Document, counter: LineCounter): (path: Path) => number | undefined {
-  return (path) => {
-    for (let n = path.length; n >= 0; n--) {
-      const parent = n === 0 ? undefined : doc.getIn(path.slice(0, n - 1), true);
-      if (n > 0 && isMap(parent)) {
-        const pair = parent.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === path[n - 1]);
-        if (pair && isScalar(pair.key) && pair.key.range) return counter.linePos(pair.key.range[0]).line;
-        continue;
-      }
-      const node = (n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true)) as { range?: [number, number, number] } | null;
-      if (node?.range) return counter.linePos(node.range[0]).line;
-    }
-    return undefined;
-  };
-}
+const fileError = (file: string): Fail => (line, detail) => {
+  throw new RulesError(file, line, '', detail);
+};
 
 /** Parses a rules file's text (YAML or JSON); `file` names it in errors. */
 export function parseRules(text: string, file: string): LoadedRules {
-  const counter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    const err = doc.errors[0];
-    throw new RulesError(file, counter.linePos(err.pos[0]).line, '', `not valid YAML or JSON: ${err.message.split('\n')[0]}`);
-  }
-  if (doc.contents === null) throw new RulesError(file, undefined, '', 'is empty; a rules file needs at least `version: 1` and `rules`');
-  return readRules(file, doc.toJS(), lineFinder(doc, counter));
+  const { value, lineOf } = parseYamlFile(text, fileError(file));
+  if (value === undefined) throw new RulesError(file, undefined, '', 'is empty; a rules file needs at least `version: 1` and `rules`');
+  return readRules(file, value, lineOf);
 }
 
 /** Checks an object (a rules file about to be written, a test fixture). */
@@ -177,13 +159,12 @@ export function rulesFromObject(obj: unknown, source = '<object>'): LoadedRules 
 }
 
 export function loadRules(file: string): LoadedRules {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new RulesError(file, undefined, '', `cannot read the rules file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
-  return parseRules(text, file);
+  return parseRules(readRulesText(file), file);
+}
+
+/** A rules file's text; errors as the engine's (a directory, an unreadable file). */
+function readRulesText(file: string): string {
+  return readTextFile(file, 'rules file', fileError(file));
 }
 
 /** The JSON form the engine reads (and a preloaded program needs): the file as written, keys in schema order. */
@@ -202,24 +183,28 @@ export function rulesToJson(file: RulesFile): string {
 }
 
 /**
- * TOPOCOLL_RULES, read here (YAML or JSON) and installed in the engine before loadConfig(), so
- * that the engine keeps these rules (with the file's own lines) instead of reading the file as JSON.
+ * TOPOCOLL_RULES, installed in the engine before loadConfig(), so that the engine keeps these
+ * rules (with the file's own lines) instead of reading the file as JSON. A .json file goes over
+ * as it is, to the engine's reader (isJsonFile); others are read here as YAML.
  */
 export function installRulesFromEnvironment(
   native: { installRules(json: string, source: string, lines: number[]): void },
   env: NodeJS.ProcessEnv = process.env,
-): LoadedRules | undefined {
-  const file = env[RULES_ENV];
-  if (!file) return undefined;
-  let loaded: LoadedRules;
+): void {
+  const file = envValue(RULES_ENV, env);
+  if (!file) return;
   try {
-    loaded = loadRules(file);
+    const text = readRulesText(file);
+    if (isJsonFile(file)) {
+      native.installRules(text, file, []);
+      return;
+    }
+    const loaded = parseRules(text, file);
+    native.installRules(rulesToJson(loaded.file), file, loaded.lines);
   } catch (e) {
     if (e instanceof RulesError) throw new Error(`${RULES_ENV}: ${e.message}`);
     throw e;
   }
-  native.installRules(rulesToJson(loaded.file), file, loaded.lines);
-  return loaded;
 }
 
 /** The registry's Rule of a file rule (for printing and comparing with the defaults). */

@@ -5,8 +5,7 @@
 // node map that imposes a hierarchy on the ranks of one host. Published schema:
 // schemas/topology.schema.json; the native engine reads the same files (JSON) in
 // native/engine/topology/. A bad file is an error naming the file, line, key and valid choices.
-import { readFileSync } from 'node:fs';
-import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { parseYamlFile, readTextFile, type Fail, type KeyPath } from '../config/document';
 import { parseQuantity } from '../model/machine';
 
 /** What the modules of a level are: ranks share a module when they share this. */
@@ -63,8 +62,6 @@ export class TopologyError extends Error {
 export const TOP_KEYS = ['$schema', 'name', 'description', 'levels', 'groups', 'virtual_nodes'] as const;
 export const LEVEL_KEYS = ['name', 'scope', 'latency', 'bandwidth', 'exchange_bandwidth'] as const;
 export const VIRTUAL_NODE_FORMS = 'block:K (K consecutive ranks per node), cyclic:N (ranks dealt round-robin to N nodes), or a list with the node of each rank ([0, 0, 1, 1])';
-
-type KeyPath = readonly (string | number)[];
 
 export function keyName(path: KeyPath): string {
   return path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
@@ -246,34 +243,15 @@ function readTopology(r: Reader): Topology {
   };
 }
 
-/** The line of the node at `path`; for a key of a mapping, the line of the key itself. */
-function lineFinder(doc: Document, counter: LineCounter): (path: KeyPath) => number | undefined {
-  return (path) => {
-    for (let n = path.length; n >= 0; n--) {
-      const parent = n === 0 ? undefined : doc.getIn(path.slice(0, n - 1), true);
-      if (n > 0 && isMap(parent)) {
-        const pair = parent.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === path[n - 1]);
-        const range = pair && isScalar(pair.key) ? pair.key.range : undefined;
-        if (range) return counter.linePos(range[0]).line;
-        continue;
-      }
-      const node = doc.getIn(path.slice(0, n), true) as { range?: [number, number, number] } | undefined;
-      if (node?.range) return counter.linePos(node.range[0]).line;
-    }
-    return undefined;
-  };
-}
+const fileError = (file: string): Fail => (line, detail) => {
+  throw new TopologyError(file, line, '', detail);
+};
 
 /** Parses a topology file's text (YAML or JSON); `file` names it in errors. */
 export function parseTopology(text: string, file: string): Topology {
-  const counter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    const err = doc.errors[0];
-    throw new TopologyError(file, counter.linePos(err.pos[0]).line, '', `not valid YAML or JSON: ${err.message.split('\n')[0]}`);
-  }
-  if (doc.contents === null) throw new TopologyError(file, undefined, '', 'is empty; a topology needs at least `levels`');
-  return readTopology(new Reader(file, doc.toJS(), lineFinder(doc, counter)));
+  const { value, lineOf } = parseYamlFile(text, fileError(file));
+  if (value === undefined) throw new TopologyError(file, undefined, '', 'is empty; a topology needs at least `levels`');
+  return readTopology(new Reader(file, value, lineOf));
 }
 
 /** A topology from an already parsed object (a test fixture, JSON.parse output). */
@@ -282,13 +260,12 @@ export function topologyFromObject(obj: unknown, source = '<object>'): Topology 
 }
 
 export function loadTopology(file: string): Topology {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new TopologyError(file, undefined, '', `cannot read the topology file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
-  return parseTopology(text, file);
+  return parseTopology(readTopologyText(file), file);
+}
+
+/** A topology file's text; errors as the engine's (a directory, an unreadable file). */
+export function readTopologyText(file: string): string {
+  return readTextFile(file, 'topology file', fileError(file));
 }
 
 /**

@@ -111,7 +111,8 @@ describe.each(FLAVOURS)('TOPOCOLL_RULES in a C program with the preload library 
     ['a bad key', BAD_KEY_JSON, `TOPOCOLL_RULES: ${BAD_KEY_JSON}:5: rules[0].colour: unknown key; ${RULE_KEYS}`],
     ['bytes without a basis', NO_BASIS_JSON, `TOPOCOLL_RULES: ${NO_BASIS_JSON}:2: rules[0].basis: missing: a rule with minBytes or maxBytes must say whether they count one rank's block ("block") or all a rank receives ("total")`],
     ['a YAML file', RULES_YAML, `TOPOCOLL_RULES: ${RULES_YAML}: this looks like YAML; the engine reads rules files as JSON only when no Node runs the program (a preloaded C/Fortran program): convert it with \`npx topocoll tune --convert ${RULES_YAML} > rules.json\``],
-    ['a missing file', path.join(tmp, 'missing.json'), `TOPOCOLL_RULES="${path.join(tmp, 'missing.json')}": cannot read the rules file (No such file or directory)`],
+    ['a missing file', path.join(tmp, 'missing.json'), `TOPOCOLL_RULES: ${path.join(tmp, 'missing.json')}: cannot read the rules file (No such file or directory)`],
+    ['a directory', tmp, `TOPOCOLL_RULES: ${tmp}: is a directory, not a rules file`],
   ];
   it.each(failures)('%s stops the job at MPI_Init naming the file and line', async (_, rules, message) => {
     const run = await runC(rules);

@@ -103,6 +103,15 @@ describe.each(FLAVOURS)('the preload library in C and Fortran programs (%s)', (f
     expect(r.stderr).toMatch(/valid choices: auto, native, [^\n]*pairwise/);
   });
 
+  it('a misspelled TOPOCOLL_* variable is reported once, by rank 0, with the closest name; values are trimmed', async () => {
+    const r = await run('preload_basic', { TOPOCOLL_ALLGATHER_ALGORITM: 'ring', TOPOCOLL_BCAST_ALGORITHM: ' binomial ', TOPOCOLL_VERBOSE: ' 1', TOPOCOLL_FALLBACK: 'warn ' });
+    expectSuccess(r);
+    const warning = 'topocoll: warning: TOPOCOLL_ALLGATHER_ALGORITM is not a topocoll variable and is ignored; did you mean TOPOCOLL_ALLGATHER_ALGORITHM?';
+    expect(r.stderr.split(warning).length - 1).toBe(1);
+    expect(r.stderr).toMatch(/bcast 3000 B -> binomial \(forced by TOPOCOLL_BCAST_ALGORITHM\)/);
+    expect(r.stderr).not.toMatch(/allgather [^\n]*forced/);
+  });
+
   // Open MPI's Fortran bindings call PMPI_* (the library exports the Fortran symbols itself);
   // MPICH's mpif.h/`use mpi` layer calls MPI_* (the C symbols catch it). MPICH's `use mpi_f08`
   // layer calls PMPI_* from MPI_Init on: not intercepted (docs/preload.md), it must still run

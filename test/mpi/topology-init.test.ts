@@ -1,5 +1,5 @@
 // TOPOCOLL_TOPOLOGY under mpirun: a Node program (TypeScript reads YAML and hands it to the
-// engine) and a C program with the preload library (the engine reads JSON itself at MPI_Init).
+// engine, a .json file goes to the engine as it is) and a C program with the preload library (the engine reads JSON itself at MPI_Init).
 // A good file is resolved for the job's hosts and its virtual nodes reach the hierarchy
 // detection; a bad one stops the job at init with file:line: key, on every MPI.
 import { execFileSync } from 'node:child_process';
@@ -54,9 +54,10 @@ const NP: Record<Flavour, number> = { openmpi: 5, mpich: 3 };
 const TIMEOUT = 60_000;
 
 describe.each(FLAVOURS)('TOPOCOLL_TOPOLOGY in a Node program (%s)', (flavour) => {
-  it('a YAML file is resolved by the engine as TypeScript resolves it, and its virtual nodes reach the hierarchy', async () => {
+  // YAML is read by TypeScript and handed over; a .json file goes to the engine's reader as it is.
+  it.each([['YAML', VNODES_YAML], ['JSON', VNODES_JSON]])('a %s file is resolved by the engine as TypeScript resolves it, and its virtual nodes reach the hierarchy', async (_, topology) => {
     const np = NP[flavour];
-    const run = await mpirun({ flavour, np, args: ['test/mpi/programs/topology-world.js'], env: { TOPOCOLL_TOPOLOGY: VNODES_YAML }, timeoutMs: TIMEOUT });
+    const run = await mpirun({ flavour, np, args: ['test/mpi/programs/topology-world.js'], env: { TOPOCOLL_TOPOLOGY: topology }, timeoutMs: TIMEOUT });
     expectSuccess(run);
     const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines).toHaveLength(np);
@@ -73,6 +74,13 @@ describe.each(FLAVOURS)('TOPOCOLL_TOPOLOGY in a Node program (%s)', (flavour) =>
     const run = await mpirun({ flavour, np: 2, args: ['test/mpi/programs/topology-world.js'], env: { TOPOCOLL_TOPOLOGY: BAD_YAML }, timeoutMs: TIMEOUT });
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain(`${BAD_YAML}:3: levels[0].scope: "rack" is not valid; valid choices: system, group, host, virtual_node`);
+    expect(run.stdout).toBe('');
+  });
+
+  it('a bad .json file stops the job before MPI_Init with the engine\'s message, naming its line', async () => {
+    const run = await mpirun({ flavour, np: 2, args: ['test/mpi/programs/topology-world.js'], env: { TOPOCOLL_TOPOLOGY: BAD_SCOPE_JSON }, timeoutMs: TIMEOUT });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(`${BAD_SCOPE_JSON}:2: levels[0].scope: "rack" is not valid; valid choices: system, group, host, virtual_node`);
     expect(run.stdout).toBe('');
   });
 

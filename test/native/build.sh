@@ -1,6 +1,7 @@
 #!/bin/sh
 # Builds and runs the standalone (MPI-free) native tests and benchmarks of the rank-mapping core
-# (native/engine/mapping/*.cc; the engine-facing mapping/remap/ is tested through the addon).
+# (native/engine/mapping/*.cc; the engine-facing mapping/remap/ is tested through the addon) and
+# the tests of the engine's JSON reader (native/engine/topology/json.cc).
 #   test/native/build.sh            build, run the tests, run the benchmark
 #   test/native/build.sh --no-bench build and run the tests only
 #   test/native/build.sh --bench-only [bench args]  build and run the benchmark only
@@ -23,8 +24,10 @@ objects=""
 for src in "$root"/native/engine/mapping/*.cc; do objects="$objects $out/obj/$(basename "$src" .cc).o"; done
 if [ "$mode" != "--bench-only" ]; then
   # shellcheck disable=SC2086
-  $CXX $CXXFLAGS -I"$root/native/engine" -pthread -o "$out/partitioner_test" "$root/test/native/partitioner_test.cc" $objects
+  $CXX $CXXFLAGS -I"$root/native/engine" -I"$root/test/native" -pthread -o "$out/partitioner_test" "$root/test/native/partitioner_test.cc" $objects
   "$out/partitioner_test"
+  $CXX $CXXFLAGS -I"$root/native/engine" -I"$root/test/native" -o "$out/json_test" "$root/test/native/json_test.cc" "$root/native/engine/topology/json.cc"
+  "$out/json_test"
 fi
 if [ "$mode" != "--no-bench" ]; then
   # shellcheck disable=SC2086

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "check.h"
 #include "mapping/allgather_graphs.h"
 #include "mapping/graph.h"
 #include "mapping/mapping_cost.h"
@@ -19,20 +20,9 @@
 #include "mapping/rank_mapping.h"
 
 using namespace topocoll::mapping;
+using topocoll::test::Test;
 
 namespace {
-
-int g_failed_checks = 0;
-
-#define CHECK(cond, ...)                                                   \
-  do {                                                                     \
-    if (!(cond)) {                                                         \
-      ++g_failed_checks;                                                   \
-      std::fprintf(stderr, "    FAILED %s:%d: %s\n      ", __FILE__, __LINE__, #cond); \
-      std::fprintf(stderr, __VA_ARGS__);                                   \
-      std::fprintf(stderr, "\n");                                          \
-    }                                                                      \
-  } while (0)
 
 template <typename F>
 bool throwsInvalidArgument(F f, const char* must_mention = nullptr) {
@@ -459,10 +449,6 @@ void testEdgeCases() {
 }  // namespace
 
 int main() {
-  struct Test {
-    const char* name;
-    void (*run)();
-  };
   const Test tests[] = {
       {"bruck graph matches its message list", testBruckGraphMatchesItsMessages},
       {"bruck graph weights, n = 8", testBruckGraphWeightsN8},
@@ -480,20 +466,5 @@ int main() {
       {"hierarchical partition and cost", testHierarchical},
       {"edge cases", testEdgeCases},
   };
-  int passed = 0, failed = 0;
-  for (const Test& t : tests) {
-    const int before = g_failed_checks;
-    bool threw = false;
-    try {
-      t.run();
-    } catch (const std::exception& e) {
-      threw = true;
-      std::fprintf(stderr, "    unexpected exception: %s\n", e.what());
-    }
-    const bool ok = !threw && g_failed_checks == before;
-    std::printf("%s  %s\n", ok ? "ok  " : "FAIL", t.name);
-    (ok ? passed : failed)++;
-  }
-  std::printf("%d passed, %d failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+  return topocoll::test::runTests(tests);
 }

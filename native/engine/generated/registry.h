@@ -112,4 +112,7 @@ inline constexpr ParameterEntry kParameters[] = {
     {"TOPOCOLL_RULES", ParameterKind::String, "", 0, 0, nullptr, 0},
 };
 
+// TOPOCOLL_* variables read outside the engine (build, addon loader, tools): known, never reported as misspelled.
+inline constexpr const char* kToolVariables[] = {"TOPOCOLL_MPI", "TOPOCOLL_BENCH_TTY"};
+
 }  // namespace topocoll::generated

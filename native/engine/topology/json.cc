@@ -1,13 +1,35 @@
 #include "topology/json.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+#include <unordered_set>
 
 namespace topocoll::json {
 namespace {
+
+// Duplicate keys of an object: while it is small, each new key is compared with those before
+// it; a larger one (a topology's groups hold one key per host) is checked once complete, through
+// a hash set sized for it, so that reading stays linear. Either way the first key that repeats
+// an earlier one, in file order, is reported.
+constexpr size_t kScanKeys = 16;
+
+int repeatedKey(const std::vector<std::string>& keys) {
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!seen.insert(keys[i]).second) return static_cast<int>(i);
+  }
+  return -1;
+}
 
 class Parser {
  public:
@@ -17,6 +39,13 @@ class Parser {
     error_ = error;
     // A UTF-8 byte order mark is not JSON but editors write it; it carries no meaning.
     if (text_.compare(0, 3, "\xEF\xBB\xBF") == 0) pos_ = 3;
+    // A NUL byte is never JSON (nor YAML): name where it is, rather than what it breaks.
+    if (size_t nul = text_.find('\0'); nul != std::string::npos) {
+      size_t line_start = text_.rfind('\n', nul);
+      line_start = line_start == std::string::npos ? 0 : line_start + 1;
+      for (size_t i = 0; i < nul; ++i) line_ += text_[i] == '\n';
+      return fail("NUL byte (0x00) at column " + std::to_string(nul - line_start + 1) + ": a text file has none; is it binary or damaged?");
+    }
     skipSpace();
     if (atEnd()) return fail("the file is empty; expected a JSON value");
     if (!parseValue(out, 0)) return false;
@@ -104,18 +133,18 @@ class Parser {
       int key_line = line_;
       std::string key;
       if (!parseString(&key)) return false;
-      if (v->indexOf(key) >= 0) {
-        line_ = key_line;
-        return fail("duplicate key \"" + key + "\"");
-      }
+      v->keys.push_back(std::move(key));
+      v->key_lines.push_back(key_line);
+      const std::string& name = v->keys.back();
+      // A small object's keys are checked as they come; a larger one's at its closing brace.
+      const int last = static_cast<int>(v->keys.size()) - 1;
+      if (last < static_cast<int>(kScanKeys) && v->indexOf(name) < last) return duplicate(*v, last);
       skipSpace();
-      if (peek() != ':') return fail("unexpected " + here() + "; expected ':' after key \"" + key + "\"");
+      if (peek() != ':') return fail("unexpected " + here() + "; expected ':' after key \"" + name + "\"");
       pos_++;
       skipSpace();
       Value member;
       if (!parseValue(&member, depth + 1)) return false;
-      v->keys.push_back(std::move(key));
-      v->key_lines.push_back(key_line);
       v->items.push_back(std::move(member));
       skipSpace();
       if (peek() == ',') {
@@ -124,10 +153,16 @@ class Parser {
       }
       if (peek() == '}') {
         pos_++;
-        return true;
+        int repeated = v->keys.size() > kScanKeys ? repeatedKey(v->keys) : -1;
+        return repeated < 0 || duplicate(*v, repeated);
       }
       return fail("unexpected " + here() + "; expected ',' or '}' after the value of \"" + v->keys.back() + "\"");
     }
+  }
+
+  bool duplicate(const Value& v, size_t i) {
+    line_ = v.key_lines[i];
+    return fail("duplicate key \"" + v.keys[i] + "\"");
   }
 
   bool parseArray(Value* v, int depth) {
@@ -343,6 +378,29 @@ bool parse(const std::string& text, const std::string& source, Value* out, std::
   Value v;
   if (!Parser(text, source).parseDocument(&v, error)) return false;
   *out = std::move(v);
+  return true;
+}
+
+bool mayBeYaml(const std::string& text) {
+  size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string::npos && text[first] != '{' && text[first] != '[' && text.find('\0') == std::string::npos;
+}
+
+bool readFile(const std::string& path, const char* what, std::string* text, std::string* error) {
+  // A directory opens as a stream that reads nothing: it would pass for an empty file.
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    *error = path + ": is a directory, not a " + what;
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = path + ": cannot read the " + what + " (" + std::strerror(errno) + ")";
+    return false;
+  }
+  std::stringstream buf;
+  buf << in.rdbuf();
+  *text = buf.str();
   return true;
 }
 

@@ -23,17 +23,26 @@ struct Value {
   std::vector<std::string> keys;  // Object: keys[i] names items[i]; keys are unique
   std::vector<int> key_lines;     // Object: the line of keys[i]
 
-  // The index of the member named `key`, or -1.
+  // The index of the member named `key`, or -1. A linear scan: for objects whose keys were
+  // checked against a short list; walk keys/items for maps of any size (a topology's groups).
   int indexOf(const std::string& key) const;
-  // The member named `key`, or null.
+  // The member named `key`, or null (linear, as indexOf).
   const Value* find(const std::string& key) const;
 };
 
 // "null", "a boolean", "a number", "a string", "a list", "an object": for messages.
 const char* describe(Value::Type type);
 
-// Parses the whole of `text` as one JSON value. On error returns false and sets *error to
-// "<source>:<line>: not valid JSON: <what>".
+// Parses the whole of `text` as one JSON value, in time linear in its size. On error returns
+// false and sets *error to "<source>:<line>: not valid JSON: <what>".
 bool parse(const std::string& text, const std::string& source, Value* out, std::string* error);
+
+// Whether text that failed to parse may be YAML (which only the Node side reads): it does not
+// start like JSON and holds no NUL byte (a binary or damaged file is neither).
+bool mayBeYaml(const std::string& text);
+
+// Reads the whole of a file the engine is given (`what`: "topology file", "rules file"). False
+// with *error = "<path>: cannot read the <what> (<reason>)", or "<path>: is a directory, not a <what>".
+bool readFile(const std::string& path, const char* what, std::string* text, std::string* error);
 
 }  // namespace topocoll::json

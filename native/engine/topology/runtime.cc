@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "hierarchy/node_override.h"
+#include "topology/json.h"
 
 namespace topocoll::topology {
 namespace {
@@ -23,7 +24,7 @@ int broadcastFile(MPI_Comm world, const std::string& path, std::string* text, bo
   std::string payload;
   long long header[2] = {0, 0};  // {ok, bytes}
   if (rank == 0) {
-    *ok = readTextFile(path, text, error);
+    *ok = json::readFile(path, kFileKind, text, error);
     payload = *ok ? *text : *error;
     header[0] = *ok;
     header[1] = static_cast<long long>(payload.size());

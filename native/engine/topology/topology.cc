@@ -1,12 +1,11 @@
 #include "topology/topology.h"
 
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <sstream>
+#include <string_view>
 #include <unordered_map>
 
 #include "topology/json.h"
@@ -105,9 +104,12 @@ class Reader {
 
   // A non-empty string at member `name` of `obj` (which names `key`); absent is fine unless required.
   bool string(const Value& obj, const char* name, const std::string& key, bool required, std::string* out) {
-    const Value* v = obj.find(name);
-    std::string path = child(key, name);
-    if (!v || v->type == Type::Null) return required ? fail(path, v ? v->line : obj.line, "is required") : true;
+    return string(obj.find(name), obj.line, child(key, name), required, out);
+  }
+
+  // The same for a member already at hand (null: absent, reported at `line`).
+  bool string(const Value* v, int line, const std::string& path, bool required, std::string* out) {
+    if (!v || v->type == Type::Null) return required ? fail(path, v ? v->line : line, "is required") : true;
     if (v->type != Type::String || v->string.find_first_not_of(" \t\r\n") == std::string::npos) {
       return fail(path, v->line, "must be a non-empty string, got " + describe(*v));
     }
@@ -255,10 +257,11 @@ bool readTopology(Reader& r, const Value& root, const std::string& source, Topol
     if (group_level < 0) return r.fail("groups", t.groups_line, "is given but no level has scope group; add one, or remove groups");
     if (groups->type != Type::Object) return r.fail("groups", groups->line, "must be a mapping, got " + describe(*groups));
     if (groups->keys.empty()) return r.fail("groups", groups->line, "must map at least one hostname to its group");
+    t.groups.reserve(groups->keys.size());
     for (size_t i = 0; i < groups->keys.size(); ++i) {
       std::string group;
-      if (!r.string(*groups, groups->keys[i].c_str(), "groups", true, &group)) return false;
-      t.groups.emplace_back(groups->keys[i], group);
+      if (!r.string(&groups->items[i], groups->line, Reader::child("groups", groups->keys[i]), true, &group)) return false;
+      t.groups.emplace_back(groups->keys[i], std::move(group));
     }
   } else if (group_level >= 0) {
     return r.fail(Reader::index("levels", group_level) + ".scope", scopeLine(group_level),
@@ -286,13 +289,6 @@ bool readTopology(Reader& r, const Value& root, const std::string& source, Topol
 }  // namespace
 
 const char* scopeName(Scope scope) { return kScopeNames[static_cast<int>(scope)]; }
-
-const std::string* Topology::groupOf(const std::string& host) const {
-  for (const auto& [h, g] : groups) {
-    if (h == host) return &g;
-  }
-  return nullptr;
-}
 
 bool parseQuantity(const std::string& text, bool bandwidth, double* out) {
   // [ws] [+-] (digits[.digits] | .digits) [e[+-]digits] [ws] unit [ws], like parseQuantity in TypeScript.
@@ -348,9 +344,7 @@ bool parseTopologyJson(const std::string& text, const std::string& source, Topol
 bool parseTopologyText(const std::string& text, const std::string& source, Topology* out, std::string* error) {
   if (parseTopologyJson(text, source, out, error)) return true;
   // Not JSON and not even starting like JSON: a YAML file, which only the TypeScript side reads.
-  size_t first = text.find_first_not_of(" \t\r\n");
-  if (error->find("not valid JSON") != std::string::npos && first != std::string::npos && text[first] != '{' &&
-      text[first] != '[') {
+  if (error->find("not valid JSON") != std::string::npos && json::mayBeYaml(text)) {
     *error = source +
              ": this looks like YAML; the engine reads topology files as JSON only when no Node runs the program (a "
              "preloaded C/Fortran program): convert it with `npx topocoll topology --json " + source +
@@ -359,21 +353,9 @@ bool parseTopologyText(const std::string& text, const std::string& source, Topol
   return false;
 }
 
-bool readTextFile(const std::string& path, std::string* text, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = path + ": cannot read the topology file (" + std::strerror(errno) + ")";
-    return false;
-  }
-  std::stringstream buf;
-  buf << in.rdbuf();
-  *text = buf.str();
-  return true;
-}
-
 bool readTopologyFile(const std::string& path, Topology* out, std::string* error) {
   std::string text;
-  return readTextFile(path, &text, error) && parseTopologyText(text, path, out, error);
+  return json::readFile(path, kFileKind, &text, error) && parseTopologyText(text, path, out, error);
 }
 
 int Resolved::meetLevel(int p, int q) const {
@@ -395,6 +377,12 @@ bool resolveTopology(const Topology& t, const std::vector<std::string>& host_of_
   }
   Resolved res;
   res.size = n;
+  // Hostname -> group, hashed: a job looks up every rank's host in a map of any size.
+  std::unordered_map<std::string_view, const std::string*> group_of;
+  if (!t.groups.empty()) {
+    group_of.reserve(t.groups.size());
+    for (const auto& [host, group] : t.groups) group_of.emplace(host, &group);
+  }
   // A module is its own key appended to its parent's: levels always nest, and a virtual node
   // never spans hosts.
   std::vector<std::string> full(n);
@@ -410,15 +398,15 @@ bool resolveTopology(const Topology& t, const std::vector<std::string>& host_of_
       switch (level.scope) {
         case Scope::System: break;
         case Scope::Group: {
-          const std::string* g = t.groupOf(host);
-          if (!g) {
+          auto g = group_of.find(host);
+          if (g == group_of.end()) {
             std::string known;
             for (size_t k = 0; k < t.groups.size() && k < 16; ++k) known += (k ? ", " : "") + t.groups[k].first;
             if (t.groups.size() > 16) known += ", ...";
             return r.fail("groups", t.groups_line,
                           "host " + quotedJson(host) + " (rank " + std::to_string(rank) + ") is in no group; groups names the hosts " + known);
           }
-          own = *g;
+          own = *g->second;
           break;
         }
         case Scope::Host: own = host; break;

@@ -36,19 +36,17 @@ struct Topology {
   // World rank -> virtual node; active exactly when a level has scope VirtualNode.
   NodeOverride virtual_nodes;
   int groups_line = 0, virtual_nodes_line = 0;
-
-  // The group of `host`, or null.
-  const std::string* groupOf(const std::string& host) const;
 };
+
+// What the engine's messages call a topology file ("<path>: cannot read the topology file ...").
+inline constexpr const char* kFileKind = "topology file";
 
 // Parses a topology from JSON text; `source` names it in errors. False with *error set.
 bool parseTopologyJson(const std::string& text, const std::string& source, Topology* out, std::string* error);
 // The same, and text that is not JSON and does not start like JSON (YAML) gets a message saying
 // how to convert it.
 bool parseTopologyText(const std::string& text, const std::string& source, Topology* out, std::string* error);
-// Reads the whole of a file; false with "<path>: cannot read the topology file (<reason>)".
-bool readTextFile(const std::string& path, std::string* text, std::string* error);
-// readTextFile + parseTopologyText.
+// json::readFile + parseTopologyText.
 bool readTopologyFile(const std::string& path, Topology* out, std::string* error);
 
 // "15 us" -> 1.5e-5 s, "1 Gbit/s" -> 1.25e8 B/s (the units of src/model/machine.ts).

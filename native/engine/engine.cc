@@ -15,6 +15,7 @@
 #include "mapping/remap/remapped_allgather.h"
 #include "override.h"
 #include "select.h"
+#include "shm/shm_pool.h"
 #include "topology/runtime.h"
 
 namespace topocoll {
@@ -392,6 +393,11 @@ void finalize() {
                    choiceName(coll, static_cast<int>(i) - 1), static_cast<unsigned long long>(slots[i].calls),
                    static_cast<unsigned long long>(slots[i].bytes));
     }
+  }
+  ShmPoolStats shm = shmPoolStats();
+  if (shm.leases > 0) {
+    std::fprintf(stderr, "topocoll stats: rank %d shm segments created %llu leased %llu\n", rank, static_cast<unsigned long long>(shm.created),
+                 static_cast<unsigned long long>(shm.leases));
   }
 }
 

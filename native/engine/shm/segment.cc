@@ -100,7 +100,9 @@ size_t ShmSegment::pageSize() {
   return page;
 }
 
-std::string ShmSegment::namePrefix() { return "/topocoll-" + std::to_string(geteuid()) + "-" + hostId() + "-"; }
+// 'h' before the host id: older versions' cleanup took the number after the uid for the
+// creator pid, and removed any name whose number was not a live pid.
+std::string ShmSegment::namePrefix() { return "/topocoll-" + std::to_string(geteuid()) + "-h" + hostId() + "-"; }
 
 void ShmSegment::removeOrphans() {
   const std::string prefix = namePrefix().substr(1);

@@ -4,7 +4,7 @@
 // job leaves nothing in /dev/shm after a normal exit, an abort or a SIGKILL, except when killed
 // inside that window of microseconds. Ranks attaching later open the creator's descriptor
 // through /proc/<creator pid>/fd/<fd>. Names:
-//   /topocoll-<euid>-<host id>-<creator pid>-<serial>-<nonce>
+//   /topocoll-<euid>-h<host id>-<creator pid>-<serial>-<nonce>
 // the host id a hash of the kernel's boot id and the pid namespace: a creator pid is judged dead
 // or alive only by processes that see the same pids (removeOrphans).
 #pragma once
@@ -59,7 +59,7 @@ class ShmSegment {
   ShmSegmentHeader& header() const { return *static_cast<ShmSegmentHeader*>(map_); }
 
   static size_t pageSize();
-  // "/topocoll-<euid>-<host id>-": every name of this user on this host starts so.
+  // "/topocoll-<euid>-h<host id>-": every name of this user on this host starts so.
   static std::string namePrefix();
   // Removes the segments in /dev/shm whose creator died (on this host, as this user) before
   // it unlinked them: only names exactly of our pattern, regular files owned by us.

@@ -28,6 +28,7 @@ std::mutex g_mutex;  // MPI_THREAD_MULTIPLE: communicators may lease from severa
 std::vector<std::shared_ptr<ShmSegment>> g_created;
 // Created by other processes, by name: their creator may lend them to us again.
 std::unordered_map<std::string, std::shared_ptr<ShmSegment>> g_attached;
+ShmPoolStats g_stats;
 
 // A segment of ours nobody uses with this layout, now held by us; else (or if `fresh`) a new one.
 std::shared_ptr<ShmSegment> lend(size_t bytes, const std::vector<NumaRange>& numa, bool fresh, std::string* why) {
@@ -40,6 +41,7 @@ std::shared_ptr<ShmSegment> lend(size_t bytes, const std::vector<NumaRange>& num
   }
   std::shared_ptr<ShmSegment> s = ShmSegment::create(bytes, numa, why);
   if (!s) return nullptr;
+  ++g_stats.created;
   s->header().holders.store(1, std::memory_order_relaxed);
   g_created.push_back(s);
   return s;
@@ -97,11 +99,18 @@ int leaseSegment(MPI_Comm comm, const std::vector<int>& members, int local, size
     }
   }
   if (segment) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    ++g_stats.leases;
     out->reset(new ShmLease(std::move(segment)));
     (*out)->generation_ = msg.generation;
   }
   if (rc != MPI_SUCCESS && *out) settleLease(out->get());
   return rc;
+}
+
+ShmPoolStats shmPoolStats() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_stats;
 }
 
 void settleLease(ShmLease* lease) {

@@ -49,6 +49,12 @@ class ShmLease {
 // pooled one through /proc: hidepid, another pid namespace).
 int leaseSegment(MPI_Comm comm, const std::vector<int>& members, int local, size_t bytes, const std::vector<NumaRange>& numa, bool fresh,
                  std::unique_ptr<ShmLease>* out, bool* retry, std::string* why);
+// What this process's pool did (TOPOCOLL_STATS): segments created here, and leases taken.
+struct ShmPoolStats {
+  uint64_t created = 0, leases = 0;
+};
+ShmPoolStats shmPoolStats();
+
 // Once every rank of the node has attached or given up (after a synchronizing call): takes the
 // segment's name out of /dev/shm again.
 void settleLease(ShmLease* lease);

@@ -1,8 +1,9 @@
-/* Communicator churn: N times create a communicator (MPI_Comm_dup, or MPI_Comm_split into two
- * halves), run one barrier, bcast and allgather on it with the bytes checked, and free it.
- * Behind `npm run bench:comms` (with and without the preload library) and the preload test of
- * pooled shared memory.
- *   comm_churn [iterations=1000] [dup|split|both=both] [bytes=4096]
+/* Communicator churn: N times create a communicator, run one barrier, bcast and allgather on it
+ * with the bytes checked, and free it. Behind `npm run bench:comms` (with and without the
+ * preload library) and the preload test of pooled shared memory.
+ *   comm_churn [iterations=1000] [dup|split|pair|all=all] [bytes=4096]
+ * dup: MPI_Comm_dup of the world; split: MPI_Comm_split into two halves; pair: rank 0 and one
+ * other rank, a different one each time (the others get MPI_COMM_NULL); all: the three in turn.
  * Rank 0 prints one line:
  *   comm_churn: ok on P ranks iterations N mode M seconds S rss_kib A B C shm_entries X Y Z
  *   shm_mapped U V W
@@ -80,7 +81,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int iterations = argc > 1 ? atoi(argv[1]) : 1000;
-  const char* mode = argc > 2 ? argv[2] : "both";
+  const char* mode = argc > 2 ? argv[2] : "all";
   int bytes = argc > 3 ? atoi(argv[3]) : 4096;
   if (bytes < 1) bytes = 1;
   char* send = malloc((size_t)bytes);
@@ -95,11 +96,19 @@ int main(int argc, char** argv) {
   double t0 = MPI_Wtime();
   for (int i = 0; i < iterations; i++) {
     MPI_Comm comm;
-    int split = strcmp(mode, "split") == 0 || (strcmp(mode, "both") == 0 && i % 2);
-    if (split) MPI_Comm_split(MPI_COMM_WORLD, rank < (size + 1) / 2, rank, &comm);
-    else MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    collectives(comm, bytes, send, recv, i);
-    MPI_Comm_free(&comm);
+    const char* m = strcmp(mode, "all") == 0 ? (const char*[]){"dup", "split", "pair"}[i % 3] : mode;
+    if (strcmp(m, "split") == 0) {
+      MPI_Comm_split(MPI_COMM_WORLD, rank < (size + 1) / 2, rank, &comm);
+    } else if (strcmp(m, "pair") == 0) {
+      int partner = size > 1 ? 1 + (i / 3) % (size - 1) : 0;
+      MPI_Comm_split(MPI_COMM_WORLD, rank == 0 || rank == partner ? 0 : MPI_UNDEFINED, rank, &comm);
+    } else {
+      MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    }
+    if (comm != MPI_COMM_NULL) {
+      collectives(comm, bytes, send, recv, i);
+      MPI_Comm_free(&comm);
+    }
     if (i == iterations / 2) {
       rss[1] = rssKib();
       shm[1] = shmEntries();

@@ -110,7 +110,7 @@ CpuPlace currentCpuPlace() {
       ++allowed;
     }
   }
-  int online = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  static const int online = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));  // glibc reads sysfs each time
   int current = sched_getcpu();
   place.cpu = allowed == 1 ? first : current >= 0 ? current : 0;
   if (allowed == 1) place.binding = Binding::Core;

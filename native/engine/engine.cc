@@ -374,6 +374,10 @@ int initialize(std::string* error) {
     *error = "TOPOCOLL_VIRTUAL_NODES=\"" + config().text(Parameter::VirtualNodes) + "\": " + *error;
     return MPI_ERR_ARG;
   }
+  if ((rc = Hierarchy::initializeWorld()) != MPI_SUCCESS) {
+    *error = "topocoll: cannot find which ranks share memory (MPI_Comm_split_type)";
+    return rc;
+  }
   // TOPOCOLL_TOPOLOGY: read (or installed by the Node side), resolved for the world's hosts.
   if ((rc = topology::initialize(MPI_COMM_WORLD, error)) != MPI_SUCCESS) return rc;
   g_initialized = true;

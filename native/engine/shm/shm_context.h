@@ -1,7 +1,8 @@
 // A communicator's shared memory: one segment per node, leased from the node's pool
 // (shm_pool.h) on the first call of an algorithm that uses it, cut into channels so that
-// consecutive calls (and several nonblocking ones) can be in flight at once. The executor runs FlagSignal/FlagWait ops and
-// copies to and from BufferId::Shm through it; builders only name flags and offsets.
+// consecutive calls (and several nonblocking ones) can be in flight at once. The executor runs
+// FlagSignal/FlagWait ops and copies to and from BufferId::Shm through it; builders only name
+// flags and offsets.
 //
 // Layout of a node's segment:
 //   flags  one page per rank of the node (placed on that rank's NUMA node); in it, for every

@@ -79,6 +79,10 @@ Napi::Value HierarchyOf(const Napi::CallbackInfo& info) {
 
 void initHierarchy(Napi::Env env, Napi::Object exports) {
   exports.Set("hierarchy", Napi::Function::New(env, HierarchyOf));
+  // No MPI needed: tests plant files under this prefix to check the orphan cleanup.
+  exports.Set("shmNamePrefix", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+                return Napi::String::New(info.Env(), ShmSegment::namePrefix());
+              }));
 }
 
 }  // namespace topocoll::addon

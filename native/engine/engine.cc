@@ -15,6 +15,7 @@
 #include "mapping/remap/remapped_allgather.h"
 #include "override.h"
 #include "select.h"
+#include "shm/shm_pool.h"
 #include "staging.h"
 #include "topology/runtime.h"
 
@@ -388,6 +389,10 @@ int initialize(std::string* error) {
     *error = "TOPOCOLL_VIRTUAL_NODES=\"" + config().text(Parameter::VirtualNodes) + "\": " + *error;
     return MPI_ERR_ARG;
   }
+  if ((rc = Hierarchy::initializeWorld()) != MPI_SUCCESS) {
+    *error = "topocoll: cannot find which ranks share memory (MPI_Comm_split_type)";
+    return rc;
+  }
   // TOPOCOLL_TOPOLOGY: read (or installed by the Node side), resolved for the world's hosts.
   if ((rc = topology::initialize(MPI_COMM_WORLD, error)) != MPI_SUCCESS) return rc;
   g_initialized = true;
@@ -407,6 +412,11 @@ void finalize() {
                    choiceName(coll, static_cast<int>(i) - 1), static_cast<unsigned long long>(slots[i].calls),
                    static_cast<unsigned long long>(slots[i].bytes));
     }
+  }
+  ShmPoolStats shm = shmPoolStats();
+  if (shm.leases > 0) {
+    std::fprintf(stderr, "topocoll stats: rank %d shm segments created %llu leased %llu\n", rank, static_cast<unsigned long long>(shm.created),
+                 static_cast<unsigned long long>(shm.leases));
   }
 }
 

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectSuccess, FLAVOURS, mpirun, repoRoot, type Flavour, type MpiRun } from '../helpers/mpirun';
+import { addon } from '../../src/mpi/native';
 
 const SHM_ALGORITHMS = {
   TOPOCOLL_BARRIER_ALGORITHM: 'shm_hierarchical',
@@ -17,14 +18,14 @@ const SHM_ALGORITHMS = {
   TOPOCOLL_ALLGATHER_ALGORITHM: 'hierarchical',
   TOPOCOLL_ALLTOALL_ALGORITHM: 'tiled',
 };
-const uid = os.userInfo().uid;
+const shmPrefix = (addon().shmNamePrefix() as string).slice(1);
 // MPICH 4.0 busy-polls: generous limits (design.md section 5).
 const timeoutMs = (flavour: Flavour) => (flavour === 'mpich' ? 120000 : 60000);
 
-/** Segments in /dev/shm created by one of `pids` (ShmSegment names: /topocoll-<uid>-<creator pid>-...). */
+/** Segments in /dev/shm created by one of `pids` (ShmSegment names: /topocoll-<uid>-h<host id>-<creator pid>-...). */
 function leftovers(pids: number[]): string[] {
   const names = fs.readdirSync('/dev/shm');
-  return names.filter((n) => pids.some((pid) => n.startsWith(`topocoll-${uid}-${pid}-`)));
+  return names.filter((n) => pids.some((pid) => n.startsWith(`${shmPrefix}${pid}-`)));
 }
 
 /** Alive and not a zombie. */

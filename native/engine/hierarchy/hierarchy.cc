@@ -14,7 +14,46 @@ struct WirePlace {
   char host[64];
 };
 
+// The lowest world rank sharing memory with this one; -1 before initializeWorld().
+int g_world_shared_leader = -1;
+
+// True when every rank of `comm` is in this process's MPI_COMM_WORLD. Every rank of comm finds
+// the same: spawned or connected processes are outside each other's worlds.
+int withinWorld(MPI_Comm comm, bool* within) {
+  MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+  int size = 0, rc;
+  if ((rc = PMPI_Comm_group(comm, &group)) != MPI_SUCCESS) return rc;
+  if ((rc = PMPI_Comm_group(MPI_COMM_WORLD, &world)) == MPI_SUCCESS && (rc = PMPI_Group_size(group, &size)) == MPI_SUCCESS) {
+    std::vector<int> ranks(size), in_world(size);
+    for (int i = 0; i < size; ++i) ranks[i] = i;
+    rc = PMPI_Group_translate_ranks(group, size, ranks.data(), world, in_world.data());
+    *within = std::find(in_world.begin(), in_world.end(), MPI_UNDEFINED) == in_world.end();
+  }
+  PMPI_Group_free(&group);
+  if (world != MPI_GROUP_NULL) PMPI_Group_free(&world);
+  return rc;
+}
+
+// The lowest rank of `comm` sharing memory with this one.
+int sharedLeader(MPI_Comm comm, int rank, int* out) {
+  MPI_Comm shared = MPI_COMM_NULL;
+  int rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared);
+  if (rc != MPI_SUCCESS) return rc;
+  *out = rank;
+  rc = PMPI_Allreduce(&rank, out, 1, MPI_INT, MPI_MIN, shared);
+  PMPI_Comm_free(&shared);
+  return rc;
+}
+
 }  // namespace
+
+int Hierarchy::initializeWorld() {
+  int rank = 0, leader = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int rc = sharedLeader(MPI_COMM_WORLD, rank, &leader);
+  if (rc == MPI_SUCCESS) g_world_shared_leader = leader;
+  return rc;
+}
 
 int Hierarchy::detect(MPI_Comm comm, const NodeOverride& override, Hierarchy* out, std::string* error) {
   int rank = 0, size = 0, world_rank = 0, world_size = 0, rc;
@@ -24,13 +63,12 @@ int Hierarchy::detect(MPI_Comm comm, const NodeOverride& override, Hierarchy* ou
   // Every rank reaches the same verdict before communicating, so a bad override fails everywhere.
   if (!override.covers(world_size, error)) return MPI_ERR_ARG;
 
-  // The node: the lowest rank of `comm` sharing memory with us.
-  MPI_Comm shared = MPI_COMM_NULL;
-  if ((rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared)) != MPI_SUCCESS) return rc;
-  int shared_leader = rank;
-  rc = PMPI_Allreduce(&rank, &shared_leader, 1, MPI_INT, MPI_MIN, shared);
-  PMPI_Comm_free(&shared);
-  if (rc != MPI_SUCCESS) return rc;
+  // The node: named by the lowest rank sharing memory with us, of the world (known since init)
+  // when comm lies within it, else of comm.
+  bool within = false;
+  if (g_world_shared_leader >= 0 && (rc = withinWorld(comm, &within)) != MPI_SUCCESS) return rc;
+  int shared_leader = g_world_shared_leader;
+  if (!within && (rc = sharedLeader(comm, rank, &shared_leader)) != MPI_SUCCESS) return rc;
 
   CpuPlace cpu = currentCpuPlace();
   WirePlace mine{};

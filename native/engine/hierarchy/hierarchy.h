@@ -34,6 +34,10 @@ class Hierarchy {
   // Collective over `comm` (an intracommunicator): nodes from MPI_Comm_split_type(SHARED) refined
   // by `override`, each rank's place from its CPU, gathered so that every rank knows all.
   static int detect(MPI_Comm comm, const NodeOverride& override, Hierarchy* out, std::string* error);
+  // Collective over MPI_COMM_WORLD, once at init: which world ranks share memory, so that
+  // detect() on a communicator within the world needs no split of its own (a split creates a
+  // communicator: as costly as the user's own MPI_Comm_dup).
+  static int initializeWorld();
   // A hierarchy given rank by rank (tools and tests, no MPI). Nodes are renumbered in order of
   // first appearance.
   static Hierarchy fromPlaces(std::vector<RankPlace> places, int my_rank, std::vector<CacheInfo> caches = {});

@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
+#include <unordered_map>
 
 namespace topocoll {
 namespace {
@@ -25,7 +27,21 @@ int readInt(const std::string& path, int fallback) {
 
 std::string cpuDir(int cpu) { return "/sys/devices/system/cpu/cpu" + std::to_string(cpu); }
 
-int socketOf(int cpu) { return readInt(cpuDir(cpu) + "/topology/physical_package_id", 0); }
+// sysfs describes fixed hardware: read once per CPU and process. Every new communicator detects
+// its hierarchy, and two dozen sysfs opens cost more than the rest of its creation.
+template <typename T, typename Read>
+T perCpu(int cpu, Read read) {
+  static std::mutex mutex;
+  static std::unordered_map<int, T> memo;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = memo.find(cpu);
+  if (it == memo.end()) it = memo.emplace(cpu, read(cpu)).first;
+  return it->second;
+}
+
+int socketOf(int cpu) {
+  return perCpu<int>(cpu, [](int c) { return readInt(cpuDir(c) + "/topology/physical_package_id", 0); });
+}
 
 bool numaWorks() {
   static const bool works = numa_available() >= 0;
@@ -94,32 +110,34 @@ CpuPlace currentCpuPlace() {
       ++allowed;
     }
   }
-  int online = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  static const int online = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));  // glibc reads sysfs each time
   int current = sched_getcpu();
   place.cpu = allowed == 1 ? first : current >= 0 ? current : 0;
   if (allowed == 1) place.binding = Binding::Core;
   else if (allowed > 0 && allowed < online && one_socket) place.binding = Binding::Socket;
   place.socket = socketOf(place.cpu);
   place.numa = numaOf(place.cpu);
-  place.core = readInt(cpuDir(place.cpu) + "/topology/core_id", place.cpu);
+  place.core = perCpu<int>(place.cpu, [](int c) { return readInt(cpuDir(c) + "/topology/core_id", c); });
   return place;
 }
 
 std::vector<CacheInfo> cpuCaches(int cpu) {
-  std::vector<CacheInfo> caches;
-  for (int i = 0;; ++i) {
-    std::string dir = cpuDir(cpu) + "/cache/index" + std::to_string(i);
-    CacheInfo c;
-    std::string size, shared;
-    if (!readLine(dir + "/size", &size)) break;
-    c.level = readInt(dir + "/level", 0);
-    readLine(dir + "/type", &c.type);
-    c.bytes = parseSize(size);
-    c.line_bytes = readInt(dir + "/coherency_line_size", 64);
-    if (readLine(dir + "/shared_cpu_list", &shared)) c.shared_cpus = parseCpuList(shared);
-    caches.push_back(c);
-  }
-  return caches;
+  return perCpu<std::vector<CacheInfo>>(cpu, [](int c) {
+    std::vector<CacheInfo> caches;
+    for (int i = 0;; ++i) {
+      std::string dir = cpuDir(c) + "/cache/index" + std::to_string(i);
+      CacheInfo info;
+      std::string size, shared;
+      if (!readLine(dir + "/size", &size)) break;
+      info.level = readInt(dir + "/level", 0);
+      readLine(dir + "/type", &info.type);
+      info.bytes = parseSize(size);
+      info.line_bytes = readInt(dir + "/coherency_line_size", 64);
+      if (readLine(dir + "/shared_cpu_list", &shared)) info.shared_cpus = parseCpuList(shared);
+      caches.push_back(info);
+    }
+    return caches;
+  });
 }
 
 bool numaMachine() { return numaWorks() && numa_max_node() > 0; }

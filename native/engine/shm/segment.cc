@@ -9,50 +9,87 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <mutex>
 
 namespace topocoll {
 namespace {
 
-constexpr size_t kNameMax = 96;
+constexpr const char* kDir = "/dev/shm";
+constexpr size_t kNonceDigits = 16;
 
 std::string errnoText(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
 
-// Segments whose creator died before unlinking them (killed between creation and the last
-// attach, a window of microseconds) are removed by the next job of the same user.
-void removeOrphans() {
-  static bool done = false;
-  if (done) return;
-  done = true;
-  std::string prefix = ShmSegment::namePrefix().substr(1);  // without the leading '/'
-  DIR* dir = opendir("/dev/shm");
-  if (!dir) return;
-  while (dirent* e = readdir(dir)) {
-    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) != 0) continue;
-    long pid = std::strtol(e->d_name + prefix.size(), nullptr, 10);
-    if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) shm_unlink((std::string("/") + e->d_name).c_str());
-  }
-  closedir(dir);
+uint64_t fnv1a(const std::string& text, uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string readSmall(const char* file) {
+  char buf[128] = {0};
+  int fd = open(file, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+// Which pids a name's creator pid means: one kernel (its boot id) and one pid namespace.
+std::string hostId() {
+  static const std::string id = [] {
+    std::string boot = readSmall("/proc/sys/kernel/random/boot_id");
+    if (boot.empty()) {
+      char host[256] = {0};
+      gethostname(host, sizeof host - 1);
+      boot = host;
+    }
+    char ns[64] = {0};
+    ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
+    char out[17];
+    std::snprintf(out, sizeof out, "%016" PRIx64, fnv1a(n > 0 ? std::string(ns, static_cast<size_t>(n)) : std::string(), fnv1a(boot)));
+    return std::string(out);
+  }();
+  return id;
 }
 
 std::string uniqueName() {
-  static unsigned counter = 0;
+  static std::atomic<unsigned> serial{0};
   uint64_t nonce = 0;
   if (getrandom(&nonce, sizeof nonce, 0) != sizeof nonce) nonce ^= reinterpret_cast<uintptr_t>(&nonce) ^ uint64_t(time(nullptr));
-  char name[kNameMax];
-  std::snprintf(name, sizeof name, "%s%d-%u-%016" PRIx64, ShmSegment::namePrefix().c_str(), static_cast<int>(getpid()), counter++,
-                nonce);
+  char name[128];
+  std::snprintf(name, sizeof name, "%s%d-%u-%016" PRIx64, ShmSegment::namePrefix().c_str(), static_cast<int>(getpid()), serial++, nonce);
   return name;
 }
 
-void placeOnNuma(void* base, const std::vector<NumaRange>& numa) {
+// Digits up to '-' (or the end when `last`): the number, or -1 if the field is not exactly that.
+long field(const char** p, bool last, bool hex, size_t exact = 0) {
+  const char* s = *p;
+  size_t n = 0;
+  while (s[n] && s[n] != '-' && (hex ? std::isxdigit(static_cast<unsigned char>(s[n])) : std::isdigit(static_cast<unsigned char>(s[n])))) ++n;
+  if (n == 0 || n > 18 || (exact && n != exact) || (last ? s[n] != '\0' : s[n] != '-')) return -1;
+  long v = std::strtol(s, nullptr, hex ? 16 : 10);
+  *p = s + n + (last ? 0 : 1);
+  return hex ? 0 : v;
+}
+
+// The creator pid of a name "<prefix><pid>-<serial>-<nonce>" (without '/'), or -1.
+long creatorOf(const char* name, const std::string& prefix) {
+  if (std::strncmp(name, prefix.c_str(), prefix.size()) != 0) return -1;
+  const char* p = name + prefix.size();
+  long pid = field(&p, false, false);
+  if (pid <= 0 || field(&p, false, false) < 0 || field(&p, true, true, kNonceDigits) < 0) return -1;
+  return pid;
+}
+
+void placeOnNuma(char* base, const std::vector<NumaRange>& numa) {
   if (numa.empty() || numa_available() < 0) return;
   for (const NumaRange& r : numa) {
-    if (r.length > 0) numa_tonode_memory(static_cast<char*>(base) + r.offset, r.length, r.node);
+    if (r.length > 0) numa_tonode_memory(base + r.offset, r.length, r.node);
   }
 }
 
@@ -63,73 +100,96 @@ size_t ShmSegment::pageSize() {
   return page;
 }
 
-std::string ShmSegment::namePrefix() { return "/topocoll-" + std::to_string(getuid()) + "-"; }
+// 'h' before the host id: older versions' cleanup took the number after the uid for the
+// creator pid, and removed any name whose number was not a live pid.
+std::string ShmSegment::namePrefix() { return "/topocoll-" + std::to_string(geteuid()) + "-h" + hostId() + "-"; }
 
-ShmSegment::~ShmSegment() {
-  if (base_) munmap(base_, bytes_);
+void ShmSegment::removeOrphans() {
+  const std::string prefix = namePrefix().substr(1);
+  DIR* dir = opendir(kDir);
+  if (!dir) return;
+  while (dirent* e = readdir(dir)) {
+    long pid = creatorOf(e->d_name, prefix);
+    if (pid <= 0 || pid == getpid()) continue;
+    struct stat st{};
+    if (fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) continue;
+    if (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) unlinkat(dirfd(dir), e->d_name, 0);
+  }
+  closedir(dir);
 }
 
-int ShmSegment::create(MPI_Comm node_comm, size_t bytes, const std::vector<NumaRange>& numa, bool* ok, std::string* why) {
-  int node_rank = 0, rc;
-  if ((rc = PMPI_Comm_rank(node_comm, &node_rank)) != MPI_SUCCESS) return rc;
-  // What the creator tells the others: the name, or an empty name and why it failed.
-  struct {
-    char name[kNameMax];
-    char error[160];
-  } msg{};
-  int fd = -1;
-  if (node_rank == 0) {
-    removeOrphans();
-    std::string name = uniqueName();
-    std::string error;
-    fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0) {
-      error = errnoText("shm_open");
-    } else if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
-      error = errnoText("ftruncate");
-    } else if ((base_ = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
-      base_ = nullptr;
-      error = errnoText("mmap");
-    } else {
-      placeOnNuma(base_, numa);
-      // Reserve the memory now: a full /dev/shm is an error here rather than a SIGBUS later.
-      int e = posix_fallocate(fd, 0, static_cast<off_t>(bytes));
-      if (e != 0) error = std::string("posix_fallocate: ") + std::strerror(e);
-    }
-    if (error.empty()) {
-      std::snprintf(msg.name, sizeof msg.name, "%s", name.c_str());
-    } else {
-      std::snprintf(msg.error, sizeof msg.error, "%s", error.c_str());
-      if (fd >= 0) shm_unlink(name.c_str());
-    }
+std::shared_ptr<ShmSegment> ShmSegment::create(size_t bytes, const std::vector<NumaRange>& numa, std::string* why) {
+  static std::once_flag orphans;
+  std::call_once(orphans, removeOrphans);
+  std::shared_ptr<ShmSegment> s(new ShmSegment());
+  s->name_ = uniqueName();
+  s->bytes_ = bytes;
+  s->numa_ = numa;
+  s->fd_ = open(s->namePath().c_str(), O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (s->fd_ < 0) {
+    *why = errnoText("shm_open");
+    return nullptr;
   }
-  if ((rc = PMPI_Bcast(&msg, sizeof msg, MPI_BYTE, 0, node_comm)) != MPI_SUCCESS) return rc;
-  int attached = msg.name[0] != '\0';
-  if (attached && node_rank != 0) {
-    fd = shm_open(msg.name, O_RDWR, 0);
-    struct stat st{};
-    if (fd < 0 || fstat(fd, &st) != 0 || static_cast<size_t>(st.st_size) < bytes) {
-      attached = 0;
-    } else if ((base_ = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
-      base_ = nullptr;
-      attached = 0;
-    }
+  s->linked_ = true;
+  const off_t total = static_cast<off_t>(bytes + pageSize());
+  if (ftruncate(s->fd_, total) != 0) {
+    *why = errnoText("ftruncate");
+    return nullptr;
+  }
+  if (!s->map(why)) return nullptr;
+  placeOnNuma(s->base(), numa);
+  int e = posix_fallocate(s->fd_, 0, total);
+  if (e != 0) {
+    *why = std::string("posix_fallocate: ") + std::strerror(e);
+    return nullptr;
+  }
+  return s;
+}
+
+std::shared_ptr<ShmSegment> ShmSegment::attach(const std::string& name, const std::string& path, size_t bytes, std::string* why) {
+  std::shared_ptr<ShmSegment> s(new ShmSegment());
+  s->name_ = name;
+  s->bytes_ = bytes;
+  // Not O_NOFOLLOW: /proc/<pid>/fd/<fd> is a link; the checks below hold either way.
+  int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+  struct stat st{};
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    *why = errnoText(("open " + path).c_str());
+  } else if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || static_cast<size_t>(st.st_size) < bytes + pageSize()) {
+    *why = "the shared-memory segment " + name + " is not the one its creator made";
+  } else {
+    s->fd_ = fd;  // map() needs it; an attached segment does not keep it
+    bool ok = s->map(why);
+    s->fd_ = -1;
+    close(fd);
+    return ok ? s : nullptr;
   }
   if (fd >= 0) close(fd);
-  int all = 0;
-  rc = PMPI_Allreduce(&attached, &all, 1, MPI_INT, MPI_MIN, node_comm);
-  // Every rank has attached (or given up): the name is no longer needed.
-  if (node_rank == 0 && msg.name[0]) shm_unlink(msg.name);
-  if (rc != MPI_SUCCESS) return rc;
-  if (base_) bytes_ = bytes;
-  *ok = all != 0;
-  if (!*ok) {
-    *why = msg.error[0] ? msg.error : "a rank of the node could not attach the shared-memory segment";
-    if (base_) munmap(base_, bytes_);
-    base_ = nullptr;
-    bytes_ = 0;
+  return nullptr;
+}
+
+bool ShmSegment::map(std::string* why) {
+  void* p = mmap(nullptr, bytes_ + pageSize(), PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  if (p == MAP_FAILED) {
+    *why = errnoText("mmap");
+    return false;
   }
-  return MPI_SUCCESS;
+  map_ = p;
+  return true;
+}
+
+ShmSegment::~ShmSegment() {
+  unlink();
+  if (map_) munmap(map_, bytes_ + pageSize());
+  if (fd_ >= 0) close(fd_);
+}
+
+std::string ShmSegment::namePath() const { return kDir + name_; }
+
+void ShmSegment::unlink() {
+  if (!linked_) return;
+  ::unlink(namePath().c_str());
+  linked_ = false;
 }
 
 }  // namespace topocoll

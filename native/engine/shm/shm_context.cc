@@ -60,66 +60,68 @@ int ShmContext::create(MPI_Comm comm, const Hierarchy& h, const ShmOptions& opti
   ctx->comm_ = comm;
   ctx->channels_ = std::max(1, options.channels);
   const int rank = h.rank(), node = h.nodeOf(rank);
-  ctx->node_size_ = static_cast<int>(h.members(node).size());
+  const std::vector<int>& members = h.members(node);
+  ctx->node_size_ = static_cast<int>(members.size());
   ctx->node_rank_ = h.localIndex(rank);
 
   const size_t page = ShmSegment::pageSize();
   const std::vector<int> numa_nodes = h.numaNodes(node);
   ctx->parts_ = static_cast<int>(numa_nodes.size());
   ctx->part_bytes_ = static_cast<int64_t>(roundUp(static_cast<size_t>(options.data_bytes) / ctx->parts_, page));
-  const size_t flag_page = roundUp(static_cast<size_t>(ctx->channels_) * kLinesPerChannel * kCacheLine, page);
+  const size_t flag_page = roundUp((static_cast<size_t>(ctx->channels_) * kLinesPerChannel + 1) * kCacheLine, page);
   ctx->flags_bytes_ = flag_page;
   const size_t channel_bytes = static_cast<size_t>(ctx->part_bytes_) * ctx->parts_;
   const size_t total = flag_page * ctx->node_size_ + channel_bytes * ctx->channels_;
 
-  int ok = 1, rc;
+  int rc;
   std::string why;
-  // The split is collective over comm: a rank alone on its node takes part without a color.
-  MPI_Comm node_comm = MPI_COMM_NULL;
-  if ((rc = PMPI_Comm_split(comm, ctx->node_size_ > 1 ? node : MPI_UNDEFINED, ctx->node_rank_, &node_comm)) != MPI_SUCCESS) return rc;
-  if (ctx->node_size_ > 1) {
-    // Each rank's flags near the rank; each part of a channel's data on its NUMA node.
-    std::vector<NumaRange> numa;
-    if (options.numa && numaMachine()) {
-      const auto& members = h.members(node);
-      for (int i = 0; i < ctx->node_size_; ++i) numa.push_back({flag_page * i, flag_page, h.place(members[i]).numa});
-      for (int c = 0; c < ctx->channels_; ++c) {
-        for (int part = 0; part < ctx->parts_; ++part) {
-          size_t offset = flag_page * ctx->node_size_ + channel_bytes * c + static_cast<size_t>(ctx->part_bytes_) * part;
-          numa.push_back({offset, static_cast<size_t>(ctx->part_bytes_), numa_nodes[part]});
-        }
+  // Each rank's flags near the rank; each part of a channel's data on its NUMA node.
+  std::vector<NumaRange> numa;
+  if (ctx->node_size_ > 1 && options.numa && numaMachine()) {
+    for (int i = 0; i < ctx->node_size_; ++i) numa.push_back({flag_page * i, flag_page, h.place(members[i]).numa});
+    for (int c = 0; c < ctx->channels_; ++c) {
+      for (int part = 0; part < ctx->parts_; ++part) {
+        size_t offset = flag_page * ctx->node_size_ + channel_bytes * c + static_cast<size_t>(ctx->part_bytes_) * part;
+        numa.push_back({offset, static_cast<size_t>(ctx->part_bytes_), numa_nodes[part]});
       }
     }
-    bool created = false;
-    rc = ctx->segment_.create(node_comm, total, numa, &created, &why);
-    ok = created;
-    if (rc == MPI_SUCCESS && created) {
-      int pid = static_cast<int>(getpid());
-      ctx->pids_.resize(ctx->node_size_);
-      rc = PMPI_Allgather(&pid, 1, MPI_INT, ctx->pids_.data(), 1, MPI_INT, node_comm);
+  }
+  // Every node must have its segment, or no rank uses shared memory: the ranks agree (which
+  // also tells the leaders that their node has attached). 2: leased; 1: a rank could not open
+  // a pooled segment, and new ones are tried once; 0: refused.
+  for (bool fresh = false;; fresh = true) {
+    int mine = 2, all = 0;
+    if (ctx->node_size_ > 1) {
+      bool retry = false;
+      if ((rc = leaseSegment(comm, members, ctx->node_rank_, total, numa, fresh, &ctx->lease_, &retry, &why)) != MPI_SUCCESS) return rc;
+      mine = ctx->lease_ ? 2 : retry ? 1 : 0;
+      if (ctx->lease_) ctx->pid(ctx->node_rank_)->store(static_cast<int32_t>(getpid()), std::memory_order_relaxed);
     }
-    PMPI_Comm_free(&node_comm);
+    rc = PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+    settleLease(ctx->lease_.get());
     if (rc != MPI_SUCCESS) return rc;
-  }
-  // Every node must have its segment, or no rank uses shared memory: the ranks agree.
-  int all = 0;
-  if ((rc = PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm)) != MPI_SUCCESS) return rc;
-  if (!all) {
+    if (all == 2) break;
+    ctx->lease_.reset();
+    if (all == 1 && !fresh) continue;
     ctx->available_ = false;
-    ctx->why_ = ok ? "another node could not create its shared-memory segment" : why;
+    ctx->why_ = mine == 2 ? "another rank could not get its shared-memory segment" : why;
+    break;
   }
+  if (ctx->lease_) ctx->next_seq_ = ctx->lease_->generation();
   *out = std::move(ctx);
   return MPI_SUCCESS;
 }
 
-ShmContext::~ShmContext() = default;
+ShmContext::~ShmContext() {
+  if (lease_) lease_->keepAbove(next_seq_);
+}
 
 char* ShmContext::data(int channel) const {
-  return segment_.base() + flags_bytes_ * node_size_ + static_cast<size_t>(part_bytes_) * parts_ * channel;
+  return lease_->base() + flags_bytes_ * node_size_ + static_cast<size_t>(part_bytes_) * parts_ * channel;
 }
 
 std::atomic<uint64_t>* ShmContext::flag(int local, int channel, int slot) const {
-  char* line = segment_.base() + flags_bytes_ * local + (static_cast<size_t>(channel) * kLinesPerChannel + slot) * kCacheLine;
+  char* line = lease_->base() + flags_bytes_ * local + (static_cast<size_t>(channel) * kLinesPerChannel + slot) * kCacheLine;
   return reinterpret_cast<std::atomic<uint64_t>*>(line);
 }
 
@@ -170,11 +172,16 @@ void ShmContext::signalFlag(const Call& call, int owner, int slot, int64_t stage
   raise(flag(hierarchy_->localIndex(owner), call.channel, slot), value);
 }
 
+std::atomic<int32_t>* ShmContext::pid(int local) const {
+  return reinterpret_cast<std::atomic<int32_t>*>(flag(local, channels_, 0));
+}
+
 int ShmContext::checkPeers() const {
-  for (int i = 0; i < static_cast<int>(pids_.size()); ++i) {
-    if (i == node_rank_ || kill(pids_[i], 0) == 0 || errno != ESRCH) continue;
+  for (int i = 0; i < node_size_ && lease_; ++i) {
+    const pid_t p = pid(i)->load(std::memory_order_relaxed);
+    if (i == node_rank_ || kill(p, 0) == 0 || errno != ESRCH) continue;
     std::fprintf(stderr, "topocoll: rank %d of this node (pid %d) died during a shared-memory collective\n",
-                 hierarchy_->members(hierarchy_->nodeOf(hierarchy_->rank()))[i], pids_[i]);
+                 hierarchy_->members(hierarchy_->nodeOf(hierarchy_->rank()))[i], static_cast<int>(p));
     return MPI_ERR_OTHER;
   }
   return MPI_SUCCESS;

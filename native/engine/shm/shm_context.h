@@ -1,15 +1,18 @@
-// A communicator's shared memory: one segment per node (created on the first call of an
-// algorithm that uses it), cut into channels so that consecutive calls (and several
-// nonblocking ones) can be in flight at once. The executor runs FlagSignal/FlagWait ops and
-// copies to and from BufferId::Shm through it; builders only name flags and offsets.
+// A communicator's shared memory: one segment per node, leased from the node's pool
+// (shm_pool.h) on the first call of an algorithm that uses it, cut into channels so that
+// consecutive calls (and several nonblocking ones) can be in flight at once. The executor runs
+// FlagSignal/FlagWait ops and copies to and from BufferId::Shm through it; builders only name
+// flags and offsets.
 //
 // Layout of a node's segment:
 //   flags  one page per rank of the node (placed on that rank's NUMA node); in it, for every
-//          channel, kShmFlagSlots flags and a `done` flag, each on its own cache line
+//          channel, kShmFlagSlots flags and a `done` flag, each on its own cache line, then
+//          the rank's pid (checkPeers)
 //   data   per channel: the data area, cut into one part per NUMA node of the node's ranks,
 //          part i placed on the i-th of them (Hierarchy::numaNodes)
 //
-// A flag holds (call sequence + 1) << 24 | stage, so values only grow and never need resetting;
+// A flag holds (call sequence + 1) << 24 | stage, so values only grow and never need resetting
+// (a leased segment's calls are numbered on from where its previous communicator stopped);
 // writes never lower a flag (nonblocking calls complete in any order, and a parent and a child
 // both write a barrier entry). Calls are numbered per communicator in call order, the same on
 // every rank (MPI orders collectives), and call s uses channel s mod channels(). A call that
@@ -27,7 +30,7 @@
 
 #include "../hierarchy/hierarchy.h"
 #include "../schedule.h"
-#include "segment.h"
+#include "shm_pool.h"
 
 namespace topocoll {
 
@@ -96,6 +99,7 @@ class ShmContext {
  private:
   ShmContext() = default;
   std::atomic<uint64_t>* flag(int local, int channel, int slot) const;
+  std::atomic<int32_t>* pid(int local) const;
   // Checked every few ms of a long wait: MPI_ERR_OTHER when a rank of the node is gone.
   int checkPeers() const;
   // Lets MPI progress what this rank started before (a rendezvous send another rank waits for
@@ -113,8 +117,7 @@ class ShmContext {
   // Per channel: the sequence of its last call and of its last data call (-1: none), and the
   // sequence + 1 of the last call done here.
   std::vector<int64_t> last_, last_data_, local_done_;
-  ShmSegment segment_;
-  std::vector<int> pids_;  // of the node's ranks, by local index
+  std::unique_ptr<ShmLease> lease_;  // null when alone on the node
   std::vector<CollectiveRequest*> in_flight_;
   bool progressing_ = false;
 };

@@ -389,7 +389,7 @@ int initialize(std::string* error) {
     *error = "TOPOCOLL_VIRTUAL_NODES=\"" + config().text(Parameter::VirtualNodes) + "\": " + *error;
     return MPI_ERR_ARG;
   }
-  if ((rc = Hierarchy::initializeWorld()) != MPI_SUCCESS) {
+  if ((rc = Hierarchy::initializeWorld(nodeOverride())) != MPI_SUCCESS) {
     *error = "topocoll: cannot find which ranks share memory (MPI_Comm_split_type)";
     return rc;
   }

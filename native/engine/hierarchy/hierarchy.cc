@@ -14,20 +14,22 @@ struct WirePlace {
   char host[64];
 };
 
-// The lowest world rank sharing memory with this one; -1 before initializeWorld().
-int g_world_shared_leader = -1;
+// Every world rank's place, gathered once at init (initializeWorld); empty before.
+std::vector<WirePlace> g_world_places;
 
-// True when every rank of `comm` is in this process's MPI_COMM_WORLD. Every rank of comm finds
-// the same: spawned or connected processes are outside each other's worlds.
-int withinWorld(MPI_Comm comm, bool* within) {
+// The world rank of each rank of `comm`, or an empty vector when some rank lies outside this
+// process's MPI_COMM_WORLD. Every rank of comm finds the same: spawned or connected processes
+// are outside each other's worlds.
+int worldRanksOf(MPI_Comm comm, std::vector<int>* out) {
   MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
   int size = 0, rc;
+  out->clear();
   if ((rc = PMPI_Comm_group(comm, &group)) != MPI_SUCCESS) return rc;
   if ((rc = PMPI_Comm_group(MPI_COMM_WORLD, &world)) == MPI_SUCCESS && (rc = PMPI_Group_size(group, &size)) == MPI_SUCCESS) {
     std::vector<int> ranks(size), in_world(size);
     for (int i = 0; i < size; ++i) ranks[i] = i;
     rc = PMPI_Group_translate_ranks(group, size, ranks.data(), world, in_world.data());
-    *within = std::find(in_world.begin(), in_world.end(), MPI_UNDEFINED) == in_world.end();
+    if (rc == MPI_SUCCESS && std::find(in_world.begin(), in_world.end(), MPI_UNDEFINED) == in_world.end()) *out = std::move(in_world);
   }
   PMPI_Group_free(&group);
   if (world != MPI_GROUP_NULL) PMPI_Group_free(&world);
@@ -45,32 +47,8 @@ int sharedLeader(MPI_Comm comm, int rank, int* out) {
   return rc;
 }
 
-}  // namespace
-
-int Hierarchy::initializeWorld() {
-  int rank = 0, leader = 0;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  int rc = sharedLeader(MPI_COMM_WORLD, rank, &leader);
-  if (rc == MPI_SUCCESS) g_world_shared_leader = leader;
-  return rc;
-}
-
-int Hierarchy::detect(MPI_Comm comm, const NodeOverride& override, Hierarchy* out, std::string* error) {
-  int rank = 0, size = 0, world_rank = 0, world_size = 0, rc;
-  if ((rc = PMPI_Comm_rank(comm, &rank)) != MPI_SUCCESS || (rc = PMPI_Comm_size(comm, &size)) != MPI_SUCCESS) return rc;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
-  // Every rank reaches the same verdict before communicating, so a bad override fails everywhere.
-  if (!override.covers(world_size, error)) return MPI_ERR_ARG;
-
-  // The node: named by the lowest rank sharing memory with us, of the world (known since init)
-  // when comm lies within it, else of comm.
-  bool within = false;
-  if (g_world_shared_leader >= 0 && (rc = withinWorld(comm, &within)) != MPI_SUCCESS) return rc;
-  int shared_leader = g_world_shared_leader;
-  if (!within && (rc = sharedLeader(comm, rank, &shared_leader)) != MPI_SUCCESS) return rc;
-
-  CpuPlace cpu = currentCpuPlace();
+// This rank's place; `shared_leader` names its node.
+WirePlace placeHere(int shared_leader, int world_rank, const NodeOverride& override, CpuPlace cpu) {
   WirePlace mine{};
   mine.shared_leader = shared_leader;
   mine.virtual_node = override.active() ? override.nodeOf(world_rank) : -1;
@@ -83,9 +61,53 @@ int Hierarchy::detect(MPI_Comm comm, const NodeOverride& override, Hierarchy* ou
   int len = 0;
   PMPI_Get_processor_name(host, &len);
   std::strncpy(mine.host, host, sizeof mine.host - 1);
+  return mine;
+}
 
+}  // namespace
+
+int Hierarchy::initializeWorld(const NodeOverride& override) {
+  int rank = 0, size = 0, leader = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  int rc = sharedLeader(MPI_COMM_WORLD, rank, &leader);
+  if (rc != MPI_SUCCESS) return rc;
+  WirePlace mine = placeHere(leader, rank, override, currentCpuPlace());
   std::vector<WirePlace> all(size);
-  if ((rc = PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm)) != MPI_SUCCESS) return rc;
+  if ((rc = PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, MPI_COMM_WORLD)) != MPI_SUCCESS) return rc;
+  g_world_places = std::move(all);
+  return MPI_SUCCESS;
+}
+
+int Hierarchy::detect(MPI_Comm comm, const NodeOverride& override, Hierarchy* out, std::string* error) {
+  int rank = 0, size = 0, world_rank = 0, world_size = 0, rc;
+  if ((rc = PMPI_Comm_rank(comm, &rank)) != MPI_SUCCESS || (rc = PMPI_Comm_size(comm, &size)) != MPI_SUCCESS) return rc;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  // Every rank reaches the same verdict before communicating, so a bad override fails everywhere.
+  if (!override.covers(world_size, error)) return MPI_ERR_ARG;
+
+  // Within the world, every rank's place is known since init: no communication (a communicator
+  // created and freed in a loop pays for none). Else the places are gathered over comm, the
+  // node named by the lowest rank of comm sharing memory with us.
+  std::vector<int> world_ranks;
+  if (!g_world_places.empty() && (rc = worldRanksOf(comm, &world_ranks)) != MPI_SUCCESS) return rc;
+  std::vector<WirePlace> all(size);
+  CpuPlace cpu;
+  if (!world_ranks.empty()) {
+    for (int r = 0; r < size; ++r) {
+      all[r] = g_world_places[world_ranks[r]];
+      // The override in force now (a topology file may set one after init).
+      all[r].virtual_node = override.active() ? override.nodeOf(world_ranks[r]) : -1;
+    }
+    cpu.cpu = all[rank].cpu;
+  } else {
+    int shared_leader = rank;
+    if ((rc = sharedLeader(comm, rank, &shared_leader)) != MPI_SUCCESS) return rc;
+    cpu = currentCpuPlace();
+    WirePlace mine = placeHere(shared_leader, world_rank, override, cpu);
+    if ((rc = PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm)) != MPI_SUCCESS) return rc;
+  }
 
   // Node ids: one per (host, virtual node), numbered by lowest rank.
   std::map<std::pair<int, int>, int> node_ids;

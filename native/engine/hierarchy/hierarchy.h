@@ -31,13 +31,15 @@ struct RankPlace {
 
 class Hierarchy {
  public:
-  // Collective over `comm` (an intracommunicator): nodes from MPI_Comm_split_type(SHARED) refined
-  // by `override`, each rank's place from its CPU, gathered so that every rank knows all.
+  // Nodes from MPI_Comm_split_type(SHARED) refined by `override`, each rank's place from its
+  // CPU, known to every rank. A communicator within the world takes them from the world's
+  // places (initializeWorld), without communicating; any other is collective over `comm` (an
+  // intracommunicator).
   static int detect(MPI_Comm comm, const NodeOverride& override, Hierarchy* out, std::string* error);
-  // Collective over MPI_COMM_WORLD, once at init: which world ranks share memory, so that
-  // detect() on a communicator within the world needs no split of its own (a split creates a
-  // communicator: as costly as the user's own MPI_Comm_dup).
-  static int initializeWorld();
+  // Collective over MPI_COMM_WORLD, once at init: every world rank's node and place, so that a
+  // communicator created and freed in a loop pays no split (a split creates a communicator: as
+  // costly as the user's own MPI_Comm_dup) and no gather of its own.
+  static int initializeWorld(const NodeOverride& override);
   // A hierarchy given rank by rank (tools and tests, no MPI). Nodes are renumbered in order of
   // first appearance.
   static Hierarchy fromPlaces(std::vector<RankPlace> places, int my_rank, std::vector<CacheInfo> caches = {});

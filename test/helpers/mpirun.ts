@@ -74,3 +74,18 @@ export function expectSuccess(run: MpiRun): void {
     throw new Error(`mpirun exited ${run.code ?? run.signal} after ${run.ms} ms\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`);
   }
 }
+
+/**
+ * Polls `probe` every 100 ms until it returns an empty list or `deadlineMs` has passed; returns
+ * its last answer. For what goes away by itself after a job (killed processes being reaped, a
+ * launcher's daemons exiting): on a loaded machine that takes seconds, so the deadline is
+ * generous, and the caller still asserts that the answer ends empty.
+ */
+export async function pollUntilEmpty<T>(probe: () => T[], deadlineMs = 30_000): Promise<T[]> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const left = probe();
+    if (left.length === 0 || Date.now() >= until) return left;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -89,3 +89,16 @@ export async function pollUntilEmpty<T>(probe: () => T[], deadlineMs = 30_000): 
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * What the ranks printed on stdout, without the banner MPICH's hydra adds there when it cleans up
+ * after a failed rank ("BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES ..."): whether it
+ * appears depends on how the ranks' exits race (a rank still starting when another aborts is
+ * killed by a signal), which a loaded machine changes.
+ */
+export function ranksStdout(run: MpiRun): string {
+  return run.stdout.replace(
+    /\n*=+\n(?:=[^\n]*\n)*?=+\n(?:YOUR APPLICATION TERMINATED WITH THE EXIT STRING:[^\n]*\n)?(?:This typically refers to a problem with your application\.\n)?(?:Please see the FAQ page for debugging suggestions\n?)?/g,
+    '',
+  );
+}

@@ -6,7 +6,8 @@
 //   emulated cluster two pairs exchanging over one link get half the rate one pair gets).
 // Per direction: the slope of the median time over two sizes (argument 2, default 1 and 4 MiB),
 // 7 repetitions each, the slowest pair's time each repetition.
-// Prints one JSON line: {pairs, oneWayMiBps, exchangeMiBps, points}.
+// Prints one JSON line: {pairs, oneWayMiBps, exchangeMiBps, points} (a rate is null when the
+// larger size took no longer than the smaller: rerun on a quieter machine, or with larger sizes).
 const tc = require('../dist/index.js');
 const { peersAt, median } = require('./pairs.js');
 
@@ -46,6 +47,7 @@ function timed(kind, n) {
 
 const points = {};
 for (const kind of ['oneWay', 'exchange']) points[kind] = SIZES.map((n) => [n, timed(kind, n)]);
-const mibps = ([[n0, t0], [n1, t1]]) => (n1 - n0) / 1048576 / ((t1 - t0) * 1e-6);
+// null where the larger size was not slower (noise from a loaded machine swamped the difference).
+const mibps = ([[n0, t0], [n1, t1]]) => (t1 > t0 ? (n1 - n0) / 1048576 / ((t1 - t0) * 1e-6) : null);
 const pairs = peer.flatMap((p, r) => (p > r ? [[r, p]] : []));
 if (me === 0) console.log(JSON.stringify({ pairs, oneWayMiBps: mibps(points.oneWay), exchangeMiBps: mibps(points.exchange), points }));

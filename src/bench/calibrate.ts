@@ -63,6 +63,9 @@ function measure(comm: Comm, a: number, b: number, quick: boolean, repetitions: 
   });
 }
 
+/** Tries per size before --timing window gives up on a pair whose every timed message started late. */
+const WINDOW_ATTEMPTS = 20;
+
 /**
  * One message from a to b as `topocoll bench --timing window` times calls: from a common start
  * until b holds it, buffers rotated as the benchmark rotates them (a bcast on the pair, which
@@ -72,13 +75,18 @@ function measure(comm: Comm, a: number, b: number, quick: boolean, repetitions: 
 function measureWindowed(comm: Comm, a: number, b: number, quick: boolean, rotateBytes: number): Array<[number, number]> {
   const times = onPair(comm, a, b, CALIBRATION_SIZES.length, (pair, times) => {
     CALIBRATION_SIZES.forEach((bytes, i) => {
-      const timesUs = benchForced(pair, 'bcast', 'binomial', bytes, { window: true, rotateBytes, targetUs: quick ? 2000 : 10000, repetitions: quick ? 3 : 5 });
-      const valid = timesUs.filter((t): t is number => t !== null);
+      // On a loaded machine every call of a repetition can have a rank start late; try again
+      // (both ranks see the same slowest-rank results, so they agree on when to stop).
+      const valid: number[] = [];
+      for (let attempt = 0; attempt < WINDOW_ATTEMPTS && valid.length === 0; attempt++) {
+        const timesUs = benchForced(pair, 'bcast', 'binomial', bytes, { window: true, rotateBytes, targetUs: quick ? 2000 : 10000, repetitions: quick ? 3 : 5 });
+        valid.push(...timesUs.filter((t): t is number => t !== null));
+      }
       times[i] = valid.length > 0 ? median(valid) : NaN;
     });
   });
   if (times.some(Number.isNaN)) {
-    throw new Error(`--calibrate --timing window: ranks ${a} and ${b} started every timed message late (more ranks than CPUs?); calibrate without --timing window`);
+    throw new Error(`--calibrate --timing window: ranks ${a} and ${b} started every timed message late in ${WINDOW_ATTEMPTS} attempts (more ranks than CPUs?); calibrate without --timing window`);
   }
   return CALIBRATION_SIZES.map((bytes, i) => [bytes, times[i]] as [number, number]);
 }

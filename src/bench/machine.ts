@@ -54,11 +54,12 @@ export function jobShape(hosts: readonly string[]): JobShape {
   return { ranks: hosts.length, nodes: perHost.size, ranksPerNode: [...perHost.values()] };
 }
 
-/** The last-level cache of this machine in bytes (0 if unknown). */
+/** The last-level cache of this machine in bytes (0 if unknown; TOPOCOLL_SYSFS_ROOT as the engine reads it). */
 export function lastLevelCacheBytes(): number {
+  const sysfs = process.env.TOPOCOLL_SYSFS_ROOT || '/sys';
   for (const index of [3, 2]) {
     try {
-      const text = readFileSync(`/sys/devices/system/cpu/cpu0/cache/index${index}/size`, 'utf8').trim();
+      const text = readFileSync(`${sysfs}/devices/system/cpu/cpu0/cache/index${index}/size`, 'utf8').trim();
       const m = /^(\d+)([KMG]?)$/.exec(text);
       if (m) return Number(m[1]) * 1024 ** ' KMG'.indexOf(m[2] || ' ');
     } catch {

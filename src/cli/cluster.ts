@@ -208,17 +208,36 @@ export function clusterKillJobs(state: ClusterState): void {
   }
 }
 
-/** Runs `program` across the cluster; resolves to mpirun's exit status (124 when timed out). */
+/**
+ * Kills every process in the cluster's namespaces, again and again until none is left or
+ * `deadlineMs` has passed: a launch in progress forks new processes (an agent entering a host, a
+ * daemon starting its rank) between one listing and the next, so one sweep can leave some.
+ * Resolves to the processes still there (none, normally).
+ */
+export async function clusterStopJobs(state: ClusterState, deadlineMs = 30_000): Promise<number[]> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    clusterKillJobs(state);
+    // SIGKILLed processes take a moment to leave their namespaces (and to be reaped).
+    await new Promise((r) => setTimeout(r, 100));
+    const left = clusterPids(state);
+    if (left.length === 0 || Date.now() >= until) return left;
+  }
+}
+
+/**
+ * Runs `program` across the cluster; resolves to mpirun's exit status, or 124 when it ran past
+ * `timeoutSeconds`: then only once every process in the cluster's namespaces is gone.
+ */
 export function clusterRun(state: ClusterState, program: string[], opts: ClusterRunOptions = {}): Promise<number> {
   const [cmd, args, env] = clusterCommand(state, [...program], opts);
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { stdio: ['inherit', 'inherit', 'pipe'], env: { ...process.env, ...env } });
-    let timedOut = false;
+    let stopped: Promise<number[]> | undefined;
     const timer = opts.timeoutSeconds
       ? setTimeout(() => {
-          timedOut = true;
           process.stderr.write(`topocoll cluster: the job ran past --timeout ${opts.timeoutSeconds} s; stopping every process in the cluster's namespaces\n`);
-          clusterKillJobs(state);
+          stopped = clusterStopJobs(state);
         }, opts.timeoutSeconds * 1000)
       : undefined;
     // Open MPI's rsh launcher warns when our agent has exec'd before it could setpgid it: harmless.
@@ -228,10 +247,15 @@ export function clusterRun(state: ClusterState, program: string[], opts: Cluster
       pending = lines.pop()!;
       for (const l of lines) if (!/plm:rsh: Warning: setpgid/.test(l)) process.stderr.write(`${l}\n`);
     });
-    child.on('close', (code, signal) => {
+    child.on('close', async (code, signal) => {
       clearTimeout(timer);
       if (pending && !/plm:rsh: Warning: setpgid/.test(pending)) process.stderr.write(pending);
-      resolve(timedOut ? 124 : code ?? (signal ? 128 : 1));
+      if (!stopped) return resolve(code ?? (signal ? 128 : 1));
+      // mpirun is gone; what it had started may still be starting: sweep once more after it.
+      await stopped;
+      const left = await clusterStopJobs(state);
+      if (left.length > 0) process.stderr.write(`topocoll cluster: processes ${left.join(', ')} survived SIGKILL in the cluster's namespaces\n`);
+      resolve(124);
     });
   });
 }

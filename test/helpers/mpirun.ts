@@ -74,3 +74,31 @@ export function expectSuccess(run: MpiRun): void {
     throw new Error(`mpirun exited ${run.code ?? run.signal} after ${run.ms} ms\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`);
   }
 }
+
+/**
+ * Polls `probe` every 100 ms until it returns an empty list or `deadlineMs` has passed; returns
+ * its last answer. For what goes away by itself after a job (killed processes being reaped, a
+ * launcher's daemons exiting): on a loaded machine that takes seconds, so the deadline is
+ * generous, and the caller still asserts that the answer ends empty.
+ */
+export async function pollUntilEmpty<T>(probe: () => T[], deadlineMs = 30_000): Promise<T[]> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const left = probe();
+    if (left.length === 0 || Date.now() >= until) return left;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * What the ranks printed on stdout, without the banner MPICH's hydra adds there when it cleans up
+ * after a failed rank ("BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES ..."): whether it
+ * appears depends on how the ranks' exits race (a rank still starting when another aborts is
+ * killed by a signal), which a loaded machine changes.
+ */
+export function ranksStdout(run: MpiRun): string {
+  return run.stdout.replace(
+    /\n*=+\n(?:=[^\n]*\n)*?=+\n(?:YOUR APPLICATION TERMINATED WITH THE EXIT STRING:[^\n]*\n)?(?:This typically refers to a problem with your application\.\n)?(?:Please see the FAQ page for debugging suggestions\n?)?/g,
+    '',
+  );
+}

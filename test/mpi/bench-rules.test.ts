@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectSuccess, FLAVOURS, mpirun, repoRoot, type Flavour } from '../helpers/mpirun';
+import { expectSuccess, FLAVOURS, mpirun, repoRoot, type Flavour, ranksStdout } from '../helpers/mpirun';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'topocoll-rules-mpi-'));
 const file = (name: string, text: string) => {
@@ -82,7 +82,7 @@ describe.each(FLAVOURS)('TOPOCOLL_RULES in a Node program (%s)', (flavour: Flavo
   it('a bad key stops the job before MPI_Init with file:line: key and the valid keys', async () => {
     const run = await node({ TOPOCOLL_RULES: BAD_KEY_YAML });
     expect(run.code).not.toBe(0);
-    expect(run.stdout).toBe('');
+    expect(ranksStdout(run)).toBe('');
     expect(run.stderr).toContain(`TOPOCOLL_RULES: ${BAD_KEY_YAML}:5: rules[0].colour: unknown key; ${RULE_KEYS}`);
   });
 });
@@ -117,7 +117,7 @@ describe.each(FLAVOURS)('TOPOCOLL_RULES in a C program with the preload library 
   it.each(failures)('%s stops the job at MPI_Init naming the file and line', async (_, rules, message) => {
     const run = await runC(rules);
     expect(run.code).not.toBe(0);
-    expect(run.stdout).toBe('');
+    expect(ranksStdout(run)).toBe('');
     expect(run.stderr).toContain(message);
   });
 });

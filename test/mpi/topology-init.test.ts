@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectSuccess, FLAVOURS, mpirun, repoRoot, type Flavour } from '../helpers/mpirun';
+import { expectSuccess, FLAVOURS, mpirun, repoRoot, type Flavour, ranksStdout } from '../helpers/mpirun';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'topocoll-topology-mpi-'));
 const file = (name: string, text: string) => {
@@ -74,7 +74,7 @@ describe.each(FLAVOURS)('TOPOCOLL_TOPOLOGY in a Node program (%s)', (flavour) =>
     const run = await mpirun({ flavour, np: 2, args: ['test/mpi/programs/topology-world.js'], env: { TOPOCOLL_TOPOLOGY: BAD_YAML }, timeoutMs: TIMEOUT });
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain(`${BAD_YAML}:3: levels[0].scope: "rack" is not valid; valid choices: system, group, host, virtual_node`);
-    expect(run.stdout).toBe('');
+    expect(ranksStdout(run)).toBe('');
   });
 
   it('a bad .json file stops the job before MPI_Init with the engine\'s message, naming its line', async () => {
@@ -88,7 +88,7 @@ describe.each(FLAVOURS)('TOPOCOLL_TOPOLOGY in a Node program (%s)', (flavour) =>
     const run = await mpirun({ flavour, np: 2, args: ['test/mpi/programs/topology-world.js'], env: { TOPOCOLL_TOPOLOGY: NO_GROUP_YAML }, timeoutMs: TIMEOUT });
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain(`topocoll: ${NO_GROUP_YAML}:5: groups: host "${hostname()}" (rank 0) is in no group; groups names the hosts not-this-host`);
-    expect(run.stdout).toBe('');
+    expect(ranksStdout(run)).toBe('');
   });
 });
 
@@ -129,7 +129,7 @@ describe.each(FLAVOURS)('TOPOCOLL_TOPOLOGY in a C program with the preload libra
   it.each(failures)('%s stops the job at MPI_Init with one message naming the file and line', async (_, topology, message) => {
     const run = await runC(topology());
     expect(run.code).not.toBe(0);
-    expect(run.stdout).toBe('');
+    expect(ranksStdout(run)).toBe('');
     expect(run.stderr).toContain(message);
     // Rank 0 alone prints it.
     expect(run.stderr.split(message).length - 1).toBe(1);

@@ -25,7 +25,17 @@ int readInt(const std::string& path, int fallback) {
   return end == s.c_str() || v < 0 ? fallback : static_cast<int>(v);
 }
 
-std::string cpuDir(int cpu) { return "/sys/devices/system/cpu/cpu" + std::to_string(cpu); }
+// TOPOCOLL_SYSFS_ROOT (default "/sys") stands in for /sys: tests point it at a made-up tree (a
+// machine whose sysfs lists no caches, as some containers and VMs) to check how we degrade.
+const std::string& sysfsRoot() {
+  static const std::string root = [] {
+    const char* env = std::getenv("TOPOCOLL_SYSFS_ROOT");
+    return std::string(env && *env ? env : "/sys");
+  }();
+  return root;
+}
+
+std::string cpuDir(int cpu) { return sysfsRoot() + "/devices/system/cpu/cpu" + std::to_string(cpu); }
 
 // sysfs describes fixed hardware: read once per CPU and process. Every new communicator detects
 // its hierarchy, and two dozen sysfs opens cost more than the rest of its creation.

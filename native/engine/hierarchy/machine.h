@@ -1,6 +1,7 @@
 // What this process can learn about the CPU it runs on, without MPI: socket, NUMA node and core
 // (sysfs and libnuma), how it is bound (sched_getaffinity), and the caches of that CPU (sysfs).
 // Missing files (containers, non-Linux sysfs layouts) degrade to socket 0, NUMA node 0, no caches.
+// TOPOCOLL_SYSFS_ROOT, for tests, reads another tree in place of /sys (libnuma still reads /sys).
 #pragma once
 
 #include <cstdint>
@@ -32,7 +33,7 @@ struct CacheInfo {
   std::vector<int> shared_cpus;  // logical CPUs sharing this cache
 };
 
-// The caches of logical CPU `cpu`, from /sys/devices/system/cpu/cpuN/cache/index*/.
+// The caches of logical CPU `cpu`, from /sys/devices/system/cpu/cpuN/cache/index*/ (none: empty).
 std::vector<CacheInfo> cpuCaches(int cpu);
 
 // True when libnuma works and the machine has more than one NUMA node with memory.

@@ -1,5 +1,7 @@
 // Runs a real MPI job for integration tests and returns what every rank printed.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 // @ts-expect-error plain ESM helper shared with the project's scripts
 import { launchCommand, installedFlavours } from '../../scripts/mpi.mjs';
@@ -35,7 +37,13 @@ export interface MpiRunOptions {
 export function mpirun(opts: MpiRunOptions): Promise<MpiRun> {
   const program = /\.(c|m)?js$/.test(opts.args[0]) ? [process.execPath, ...opts.args] : opts.args;
   const [cmd, args, env] = launchCommand(opts.flavour, [...(opts.mpirunArgs ?? []), '-np', String(opts.np), ...program]);
-  return runJob(cmd, args, { env: { ...env, ...opts.env }, timeoutMs: opts.timeoutMs });
+  if (opts.flavour !== 'openmpi' || opts.env?.OMPI_MCA_orte_tmpdir_base) return runJob(cmd, args, { env: { ...env, ...opts.env }, timeoutMs: opts.timeoutMs });
+  // A session directory per Open MPI job: two mpiruns starting at once race to create the shared
+  // default one (/tmp/ompi.<host>.<uid>: "mkdir ... File exists", orte_init fails), seen under load.
+  const base = mkdtempSync(path.join(tmpdir(), 'topocoll-ompi-'));
+  return runJob(cmd, args, { env: { ...env, OMPI_MCA_orte_tmpdir_base: base, ...opts.env }, timeoutMs: opts.timeoutMs }).finally(() =>
+    rmSync(base, { recursive: true, force: true }),
+  );
 }
 
 /** Runs a launcher (mpirun, `topocoll mpirun`, ...) in its own process group, killed after timeoutMs. */

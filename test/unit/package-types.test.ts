@@ -1,0 +1,39 @@
+// The package's types reach TypeScript consumers of both module systems under a strict
+// `module: nodenext` configuration: an ESM file (resolved through exports["."].import, typed by
+// exports["."].types) and a CommonJS file (require). Checked with the project's own tsc against
+// the built dist/ of this checkout, linked in as node_modules/topocoll.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../helpers/mpirun';
+
+describe('TypeScript consumers', () => {
+  it('a strict nodenext project types `import ... from "topocoll"` (ESM) and `require("topocoll")` (CJS)', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'topocoll-consumer-'));
+    try {
+      mkdirSync(path.join(dir, 'node_modules'));
+      symlinkSync(repoRoot, path.join(dir, 'node_modules/topocoll'));
+      symlinkSync(path.join(repoRoot, 'node_modules/@types'), path.join(dir, 'node_modules/@types'));
+      writeFileSync(
+        path.join(dir, 'esm.mts'),
+        [
+          "import { world, IN_PLACE, MpiError } from 'topocoll';",
+          'const all: Float64Array = new Float64Array(4 * world.size);',
+          'world.allgather(new Float64Array(4), all);',
+          "world.allreduce(IN_PLACE, all, 'MAX');",
+          'export const failure: boolean = new Error() instanceof MpiError;',
+        ].join('\n'),
+      );
+      writeFileSync(path.join(dir, 'cjs.cts'), "import topocoll = require('topocoll');\nexport const size: number = topocoll.world.size;\n");
+      const compilerOptions = { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, types: ['node'] };
+      writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['esm.mts', 'cjs.cts'] }));
+      const r = spawnSync(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', dir], { encoding: 'utf8' });
+      expect(r.stdout + r.stderr).toBe('');
+      expect(r.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

@@ -39,9 +39,26 @@ function parse(argv) {
   return o;
 }
 
+// Jobs run in process groups of their own: a script stopped by a signal takes them along (MPICH's
+// ranks busy-poll, and a job left behind holds the cores until killed).
+const running = new Set();
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    for (const pid of running) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+    process.exit(128 + (sig === 'SIGINT' ? 2 : 15));
+  });
+}
+
 function run(cmd, args, env, timeoutMs) {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd: root, env: { ...process.env, TOPOCOLL_FALLBACK: 'error', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    running.add(child.pid);
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
@@ -55,6 +72,7 @@ function run(cmd, args, env, timeoutMs) {
     }, timeoutMs);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      running.delete(child.pid);
       resolve({ code, signal, out });
     });
   });

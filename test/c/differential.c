@@ -963,6 +963,10 @@ static int oneCall(Lane* l, long index) {
     /* who is right: the op again as point-to-point messages (valid calls only: every rank of a
      * communicator sees the same bad root) */
     int engine_bad = probe_bad;
+    /* The arbiter's messages can hang too (a seed of `npm run test:differential` under MPICH at 3
+     * ranks stopped in its MPI_Waitall): under the same watchdog as the runs. */
+    setCurrent(l, &call, "point-to-point arbiter");
+    alarm((unsigned)g_timeout);
     for (int j = 0; j < call.nops; j++) {
       Op* o = &call.ops[j];
       if (o->skip) continue;
@@ -991,6 +995,7 @@ static int oneCall(Lane* l, long index) {
     }
     int engine_any = 0;
     PMPI_Allreduce(&engine_bad, &engine_any, 1, MPI_INT, MPI_MAX, l->harness);
+    alarm(0);
     enum { SLOT = 8192 + 2048 };
     char* mine = calloc(1, SLOT);
     char* all = g_world_rank == 0 ? calloc((size_t)g_world_size, SLOT) : NULL;

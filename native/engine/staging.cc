@@ -9,14 +9,20 @@
 namespace topocoll {
 namespace {
 
+// The size of the commonest predefined types without a call into MPI (they are never freed, and
+// their sizes are the C types'), else 0. Each is contiguous.
+int64_t commonTypeSize(MPI_Datatype type) {
+  if (type == MPI_BYTE || type == MPI_CHAR || type == MPI_UNSIGNED_CHAR) return 1;
+  if (type == MPI_INT || type == MPI_UNSIGNED || type == MPI_FLOAT) return 4;
+  if (type == MPI_DOUBLE) return 8;
+  return 0;
+}
+
 // Whether `count` elements of `type` are their signature's bytes in order at the buffer's start:
 // a predefined type without gaps, or contiguous/dup types of one. Anything else (vector, indexed,
 // struct, resized, even when gapless: an indexed type may reorder) is packed.
 int isContiguous(MPI_Datatype type, bool* out) {
-  if (type == MPI_BYTE || type == MPI_CHAR || type == MPI_UNSIGNED_CHAR || type == MPI_INT || type == MPI_UNSIGNED ||
-      type == MPI_FLOAT || type == MPI_DOUBLE) {
-    return *out = true, MPI_SUCCESS;  // the commonest, without a call into MPI
-  }
+  if (commonTypeSize(type) > 0) return *out = true, MPI_SUCCESS;
   int ni, na, nt, combiner, size, rc;
   MPI_Aint lb, extent, true_lb, true_extent;
   *out = false;
@@ -43,13 +49,8 @@ bool fitsInt(int64_t n) { return n >= 0 && n <= INT_MAX; }
 }  // namespace
 
 int signatureBytes(MPI_Count count, MPI_Datatype type, int64_t* bytes) {
-  // The commonest predefined types without a call into MPI: they are never freed, and their
-  // sizes are the C types'.
-  int64_t size;
-  if (type == MPI_BYTE || type == MPI_CHAR || type == MPI_UNSIGNED_CHAR) size = 1;
-  else if (type == MPI_INT || type == MPI_UNSIGNED || type == MPI_FLOAT) size = 4;
-  else if (type == MPI_DOUBLE) size = 8;
-  else {
+  int64_t size = commonTypeSize(type);
+  if (size == 0) {
     int s = 0;
     int rc = PMPI_Type_size(type, &s);
     if (rc != MPI_SUCCESS) return rc;

@@ -61,8 +61,10 @@ Napi::Value HierarchyOf(const Napi::CallbackInfo& info) {
   out.Set("sharedCacheBytes", Napi::Number::New(env, static_cast<double>(h->sharedCacheBytes())));
   out.Set("sharedCacheRanks", h->sharedCacheRanks());
   if (with_shm) {
+    ShadowComm* shadow = nullptr;
     ShmContext* shm = nullptr;
-    check(env, state->shm(&shm), "hierarchy: shared memory");
+    check(env, state->shadow(&shadow), "hierarchy: shared memory");
+    check(env, shadow->shm(&shm), "hierarchy: shared memory");
     auto o = Napi::Object::New(env);
     o.Set("available", shm->available());
     o.Set("why", shm->why());

@@ -253,12 +253,14 @@ Napi::Value CommRankMapping(const Napi::CallbackInfo& info) {
   if (rc != MPI_SUCCESS && !error.empty()) throw Napi::Error::New(env, "topocoll: " + error);
   check(env, rc, "commRankMapping");
   const auto started = std::chrono::steady_clock::now();
-  const mapping::RankMapping& m = state->rankMappings().allgather(base);
+  ShadowComm* shadow = nullptr;
+  check(env, state->shadow(&shadow), "commRankMapping");
+  const mapping::RankMapping& m = shadow->rankMappings().allgather(base);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   auto out = mappingObject(env, m);
   out.Set("base", base);
-  out.Set("nodes", int32Array(env, state->rankMappings().nodeOfSlot()));
-  out.Set("machineLevels", state->rankMappings().machine() != nullptr);
+  out.Set("nodes", int32Array(env, shadow->rankMappings().nodeOfSlot()));
+  out.Set("machineLevels", shadow->rankMappings().machine() != nullptr);
   out.Set("milliseconds", ms);
   return out;
 }

@@ -92,10 +92,12 @@ int modelCall(const Call& call, CommState* state, model::ModelCall* out) {
   const Config& cfg = config();
   int rc = hierarchyOf(state, &out->hierarchy);
   if (rc != MPI_SUCCESS) return rc;
+  ShadowComm* shadow = nullptr;
+  state->shadow(&shadow);  // acquired with the hierarchy
   out->coll = call.coll;
   out->comm = call.comm;
-  out->cache = &state->modelChoices();
-  out->mappings = &state->rankMappings();
+  out->cache = &shadow->modelChoices();
+  out->mappings = &shadow->rankMappings();
   out->params = paramsOf(call);
   out->params.p = state->size();
   out->params.hierarchy = out->hierarchy;
@@ -151,7 +153,10 @@ int choose(const Call& call, CommState* state, Choice* choice) {
     if (!config().get(Parameter::Shm)) {
       why = "shared memory is off (TOPOCOLL_SHM=0)";
     } else {
-      int rc = state->shm(&shm);  // collective on first use: every rank chose the same algorithm
+      // Collective on first use: every rank chose the same algorithm.
+      ShadowComm* shadow = nullptr;
+      int rc = state->shadow(&shadow);
+      if (rc == MPI_SUCCESS) rc = shadow->shm(&shm);
       if (rc != MPI_SUCCESS) return rc;
       if (!shm->available()) why = shm->why().c_str();
     }
@@ -174,7 +179,7 @@ int choose(const Call& call, CommState* state, Choice* choice) {
 }
 
 // What builders learn of the communicator's hierarchy and shared memory (seed 001).
-int multicoreParams(const Call& call, int algorithm, CommState* state, BuildParams* params) {
+int multicoreParams(const Call& call, int algorithm, CommState* state, ShadowComm* shadow, BuildParams* params) {
   const Hierarchy* hierarchy = nullptr;
   int rc = hierarchyOf(state, &hierarchy);
   if (rc != MPI_SUCCESS) return rc;
@@ -182,7 +187,7 @@ int multicoreParams(const Call& call, int algorithm, CommState* state, BuildPara
   params->element_bytes = 1;  // builders' elements are signature bytes
   params->bcast_concurrency = static_cast<int>(config().get(Parameter::BcastConcurrency));
   params->tile_bytes = config().get(Parameter::AlltoallTileBytes);
-  ShmContext* shm = state->shmIfCreated();
+  ShmContext* shm = shadow->shmIfCreated();
   // Bytes per part of the data area, so that builders can keep segments within parts.
   if (shm && shm->available() && collectiveEntry(call.coll).uses_shm[algorithm]) params->shm_elements = shm->parts() * shm->partBytes();
   return MPI_SUCCESS;
@@ -190,26 +195,25 @@ int multicoreParams(const Call& call, int algorithm, CommState* state, BuildPara
 
 // Builds (or finds) the schedule of `algorithm` for `call` and runs it. Out of line: the calls
 // handed to the MPI then pay for none of this frame.
-[[gnu::noinline]] int runSchedule(const Call& call, RequestOut request, CommState* state, int algorithm, const Bindings& bindings,
-                                  StagedBuffers staged) {
+[[gnu::noinline]] int runSchedule(const Call& call, RequestOut request, CommState* state, ShadowComm* shadow, int algorithm,
+                                  const Bindings& bindings, StagedBuffers staged) {
   BuildParams params = paramsOf(call);
   params.p = state->size();
   params.rank = state->rank();
   params.max_outstanding = static_cast<int>(config().get(Parameter::AlltoallMaxOutstanding));
-  int rc = multicoreParams(call, algorithm, state, &params);
+  int rc = multicoreParams(call, algorithm, state, shadow, &params);
   if (rc != MPI_SUCCESS) return rc;
   if (call.coll == Collective::Allgather) {
     // Remapped allgathers (seed 004): pi of this communicator, computed once per base algorithm.
-    if (const char* base = mapping::remappedAllgatherBase(algorithm)) params.mapping = &state->rankMappings().allgatherFor(algorithm, base);
+    if (const char* base = mapping::remappedAllgatherBase(algorithm)) params.mapping = &shadow->rankMappings().allgatherFor(algorithm, base);
   }
-  const auto& schedule = state->schedule(call.coll, algorithm, params);
-  int tag = state->nextTag();
+  const auto& schedule = shadow->schedule(call.coll, algorithm, params);
+  int tag = shadow->nextTag();
   if (!request) {
-    if ((rc = executeSchedule(*schedule, bindings, state->shadow(), tag, state->shmIfCreated())) != MPI_SUCCESS) return rc;
+    if ((rc = executeSchedule(*schedule, bindings, shadow->comm(), tag, shadow->shmIfCreated())) != MPI_SUCCESS) return rc;
     return staged.unpack();
   }
-  auto r = std::make_unique<ScheduleRequest>(schedule, bindings, std::move(staged), state->shadow(), tag, state->shmIfCreated(),
-                                             state->shared_from_this());
+  auto r = std::make_unique<ScheduleRequest>(schedule, bindings, std::move(staged), tag, state->shadowRef());
   if ((rc = r->start()) == MPI_SUCCESS) *request = std::move(r);
   return rc;
 }
@@ -280,10 +284,13 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native, bool* ran
   if (choice.algorithm == kAlgorithmNative) {
     rc = runNative(request, native);
   } else {
+    ShadowComm* shadow = nullptr;
+    if ((rc = state->shadow(&shadow)) != MPI_SUCCESS) return rc;
     Bindings bindings;
-    StagedBuffers staged(state->shadow());
+    StagedBuffers staged(shadow->comm());
     if ((rc = bind(&bindings, &staged, state->size(), state->rank())) != MPI_SUCCESS) return rc;
-    rc = runSchedule(call, request, state, choice.algorithm, bindings, std::move(staged));
+    rc = runSchedule(call, request, state, shadow, choice.algorithm, bindings, std::move(staged));
+    if (rc != MPI_SUCCESS) shadow->discardWhenReleased();
   }
   if (config().verbose() >= 2 && !request) {
     std::fprintf(stderr, "topocoll: rank %d %s %s %lld B: %.2f us\n", state->rank(), collectiveEntry(call.coll).name,
@@ -400,6 +407,7 @@ int initialize(std::string* error) {
 }
 
 void finalize() {
+  ShadowComm::drainPool();
   if (!g_initialized || !config().get(Parameter::Stats)) return;
   int rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -412,6 +420,11 @@ void finalize() {
                    choiceName(coll, static_cast<int>(i) - 1), static_cast<unsigned long long>(slots[i].calls),
                    static_cast<unsigned long long>(slots[i].bytes));
     }
+  }
+  ShadowPoolStats shadows = ShadowComm::poolStats();
+  if (shadows.created + shadows.reused > 0) {
+    std::fprintf(stderr, "topocoll stats: rank %d shadow comms created %llu reused %llu\n", rank, static_cast<unsigned long long>(shadows.created),
+                 static_cast<unsigned long long>(shadows.reused));
   }
   ShmPoolStats shm = shmPoolStats();
   if (shm.leases > 0) {

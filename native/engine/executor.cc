@@ -171,14 +171,16 @@ int executeSchedule(const Schedule& schedule, const Bindings& in, MPI_Comm comm,
   return MPI_SUCCESS;
 }
 
-ScheduleRequest::ScheduleRequest(std::shared_ptr<const Schedule> schedule, const Bindings& bindings, StagedBuffers staged,
-                                 MPI_Comm comm, int tag, ShmContext* shm, std::shared_ptr<const void> owner)
-    : owner_(std::move(owner)), schedule_(std::move(schedule)), bindings_(bindings), staged_(std::move(staged)), comm_(comm),
-      tag_(tag), shm_(shm) {
+ScheduleRequest::ScheduleRequest(std::shared_ptr<const Schedule> schedule, const Bindings& bindings, StagedBuffers staged, int tag,
+                                 std::shared_ptr<ShadowComm> shadow)
+    : shadow_(std::move(shadow)), schedule_(std::move(schedule)), bindings_(bindings), staged_(std::move(staged)), comm_(shadow_->comm()),
+      tag_(tag), shm_(shadow_->shmIfCreated()) {
   scratch_.allocate(bindings_.recv, schedule_->tmp_blocks, &bindings_.tmp);
 }
 
 ScheduleRequest::~ScheduleRequest() {
+  // Abandoned before its end (an error, the job aborting): the members' histories differ now.
+  if (error_ != MPI_SUCCESS || round_ < schedule_->rounds.size()) shadow_->discardWhenReleased();
   if (in_flight_) shm_->removeInFlight(this);
   // A request abandoned mid-flight (the job is aborting) must not leave MPI writing into freed memory.
   for (MPI_Request& r : requests_) {

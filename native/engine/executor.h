@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "schedule.h"
+#include "shadow_comm.h"
 #include "shm/shm_context.h"
 #include "staging.h"
 
@@ -50,14 +51,14 @@ class CollectiveRequest {
   virtual int wait() = 0;
 };
 
-// A schedule progressed round by round by test()/wait(). `owner` keeps what the request uses
-// (the communicator's shadow and shared memory) alive until it completes: MPI lets a program free
-// a communicator while a collective on it is pending. `staged` is unpacked into the user's
+// A schedule progressed round by round by test()/wait() on `shadow`, which it keeps (with its
+// shared memory) until it completes: MPI lets a program free a communicator while a collective on
+// it is pending. `staged` is unpacked into the user's
 // buffers when the schedule ends.
 class ScheduleRequest final : public CollectiveRequest {
  public:
-  ScheduleRequest(std::shared_ptr<const Schedule> schedule, const Bindings& bindings, StagedBuffers staged, MPI_Comm comm,
-                  int tag, ShmContext* shm, std::shared_ptr<const void> owner);
+  ScheduleRequest(std::shared_ptr<const Schedule> schedule, const Bindings& bindings, StagedBuffers staged, int tag,
+                  std::shared_ptr<ShadowComm> shadow);
   ~ScheduleRequest() override;
   int start();
   int test(bool* done) override;
@@ -68,7 +69,7 @@ class ScheduleRequest final : public CollectiveRequest {
   int finishRound();
   // Moves the schedule on as far as it can without blocking, or (blocking) to its end.
   int advance(bool blocking);
-  std::shared_ptr<const void> owner_;  // first: destroyed last
+  std::shared_ptr<ShadowComm> shadow_;  // first: destroyed last
   std::shared_ptr<const Schedule> schedule_;
   Bindings bindings_;
   StagedBuffers staged_;

@@ -9,6 +9,9 @@
  *              communicator's handler, called once, the buffer untouched
  *   free       MPI_Comm_free, and MPI_Type_free of a derived receive type, with collectives
  *              pending on them, then MPI_Wait
+ *   reuse      a communicator made while rank 0 has freed an earlier one of the same ranks and
+ *              the others have not: the library's pooled duplicates (shadow_comm.h) must never
+ *              pair one rank's reused duplicate with another's new one
  *   self       a program's own pending receive and send on MPI_COMM_SELF (tag 0) across
  *              collectives of derived types: they match only each other
  *   intercomm  "unidirectional" intercommunicator allgather/alltoall (one group sends 0 and
@@ -247,6 +250,36 @@ static void freeCase(int n) {
   }
 }
 
+/* ---- reuse: communicators of the same ranks, freed in a different order on each rank ------- */
+static void bcastAllgatherChecked(MPI_Comm comm, int n, int rep) {
+  int* b = malloc(sizeof(int) * n);
+  int* ag = malloc(sizeof(int) * 4 * g_size);
+  int mine[4] = {g_rank * 3, g_rank * 3 + rep, 7, rep};
+  for (int i = 0; i < n; i++) b[i] = g_rank == 0 ? valueOf(0, rep, i) : -1;
+  MPI_Bcast(b, n, MPI_INT, 0, comm);
+  MPI_Allgather(mine, 4, MPI_INT, ag, 4, MPI_INT, comm);
+  MPI_Barrier(comm);
+  int bad = 0;
+  for (int i = 0; i < n; i++) bad += b[i] != valueOf(0, rep, i);
+  for (int s = 0; s < g_size; s++) bad += ag[4 * s] != s * 3 || ag[4 * s + 1] != s * 3 + rep || ag[4 * s + 2] != 7 || ag[4 * s + 3] != rep;
+  CHECK(bad == 0, "collectives on a communicator made after a free on some ranks only: %d wrong ints", bad);
+  free(b);
+  free(ag);
+}
+
+static void reuseCase(int n) {
+  for (int rep = 0; rep < 4; rep++) {
+    MPI_Comm a, b;
+    MPI_Comm_dup(MPI_COMM_WORLD, &a);
+    bcastAllgatherChecked(a, n, rep);
+    if (g_rank == 0) MPI_Comm_free(&a);
+    MPI_Comm_dup(MPI_COMM_WORLD, &b);
+    bcastAllgatherChecked(b, n, rep + 100);
+    if (g_rank != 0) MPI_Comm_free(&a);
+    MPI_Comm_free(&b);
+  }
+}
+
 /* A derived receive type freed while an Iallgather and an Ibcast using it are pending. */
 static void freeTypeCase(int n) {
   MPI_Datatype v, vec;
@@ -399,6 +432,7 @@ int main(int argc, char** argv) {
     typesCase(4);
     rootCase();
     freeCase(n);
+    reuseCase(n);
     freeTypeCase(n);
     selfCase(n);
     intercommCase(n / 4);

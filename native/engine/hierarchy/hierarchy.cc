@@ -17,9 +17,8 @@ struct WirePlace {
 // Every world rank's place, gathered once at init (initializeWorld); empty before.
 std::vector<WirePlace> g_world_places;
 
-// The world rank of each rank of `comm`, or an empty vector when some rank lies outside this
-// process's MPI_COMM_WORLD. Every rank of comm finds the same: spawned or connected processes
-// are outside each other's worlds.
+}  // namespace
+
 int worldRanksOf(MPI_Comm comm, std::vector<int>* out) {
   MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
   int size = 0, rc;
@@ -35,6 +34,8 @@ int worldRanksOf(MPI_Comm comm, std::vector<int>* out) {
   if (world != MPI_GROUP_NULL) PMPI_Group_free(&world);
   return rc;
 }
+
+namespace {
 
 // The lowest rank of `comm` sharing memory with this one.
 int sharedLeader(MPI_Comm comm, int rank, int* out) {

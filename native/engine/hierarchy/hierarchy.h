@@ -29,6 +29,11 @@ struct RankPlace {
   std::string host;
 };
 
+// The world rank of each rank of `comm`, or an empty vector when some rank lies outside this
+// process's MPI_COMM_WORLD. Every rank of comm finds the same: spawned or connected processes
+// are outside each other's worlds.
+int worldRanksOf(MPI_Comm comm, std::vector<int>* out);
+
 class Hierarchy {
  public:
   // Nodes from MPI_Comm_split_type(SHARED) refined by `override`, each rank's place from its

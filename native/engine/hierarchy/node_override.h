@@ -17,6 +17,7 @@ struct NodeOverride {
   std::vector<int> nodes;  // List: the node of each world rank
 
   bool active() const { return kind != Kind::None; }
+  bool operator==(const NodeOverride& o) const { return kind == o.kind && param == o.param && nodes == o.nodes; }
   // The virtual node of `world_rank`, or -1 when a List does not cover it.
   int nodeOf(int world_rank) const;
   // Checks the override against the job's size; false with *error naming the problem.

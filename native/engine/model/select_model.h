@@ -41,7 +41,7 @@ inline constexpr int kMaxModelRanks = 1024;
 
 struct ModelCall;
 
-// The model's choices for one communicator (kept in its CommState, freed with it). A program that
+// The model's choices for one communicator (kept in its ShadowComm). A program that
 // calls with ever new sizes refills it from empty past kMaxEntries rather than growing it.
 class ModelChoiceCache {
  public:

@@ -10,7 +10,7 @@ namespace topocoll {
 namespace {
 
 // The one tag the engine's point-to-point calls leave free on a shadow communicator
-// (CommState::nextTag() numbers calls below it; MPI guarantees MPI_TAG_UB >= 32767).
+// (ShadowComm::nextTag() numbers calls below it; MPI guarantees MPI_TAG_UB >= 32767).
 constexpr int kTag = 32767;
 
 // What the leader tells the others: a segment and where to open it, or an empty name and why

@@ -4,7 +4,7 @@
 //
 // The mapping is a deterministic function of (base algorithm, p, node of every rank), so every
 // rank computes the same pi without communicating. The engine computes it once per communicator
-// and base algorithm (RankMappingCache, owned by the communicator's CommState); tools that build
+// and base algorithm (RankMappingCache, owned by the communicator's ShadowComm); tools that build
 // schedules without a cache get the same pi computed on the spot.
 #pragma once
 

@@ -1,0 +1,196 @@
+#include "shadow_comm.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <functional>
+#include <list>
+#include <mutex>
+
+#include "algorithm_registry.h"
+#include "config.h"
+#include "hierarchy/node_override.h"
+#include "mapping/remap/comm_machine.h"
+
+namespace topocoll {
+namespace {
+
+constexpr size_t kMaxCachedSchedules = 64;
+// Tags below this are left to the MPI's own use of a dup'ed communicator (none today); MPI
+// guarantees MPI_TAG_UB >= 32767.
+constexpr int kTagSpan = 32767;
+// Pooled duplicates per process. Each holds an MPI communicator and, once shared memory ran on
+// it, a leased segment (TOPOCOLL_SHM_BYTES a channel): a few cover a loop of create/free.
+constexpr size_t kPoolCapacity = 8;
+constexpr long long kNoId = LLONG_MAX;
+
+}  // namespace
+
+struct ShadowComm::Pool {
+  std::mutex mutex;
+  std::list<std::unique_ptr<ShadowComm>> idle;  // oldest first
+  long long next_id = 0;                         // above every id this process has agreed to
+  uint64_t created = 0, reused = 0;
+
+  // Takes out the idle one of lowest id made for these ranks under these settings (null: none).
+  std::unique_ptr<ShadowComm> reserve(const std::vector<int>& world_ranks, const Settings& settings) {
+    auto best = idle.end();
+    for (auto it = idle.begin(); it != idle.end(); ++it) {
+      if ((*it)->world_ranks_ == world_ranks && (*it)->settings_ == settings && (best == idle.end() || (*it)->id_ < (*best)->id_)) best = it;
+    }
+    if (best == idle.end()) return nullptr;
+    std::unique_ptr<ShadowComm> s = std::move(*best);
+    idle.erase(best);
+    return s;
+  }
+  // Returns `s` to the pool; the oldest leaves when it is full.
+  void put(std::unique_ptr<ShadowComm> s) {
+    std::unique_ptr<ShadowComm> evicted;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      idle.push_back(std::move(s));
+      if (idle.size() <= kPoolCapacity) return;
+      evicted = std::move(idle.front());
+      idle.pop_front();
+    }
+  }
+};
+
+ShadowComm::Pool* ShadowComm::pool_ = nullptr;
+
+ShadowComm::Settings ShadowComm::currentSettings() {
+  return {nodeOverride(), config().get(Parameter::ShmBytes), config().get(Parameter::Numa) != 0};
+}
+
+int ShadowComm::acquire(MPI_Comm comm, std::shared_ptr<ShadowComm>* out) {
+  static Pool* pool = pool_ = new Pool();
+  std::vector<int> world_ranks;
+  int rc = worldRanksOf(comm, &world_ranks);
+  if (rc != MPI_SUCCESS) return rc;
+  const Settings settings = currentSettings();
+  std::unique_ptr<ShadowComm> candidate;
+  long long next_id;
+  {
+    std::lock_guard<std::mutex> lock(pool->mutex);
+    if (!world_ranks.empty()) candidate = pool->reserve(world_ranks, settings);
+    next_id = pool->next_id;
+  }
+  // MIN of (id, -id, -next id): all proposed the same id where min == max; a new one takes the
+  // highest next id of all. On the user's communicator, as a collective: it matches no message
+  // of the program's own.
+  long long mine[3] = {candidate ? candidate->id_ : kNoId, candidate ? -candidate->id_ : -kNoId, -next_id}, agreed[3];
+  if ((rc = PMPI_Allreduce(mine, agreed, 3, MPI_LONG_LONG, MPI_MIN, comm)) != MPI_SUCCESS) {
+    if (candidate) pool->put(std::move(candidate));
+    return rc;
+  }
+  std::unique_ptr<ShadowComm> s;
+  const bool reused = candidate && agreed[0] == -agreed[1];
+  if (reused) {
+    s = std::move(candidate);
+  } else {
+    if (candidate) pool->put(std::move(candidate));
+    s.reset(new ShadowComm());
+    if ((rc = PMPI_Comm_dup(comm, &s->comm_)) != MPI_SUCCESS) return rc;
+    // The engine's errors reach the user once, through the user's communicator (interpose.cc).
+    if ((rc = PMPI_Comm_set_errhandler(s->comm_, MPI_ERRORS_RETURN)) != MPI_SUCCESS) return rc;
+    s->id_ = -agreed[2];
+    s->world_ranks_ = std::move(world_ranks);
+    s->settings_ = settings;
+  }
+  {
+    std::lock_guard<std::mutex> lock(pool->mutex);
+    pool->next_id = std::max(pool->next_id, s->id_ + 1);
+    ++(reused ? pool->reused : pool->created);
+  }
+  *out = std::shared_ptr<ShadowComm>(s.release(), &ShadowComm::release);
+  return MPI_SUCCESS;
+}
+
+void ShadowComm::release(ShadowComm* shadow) {
+  std::unique_ptr<ShadowComm> s(shadow);
+  int finalized = 0;
+  PMPI_Finalized(&finalized);
+  if (pool_ && s->poolable_ && !s->world_ranks_.empty() && !finalized) pool_->put(std::move(s));
+}
+
+void ShadowComm::drainPool() {
+  if (!pool_) return;
+  std::list<std::unique_ptr<ShadowComm>> idle;
+  std::lock_guard<std::mutex> lock(pool_->mutex);
+  idle.swap(pool_->idle);
+}
+
+ShadowPoolStats ShadowComm::poolStats() {
+  if (!pool_) return {};
+  std::lock_guard<std::mutex> lock(pool_->mutex);
+  return {pool_->created, pool_->reused};
+}
+
+ShadowComm::~ShadowComm() {
+  int finalized = 0;
+  PMPI_Finalized(&finalized);
+  if (!finalized && comm_ != MPI_COMM_NULL) PMPI_Comm_free(&comm_);
+}
+
+int ShadowComm::nextTag() { return static_cast<int>(sequence_++ % kTagSpan); }
+
+size_t ShadowComm::ScheduleKeyHash::operator()(const ScheduleKey& k) const {
+  size_t h = std::hash<int64_t>()(k.count);
+  for (int64_t v : {int64_t(k.coll), int64_t(k.algorithm), int64_t(k.root), int64_t(k.in_place), k.max_outstanding, k.segment_blocks,
+                    k.element_bytes, k.shm_elements, k.bcast_concurrency, k.tile_bytes}) {
+    h = h * 1000003u ^ std::hash<int64_t>()(v);
+  }
+  return h;
+}
+
+const std::shared_ptr<const Schedule>& ShadowComm::schedule(generated::Collective coll, int algorithm, const BuildParams& params) {
+  ScheduleKey key{static_cast<int>(coll), algorithm, params.root, params.in_place, params.count, params.max_outstanding,
+                  params.segment_blocks, params.element_bytes, params.shm_elements, params.bcast_concurrency, params.tile_bytes};
+  Recent& recent = recent_[static_cast<int>(coll)];
+  if (recent.schedule && recent.key == key) return recent.schedule;
+  auto it = schedules_.find(key);
+  if (it == schedules_.end()) {
+    if (schedules_.size() >= kMaxCachedSchedules) schedules_.clear();
+    it = schedules_.emplace(key, std::make_shared<const Schedule>(findBuilder(coll, algorithm)(params))).first;
+  }
+  recent = {key, it->second};
+  return recent.schedule;
+}
+
+int ShadowComm::hierarchy(const Hierarchy** out, std::string* error) {
+  if (!hierarchy_) {
+    auto h = std::make_unique<Hierarchy>();
+    int rc = Hierarchy::detect(comm_, settings_.node_override, h.get(), error);
+    if (rc != MPI_SUCCESS) return rc;
+    hierarchy_ = std::move(h);
+  }
+  *out = hierarchy_.get();
+  return MPI_SUCCESS;
+}
+
+mapping::RankMappingCache& ShadowComm::rankMappings() {
+  if (!rank_mappings_) {
+    int size = 0;
+    PMPI_Comm_size(comm_, &size);
+    rank_mappings_ = std::make_unique<mapping::RankMappingCache>(mapping::nodeOfSlot(hierarchy_.get(), size),
+                                                                 hierarchy_ ? mapping::commMachineTree(comm_, *hierarchy_) : nullptr);
+  }
+  return *rank_mappings_;
+}
+
+int ShadowComm::shm(ShmContext** out) {
+  if (!shm_) {
+    const Hierarchy* h = nullptr;
+    std::string error;
+    int rc = hierarchy(&h, &error);
+    if (rc != MPI_SUCCESS) return rc;
+    ShmOptions options;
+    options.data_bytes = settings_.shm_bytes;
+    options.numa = settings_.numa;
+    if ((rc = ShmContext::create(comm_, *h, options, &shm_)) != MPI_SUCCESS) return rc;
+  }
+  *out = shm_.get();
+  return MPI_SUCCESS;
+}
+
+}  // namespace topocoll

@@ -1,0 +1,121 @@
+// The engine's private side of a user's intracommunicator: a duplicate (the shadow) on which all
+// engine traffic runs, so it never matches the user's messages, and what lives on it: the tag
+// sequence, built schedules, the hierarchy, shared memory and rank mappings.
+//
+// Creating one costs an MPI_Comm_dup and a shared-memory lease, as much again as the user's own
+// communicator. So when the last reference goes (the user's communicator freed, its requests
+// complete) it is kept in a small per-process pool, and the next communicator of the same ranks
+// in the same order takes it over. The members agree on which one with a single allreduce: each
+// proposes its lowest pooled id for that group, and one is reused only where all proposed it,
+// which means every member holds that very duplicate with the same history behind it.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "generated/registry.h"
+#include "hierarchy/hierarchy.h"
+#include "mapping/remap/allgather_mapping.h"
+#include "model/select_model.h"
+#include "schedule.h"
+#include "shm/shm_context.h"
+
+namespace topocoll {
+
+// What this process's pool did (TOPOCOLL_STATS).
+struct ShadowPoolStats {
+  uint64_t created = 0, reused = 0;
+};
+
+class ShadowComm {
+ public:
+  // The shadow comm for the intracommunicator `comm`: a pooled one of the same ranks, or a new
+  // duplicate. Collective over `comm` (one allreduce, and MPI_Comm_dup when none is pooled).
+  static int acquire(MPI_Comm comm, std::shared_ptr<ShadowComm>* out);
+  // Frees the pooled ones: before MPI_Finalize.
+  static void drainPool();
+  static ShadowPoolStats poolStats();
+
+  ~ShadowComm();
+
+  MPI_Comm comm() const { return comm_; }
+  // A fresh tag per collective call: nonblocking collectives on one communicator may overlap.
+  int nextTag();
+  // A call that did not run to its end (an error, a request abandoned) leaves the members'
+  // histories apart: this one is then freed, never pooled.
+  void discardWhenReleased() { poolable_ = false; }
+
+  // The schedule of (coll, algorithm, params), built once and reused. The reference is valid
+  // until the next call.
+  const std::shared_ptr<const Schedule>& schedule(generated::Collective coll, int algorithm, const BuildParams& params);
+
+  // The hierarchy (node, socket, NUMA node of every rank), detected on first use: collective
+  // over the communicator. On error *error says why.
+  int hierarchy(const Hierarchy** out, std::string* error);
+  // Shared memory, created on first use (collective; needs the hierarchy). *out is never null
+  // on success; (*out)->available() tells whether the nodes got their segments.
+  int shm(ShmContext** out);
+  // The shared memory if already created, else null (no communication).
+  ShmContext* shmIfCreated() const { return shm_.get(); }
+  // The rank mappings of the remapped algorithms (seed 004), each computed at first use from the
+  // hierarchy's nodes; no communication. Needs the hierarchy detected first.
+  mapping::RankMappingCache& rankMappings();
+  // TOPOCOLL_SELECT=model's choices for these ranks.
+  model::ModelChoiceCache& modelChoices() { return model_choices_; }
+
+ private:
+  struct Pool;
+  // Never destroyed: freeing communicators at exit, maybe after MPI_Finalize, is not allowed.
+  static Pool* pool_;
+  // What a pooled one was made under: it is taken over only while these still hold.
+  struct Settings {
+    NodeOverride node_override;
+    int64_t shm_bytes = 0;
+    bool numa = false;
+    bool operator==(const Settings& o) const { return node_override == o.node_override && shm_bytes == o.shm_bytes && numa == o.numa; }
+  };
+  static Settings currentSettings();
+  static void release(ShadowComm* shadow);
+
+  ShadowComm() = default;
+
+  struct ScheduleKey {
+    int coll, algorithm, root;
+    bool in_place;
+    int64_t count, max_outstanding, segment_blocks;
+    int64_t element_bytes, shm_elements, bcast_concurrency, tile_bytes;  // the hierarchy is fixed per communicator
+    bool operator==(const ScheduleKey& o) const {
+      return coll == o.coll && algorithm == o.algorithm && root == o.root && in_place == o.in_place && count == o.count &&
+             max_outstanding == o.max_outstanding && segment_blocks == o.segment_blocks && element_bytes == o.element_bytes &&
+             shm_elements == o.shm_elements && bcast_concurrency == o.bcast_concurrency && tile_bytes == o.tile_bytes;
+    }
+  };
+  struct ScheduleKeyHash {
+    size_t operator()(const ScheduleKey& k) const;
+  };
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  long long id_ = 0;              // agreed by the members at creation
+  std::vector<int> world_ranks_;  // the pool's key; empty: some member is outside this world
+  Settings settings_;
+  bool poolable_ = true;
+  uint32_t sequence_ = 0;
+  std::unordered_map<ScheduleKey, std::shared_ptr<const Schedule>, ScheduleKeyHash> schedules_;
+  // The last schedule of each collective: a loop of identical calls skips hashing the key.
+  struct Recent {
+    ScheduleKey key;
+    std::shared_ptr<const Schedule> schedule;
+  };
+  std::array<Recent, generated::kCollectiveCount> recent_;
+  model::ModelChoiceCache model_choices_;
+  std::unique_ptr<Hierarchy> hierarchy_;
+  std::unique_ptr<ShmContext> shm_;  // declared after hierarchy_, which it points to
+  std::unique_ptr<mapping::RankMappingCache> rank_mappings_;
+};
+
+}  // namespace topocoll

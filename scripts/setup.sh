@@ -32,5 +32,36 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# npm's install script builds the native products for every installed MPI; `prepare` compiles TypeScript.
-npm install --no-audit --no-fund
+# Node.js itself is not installed here: check that the one on PATH is one topocoll is tested on
+# (package.json's engines.node, ">=MAJOR.MINOR").
+if ! command -v node >/dev/null 2>&1; then
+  echo "topocoll: Node.js is not installed; install Node.js $(sed -n 's/.*"node": *"\(.*\)".*/\1/p' package.json) and re-run" >&2
+  exit 1
+fi
+node -e '
+const want = require("./package.json").engines.node;
+const m = /^>=(\d+)\.(\d+)$/.exec(want);
+const [major, minor] = process.versions.node.split(".").map(Number);
+if (m && (major < +m[1] || (major === +m[1] && minor < +m[2]))) {
+  console.error(`topocoll: Node.js ${process.version} is too old; topocoll needs Node.js ${want} (engines in package.json)`);
+  process.exit(1);
+}'
+
+# npm dependencies. The package's `install` script builds the native products for every installed
+# MPI and `prepare` compiles TypeScript; `npm ci` and `npm install` run both.
+# With a lock file, `npm ci` installs exactly the locked tree and fails when package.json and
+# package-lock.json disagree, so a fresh clone (and CI, .ci/run) gets what was committed. `npm ci`
+# deletes node_modules first, though: when node_modules already holds the locked tree (npm's record
+# of it, node_modules/.package-lock.json, has the lock's entries: scripts/lockfile.mjs), a re-run
+# keeps it and runs only the package's own `install` and `prepare`. Delete node_modules to force
+# `npm ci`; after changing package.json, run `npm install` to update the lock.
+if [ -f package-lock.json ]; then
+  if node scripts/lockfile.mjs installed; then
+    echo "topocoll: node_modules matches package-lock.json; running the package's install and prepare scripts only"
+    npm run install && npm run prepare
+  else
+    npm ci --no-audit --no-fund
+  fi
+else
+  npm install --no-audit --no-fund
+fi

@@ -4,6 +4,7 @@
 
 #include "addon.h"
 #include "engine.h"
+#include "mpi_binding.h"
 #include "request.h"
 
 namespace topocoll::addon {
@@ -63,7 +64,7 @@ Napi::Value Bcast(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   MPI_Comm comm = commArg(info[0]);
   BufferView buf = bufferArg(info[1], "buffer");
-  int root = static_cast<int>(intArg(info[2], "root", 0, commSizeOf(comm) - 1));
+  int root = rootArg(info[2], comm);
   return complete(env, info[3].ToBoolean(), "bcast",
                   [&](engine::RequestOut r) { return engine::bcast(buf.data, buf.count, buf.type, root, comm, r); });
 }

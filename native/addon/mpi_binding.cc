@@ -61,7 +61,10 @@ int tagArg(const Napi::Value& v, const char* name, bool allowAny) {
 
 int rootArg(const Napi::Value& v, MPI_Comm comm) {
   int r = rankNumber(v, "root"), p = commSizeOf(comm);
-  if (r < 0 || r >= p) throwRange(v.Env(), "root = " + std::to_string(r) + " is not a rank of this communicator; valid: " + rankRange(p));
+  // The error class the MPI raises for it (MPI_ERR_ROOT), before any call: as a preloaded program gets.
+  if (r < 0 || r >= p) {
+    throwMpiError(v.Env(), MPI_ERR_ROOT, ("root = " + std::to_string(r) + " is not a rank of this communicator; valid: " + rankRange(p)).c_str());
+  }
   return r;
 }
 

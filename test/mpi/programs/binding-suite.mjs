@@ -53,6 +53,15 @@ function sameArray(name, got, want) {
   check(name, true);
 }
 
+function throwsMpi(name, fn, errorClassName, pattern) {
+  try {
+    fn();
+    check(name, false, 'did not throw');
+  } catch (e) {
+    check(name, e instanceof MpiError && e.errorClassName === errorClassName && pattern.test(e.message), `${e?.constructor?.name} ${e?.errorClassName}: ${e?.message}`);
+  }
+}
+
 function throws(name, fn, cls, pattern) {
   try {
     fn();
@@ -438,9 +447,12 @@ section('big');
 section('object');
 // --- errors: thrown before any MPI call, naming the argument and the valid choices ---
 {
-  throws('bad root', () => world.reduce(new Uint8Array(1), new Uint8Array(1), 'SUM', p), RangeError, new RegExp(`root = ${p} is not a rank of this communicator; valid: \\[0, ${p - 1}\\]`));
-  throws('bad root (engine collective)', () => world.bcast(new Uint8Array(1), p), RangeError, new RegExp(`root = ${p} is out of range \\[0, ${p - 1}\\]`));
-  throws('negative root', () => world.reduce(new Int32Array(1), new Int32Array(1), 'SUM', -1), RangeError, /root = -1/);
+  // A root out of range: MPI_ERR_ROOT, as the MPI raises it, before any call.
+  const rootError = (r) => new RegExp(`root = ${r} is not a rank of this communicator; valid: \\[0, ${p - 1}\\]`);
+  throwsMpi('bad root', () => world.reduce(new Uint8Array(1), new Uint8Array(1), 'SUM', p), 'MPI_ERR_ROOT', rootError(p));
+  throwsMpi('bad root (engine collective)', () => world.bcast(new Uint8Array(1), p), 'MPI_ERR_ROOT', rootError(p));
+  throwsMpi('bad root (nonblocking engine collective)', () => world.ibcast(new Uint8Array(1), 10 ** 6), 'MPI_ERR_ROOT', rootError(10 ** 6));
+  throwsMpi('negative root', () => world.reduce(new Int32Array(1), new Int32Array(1), 'SUM', -1), 'MPI_ERR_ROOT', rootError(-1));
   throws('non-integer root', () => world.gather(new Int32Array(1), new Int32Array(p), 0.5), TypeError, /root must be an integer/);
   throws('mixed element types', () => world.allreduce(new Float64Array(2), new Int32Array(2)), TypeError, /sendbuf \(Float64Array\) and recvbuf \(Int32Array\) must have the same element type/);
   throws('not a buffer', () => world.send('hello', 0), TypeError, /buf must be a TypedArray, Buffer, DataView or ArrayBuffer/);

@@ -31,6 +31,7 @@ struct ShadowComm::Pool {
   std::list<std::unique_ptr<ShadowComm>> idle;  // oldest first
   long long next_id = 0;                         // above every id this process has agreed to
   uint64_t created = 0, reused = 0;
+  bool closed = false;  // MPI_Finalize has begun: what is released now is freed
 
   // Takes out the idle one of lowest id made for these ranks under these settings (null: none).
   std::unique_ptr<ShadowComm> reserve(const std::vector<int>& world_ranks, const Settings& settings) {
@@ -110,7 +111,11 @@ void ShadowComm::release(ShadowComm* shadow) {
   std::unique_ptr<ShadowComm> s(shadow);
   int finalized = 0;
   PMPI_Finalized(&finalized);
-  if (pool_ && s->poolable_ && !s->world_ranks_.empty() && !finalized) pool_->put(std::move(s));
+  if (!pool_ || !s->poolable_ || s->world_ranks_.empty() || finalized) return;
+  std::unique_lock<std::mutex> lock(pool_->mutex);
+  if (pool_->closed) return;
+  lock.unlock();
+  pool_->put(std::move(s));
 }
 
 void ShadowComm::drainPool() {
@@ -118,6 +123,7 @@ void ShadowComm::drainPool() {
   std::list<std::unique_ptr<ShadowComm>> idle;
   std::lock_guard<std::mutex> lock(pool_->mutex);
   idle.swap(pool_->idle);
+  pool_->closed = true;
 }
 
 ShadowPoolStats ShadowComm::poolStats() {

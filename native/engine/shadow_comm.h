@@ -37,7 +37,7 @@ class ShadowComm {
   // The shadow comm for the intracommunicator `comm`: a pooled one of the same ranks, or a new
   // duplicate. Collective over `comm` (one allreduce, and MPI_Comm_dup when none is pooled).
   static int acquire(MPI_Comm comm, std::shared_ptr<ShadowComm>* out);
-  // Frees the pooled ones: before MPI_Finalize.
+  // Frees the pooled ones, and those released from now on: at MPI_Finalize.
   static void drainPool();
   static ShadowPoolStats poolStats();
 

@@ -63,7 +63,8 @@ options (before any launcher option):
                              idle, and Open MPI's mpirun allowed to run as root
   --no-preload               do not preload libtopocoll.so
   --dry-run                  print each setting and why, and the command; run nothing
-  -h, --help                 this help (after a launcher option or \`--\`, --help is the program's)
+  -h, --help                 this help (after a launcher option it is the launcher's, after
+                             \`--\` the program's)
 
 Everything after \`--\` is the program and its arguments, passed as they are (--help included);
 a program ending in .js/.mjs/.cjs runs with this node. TOPOCOLL_* variables reach every rank
@@ -71,7 +72,9 @@ a program ending in .js/.mjs/.cjs runs with this node. TOPOCOLL_* variables reac
 ranks only. Added for convenience, each printed with its reason under --dry-run and
 TOPOCOLL_VERBOSE=1: Open MPI --bind-to none (srun --cpu-bind=none) unless you pass your own,
 OMPI_MCA_op=^avx unless OMPI_MCA_op is set; srun gets -n for -np. SIGINT, SIGTERM and SIGHUP
-are forwarded to the launcher, which stops the ranks; the exit status is the launcher's.`;
+are forwarded to the launcher, which stops the ranks; the exit status is the launcher's. A
+terminal's input does not reach the ranks (the launcher runs in a process group of its own):
+redirect a file instead.`;
 
 export type MpirunRequest = MpirunPlan & { dryRun: boolean; help: boolean };
 

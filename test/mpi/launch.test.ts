@@ -64,10 +64,20 @@ function jobProcesses(root: number, marker: string): Proc[] {
 describe.each(FLAVOURS)('launching (%s)', (flavour) => {
   it('`topocoll mpirun -np 2 -- program --help ...` runs the program with --help and every other argument', async () => {
     const args = ['--help', '-h', '--dry-run', '--', 'a b'];
-    const run = await runJob(process.execPath, [CLI, 'mpirun', '--mpi', flavour, '--test-machine', '-np', '2', '--', ARGV, ...args], { timeoutMs: 90_000 });
+    const argv = [CLI, 'mpirun', '--mpi', flavour, '--test-machine', '-np', '2', '--', ARGV, ...args];
+    const run = await runJob(process.execPath, argv, { timeoutMs: 90_000, env: { TOPOCOLL_VERBOSE: '1' } });
     expectSuccess(run);
     for (const rank of [0, 1]) expect(run.stdout).toContain(`argv of rank ${rank}: ${JSON.stringify(args)}`);
     expect(run.stdout).not.toContain('usage:');
+    // TOPOCOLL_VERBOSE: one line per setting with its reason, then the command.
+    const testMachine = flavour === 'openmpi' ? '--oversubscribe: test machine: ' : '(nothing): test machine: ';
+    expect(run.stderr).toContain(`topocoll mpirun: ${testMachine}`);
+    expect(run.stderr).toMatch(/^topocoll mpirun: .* -np 2 \S+node \S+argv\.mjs --help -h --dry-run -- 'a b'$/m);
+    // --dry-run: the same lines as shell comments, then the command; nothing runs.
+    const dry = await runJob(process.execPath, [CLI, 'mpirun', '--dry-run', ...argv.slice(2)], { timeoutMs: 30_000 });
+    expectSuccess(dry);
+    expect(dry.stdout).toContain(`# ${testMachine}`);
+    expect(dry.stdout).not.toContain('argv of rank');
   });
 
   it('scripts/launch.mjs exits with the status of the job', async () => {

@@ -145,9 +145,10 @@ const DUPLICATE_MS = 2000;
 
 /**
  * Runs the launcher with stdout/stderr inherited and resolves to its exit status (128 + the
- * signal's number when a signal ended it). SIGINT, SIGTERM and SIGHUP sent to this process are
- * forwarded to it: it runs in its own process group, so a terminal's Ctrl-C reaches it once,
- * through us.
+ * signal's number when a signal ended it, or when one was forwarded and it still exits 0, as
+ * MPICH's mpiexec sometimes does: a stopped job must not read as a success). SIGINT, SIGTERM
+ * and SIGHUP sent to this process are forwarded to it: it runs in its own process group, so a
+ * terminal's Ctrl-C reaches it once, through us.
  */
 export function runLauncher(command, args, env = {}, { name = 'topocoll' } = {}) {
   return new Promise((resolve) => {
@@ -162,10 +163,12 @@ export function runLauncher(command, args, env = {}, { name = 'topocoll' } = {})
       return;
     }
     let last = 0;
+    let forwarded;
     const forward = (signal) => {
       const now = Date.now();
       if (now - last < DUPLICATE_MS) return;
       last = now;
+      forwarded ??= signal;
       try {
         child.kill(signal);
       } catch {
@@ -185,6 +188,9 @@ export function runLauncher(command, args, env = {}, { name = 'topocoll' } = {})
       process.stderr.write(`${name}: cannot start ${command}: ${e.message}\n`);
       done(127);
     });
-    child.on('exit', (code, signal) => done(code ?? 128 + (constants.signals[signal] ?? 0)));
+    child.on('exit', (code, signal) => {
+      const by = signal ?? (code === 0 ? forwarded : undefined);
+      done(by ? 128 + (constants.signals[by] ?? 0) : (code ?? 1));
+    });
   });
 }

@@ -72,9 +72,9 @@ a program ending in .js/.mjs/.cjs runs with this node. TOPOCOLL_* variables reac
 ranks only. Added for convenience, each printed with its reason under --dry-run and
 TOPOCOLL_VERBOSE=1: Open MPI --bind-to none (srun --cpu-bind=none) unless you pass your own,
 OMPI_MCA_op=^avx unless OMPI_MCA_op is set; srun gets -n for -np. SIGINT, SIGTERM and SIGHUP
-are forwarded to the launcher, which stops the ranks; the exit status is the launcher's. A
-terminal's input does not reach the ranks (the launcher runs in a process group of its own):
-redirect a file instead.`;
+are forwarded to the launcher, which stops the ranks; the exit status is the launcher's (never 0
+for a job a signal stopped). A terminal's input does not reach the ranks (the launcher runs in a
+process group of its own): redirect a file instead.`;
 
 export type MpirunRequest = MpirunPlan & { dryRun: boolean; help: boolean };
 

@@ -1,5 +1,5 @@
 // Launching for real: `topocoll mpirun ... -- program --help` gives the program its --help (and
-// every other argument), and a SIGTERM or SIGINT to the launcher (`topocoll mpirun`,
+// every other argument), and a SIGTERM, SIGINT or SIGHUP to the launcher (`topocoll mpirun`,
 // scripts/launch.mjs), or a terminal's Ctrl-C to its process group, leaves no launcher or rank
 // of the job running. Under each installed MPI; srun is checked by its argv only
 // (test/unit/launcher.test.ts): there is no Slurm here.
@@ -89,8 +89,9 @@ describe.each(FLAVOURS)('launching (%s)', (flavour) => {
     ['topocoll mpirun', [CLI, 'mpirun', '--mpi', flavour, '--test-machine', '--no-preload', '-np', '2', '--']],
     ['scripts/launch.mjs', [LAUNCH, '--mpi', flavour, '--test-machine', '-np', '2']],
   ];
-  // SIGINT to the group is a terminal's Ctrl-C: it reaches the launcher and whatever shares its group.
-  const signals: [NodeJS.Signals, 'launcher' | 'group'][] = [['SIGTERM', 'launcher'], ['SIGINT', 'launcher'], ['SIGINT', 'group']];
+  // SIGINT to the group is a terminal's Ctrl-C: it reaches the launcher and whatever shares its
+  // group; SIGHUP is the terminal closing.
+  const signals: [NodeJS.Signals, 'launcher' | 'group'][] = [['SIGTERM', 'launcher'], ['SIGINT', 'launcher'], ['SIGHUP', 'launcher'], ['SIGINT', 'group']];
   it.each(launchers.flatMap(([name, argv]) => signals.map(([signal, to]) => ({ name, argv, signal, to }))))(
     '$signal to the $to of $name leaves no launcher or rank running',
     async ({ argv, signal, to }) => {
@@ -102,7 +103,7 @@ describe.each(FLAVOURS)('launching (%s)', (flavour) => {
       });
       let stderr = '';
       child.stderr!.on('data', (d) => (stderr += d));
-      const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       const pid = child.pid!;
       try {
         // Both ranks up.
@@ -118,7 +119,8 @@ describe.each(FLAVOURS)('launching (%s)', (flavour) => {
           return [...job.filter((p) => alive.has(p.pid)), ...jobProcesses(pid, marker).filter((p) => !job.some((q) => q.pid === p.pid))];
         }, 20_000);
         expect(left.map((p) => `${p.pid} ${p.cmdline}`), stderr).toEqual([]);
-        await exited;
+        // Stopped, not finished: never a success.
+        expect(await exited).toBeGreaterThan(0);
       } finally {
         // Whatever is left (only on failure): by its marker, then the launcher's group.
         for (const p of jobProcesses(pid, marker)) {

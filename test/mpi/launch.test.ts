@@ -90,8 +90,10 @@ describe.each(FLAVOURS)('launching (%s)', (flavour) => {
     ['scripts/launch.mjs', [LAUNCH, '--mpi', flavour, '--test-machine', '-np', '2']],
   ];
   // SIGINT to the group is a terminal's Ctrl-C: it reaches the launcher and whatever shares its
-  // group; SIGHUP is the terminal closing.
-  const signals: [NodeJS.Signals, 'launcher' | 'group'][] = [['SIGTERM', 'launcher'], ['SIGINT', 'launcher'], ['SIGHUP', 'launcher'], ['SIGINT', 'group']];
+  // group; 'group, then launcher' is Ctrl-C under `npm run`, which forwards it once more;
+  // SIGHUP is the terminal closing.
+  type To = 'launcher' | 'group' | 'group, then launcher';
+  const signals: [NodeJS.Signals, To][] = [['SIGTERM', 'launcher'], ['SIGINT', 'launcher'], ['SIGHUP', 'launcher'], ['SIGINT', 'group'], ['SIGINT', 'group, then launcher']];
   it.each(launchers.flatMap(([name, argv]) => signals.map(([signal, to]) => ({ name, argv, signal, to }))))(
     '$signal to the $to of $name leaves no launcher or rank running',
     async ({ argv, signal, to }) => {
@@ -113,7 +115,16 @@ describe.each(FLAVOURS)('launching (%s)', (flavour) => {
         expect(ranks().length, stderr).toBe(2);
         const job = jobProcesses(pid, marker);
         expect(job.length).toBeGreaterThanOrEqual(4); // the launcher, mpirun, 2 ranks (and hydra's proxy)
-        process.kill(to === 'group' ? -pid : pid, signal);
+        process.kill(to === 'launcher' ? pid : -pid, signal);
+        if (to === 'group, then launcher') {
+          setTimeout(() => {
+            try {
+              process.kill(pid, signal);
+            } catch {
+              /* already gone */
+            }
+          }, 100);
+        }
         const left = await pollUntilEmpty(() => {
           const alive = new Set(processes().filter((p) => p.state !== 'Z').map((p) => p.pid));
           return [...job.filter((p) => alive.has(p.pid)), ...jobProcesses(pid, marker).filter((p) => !job.some((q) => q.pid === p.pid))];

@@ -9,7 +9,7 @@ import { FLAVOURS, requestedFlavour } from './mpi.mjs';
 /** `mpirun` and `mpiexec` both name the MPI's own launcher; `srun` is Slurm's. */
 export const LAUNCHERS = ['mpirun', 'mpiexec', 'srun'];
 
-/** The MPI's own launcher program. The one place that names it. */
+/** The MPI's own launcher program: every script and `topocoll mpirun` get it here (src/mpi/native.ts names it in its messages). */
 export function launcherPath(flavour) {
   return FLAVOURS[flavour].mpirun;
 }

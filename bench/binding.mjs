@@ -109,7 +109,8 @@ function median(xs) {
 }
 
 async function driver() {
-  const { launchCommand, FLAVOURS } = await import(path.join(root, 'scripts', 'mpi.mjs'));
+  const { FLAVOURS } = await import(path.join(root, 'scripts', 'mpi.mjs'));
+  const { launchCommand } = await import(path.join(root, 'scripts', 'launcher.mjs'));
   const flavour = o.mpi;
   if (!FLAVOURS[flavour]) throw new Error(`--mpi ${flavour} is not valid; valid choices: ${Object.keys(FLAVOURS).join(', ')}`);
   const preload = path.join(root, 'lib', 'native', flavour, 'libtopocoll.so');
@@ -142,7 +143,7 @@ async function driver() {
   const perRun = Object.fromEntries(Object.keys(programs).map((p) => [p, []]));
   for (let run = 0; run < Number(o.runs); run++) {
     for (const [name, argv] of Object.entries(programs)) {
-      const [cmd, cmdArgs, env] = launchCommand(flavour, ['-np', o.np, ...argv]);
+      const [cmd, cmdArgs, env] = launchCommand(flavour, ['-np', o.np, ...argv], { testMachine: true });
       const r = spawnSync(cmd, cmdArgs, { cwd: root, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 300_000 });
       const line = r.stdout?.split('\n').find((l) => l.startsWith('{"program"'));
       if (r.status !== 0 || !line) throw new Error(`bench:binding: ${name} failed (exit ${r.status})\n${r.stdout}\n${r.stderr}`);

@@ -43,7 +43,7 @@ const LINE =
   /comm_churn: ok on \d+ ranks iterations \d+ mode \S+ seconds (\S+) rss_kib (\d+) (\d+) (\d+) shm_entries (\d+) (\d+) (\d+) shm_mapped (\d+) (\d+) (\d+)/;
 
 async function launch(program, mode, preload) {
-  const plan = await planMpirun(['--mpi', o.mpi, preload ? '--preload' : '--no-preload', '-np', o.np, '--', program, o.iterations, mode, o.bytes]);
+  const plan = await planMpirun(['--mpi', o.mpi, '--test-machine', preload ? '--preload' : '--no-preload', '-np', o.np, '--', program, o.iterations, mode, o.bytes]);
   const r = spawnSync(plan.command, plan.args, { cwd: root, encoding: 'utf8', env: { ...process.env, ...plan.env }, timeout: 3600_000 });
   const m = r.stdout?.match(LINE);
   if (r.status !== 0 || !m) throw new Error(`comm_churn (${preload ? 'preload' : 'system MPI'}, ${mode}) failed:\n${r.stdout}\n${r.stderr}`);

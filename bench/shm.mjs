@@ -89,7 +89,8 @@ function formatBytes(n) {
 }
 
 async function driver() {
-  const { launchCommand, FLAVOURS } = await import(path.join(root, 'scripts', 'mpi.mjs'));
+  const { FLAVOURS } = await import(path.join(root, 'scripts', 'mpi.mjs'));
+  const { launchCommand } = await import(path.join(root, 'scripts', 'launcher.mjs'));
   const flavour = o.mpi;
   if (!FLAVOURS[flavour]) throw new Error(`--mpi ${flavour} is not valid; valid choices: ${Object.keys(FLAVOURS).join(', ')}`);
   for (const need of [path.join(root, 'dist', 'index.js'), path.join(root, 'lib', 'native', flavour, 'topocoll_native.node')]) {
@@ -99,7 +100,7 @@ async function driver() {
   const forward = ['--reps', o.reps, '--target-us', o['target-us'], ...(o.only ? ['--only', o.only] : [])];
   const runs = [];
   for (let run = 0; run < Number(o.runs); run++) {
-    const [cmd, args, env] = launchCommand(flavour, ['-np', String(np), process.execPath, fileURLToPath(import.meta.url), '--worker', ...forward]);
+    const [cmd, args, env] = launchCommand(flavour, ['-np', String(np), process.execPath, fileURLToPath(import.meta.url), '--worker', ...forward], { testMachine: true });
     const r = spawnSync(cmd, args, {
       encoding: 'utf8',
       env: { ...process.env, ...env, TOPOCOLL_FALLBACK: 'silent', ...(o.vnodes ? { TOPOCOLL_VIRTUAL_NODES: o.vnodes } : {}) },

@@ -43,7 +43,7 @@ const reports = { loop: [], window: [] };
 for (let launch = 0; launch < launches; launch++) {
   for (const timing of ['window', 'loop']) {
     const json = path.join(tmp, `${timing}-${launch}.json`);
-    const args = [path.join(root, 'bin/topocoll.js'), 'bench', '--np', o.np, '--mpi', o.mpi, '--collectives', 'bcast,barrier',
+    const args = [path.join(root, 'bin/topocoll.js'), 'bench', '--np', o.np, '--test-machine', '--mpi', o.mpi, '--collectives', 'bcast,barrier',
       '--algorithms', 'binomial,shm_hierarchical', '--sizes', o.sizes, '--repetitions', '5', '--quiet', '--no-svg', '--timing', timing, '--json', json];
     const r = spawnSync(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
     if (r.status !== 0) throw new Error(`bench/timing.mjs: topocoll bench --timing ${timing} exited ${r.status ?? r.signal}`);

@@ -1,5 +1,5 @@
 // topocoll demo: every collective and point-to-point operation, checked and timed.
-//   npm run demo                      (= node scripts/launch.mjs -np 4 node examples/demo.mjs)
+//   npm run demo                      (= node scripts/launch.mjs --test-machine -np 4 node examples/demo.mjs)
 //   node scripts/launch.mjs -np 3 node examples/demo.mjs [--bytes 65536] [--iterations 50]
 // Rank 0 prints, per operation: the bytes each rank contributes, the algorithm the topocoll engine
 // picked (engine collectives; the others run in the system MPI), the time per call (median over

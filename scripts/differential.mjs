@@ -13,7 +13,8 @@ import { randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { installedFlavours, launchCommand } from './mpi.mjs';
+import { launchCommand } from './launcher.mjs';
+import { installedFlavours } from './mpi.mjs';
 import { buildPrograms } from '../test/c/build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -100,7 +101,7 @@ for (const flavour of opts.mpi) {
       const calls = threads ? Math.ceil(opts.calls / 4) : opts.calls;
       const args = [path.join(bin, 'differential'), '--require-topocoll', '--seed', seed, '--calls', String(calls), '--max-bytes', String(maxBytes),
         '--timeout', '60', '--max-failures', '5', ...(threads ? ['--threads'] : []), ...(opts.skip ? ['--skip', opts.skip] : [])];
-      const [cmd, cmdArgs, env] = launchCommand(flavour, [...preload, '-np', String(np), ...args]);
+      const [cmd, cmdArgs, env] = launchCommand(flavour, [...preload, '-np', String(np), ...args], { testMachine: true });
       const started = Date.now();
       const r = await run(cmd, cmdArgs, env, 30 * 60_000);
       jobs++;

@@ -74,21 +74,3 @@ export function mpiFlags(flavour) {
     ldflags: link.filter((w) => w.startsWith('-Wl,')),
   };
 }
-
-/**
- * The launcher command for `args` (mpirun arguments, then the program): [cmd, args, env].
- * Open MPI gets the settings a Node job needs (see scripts/launch.mjs).
- */
-export function launchCommand(flavour, args) {
-  const name = flavour ?? requestedFlavour();
-  const f = FLAVOURS[name];
-  if (!f) throw new Error(`unknown MPI "${name}"; valid choices: ${Object.keys(FLAVOURS).join(', ')}`);
-  if (name === 'openmpi') {
-    return [
-      f.mpirun,
-      ['--oversubscribe', '--bind-to', 'none', '--mca', 'mpi_yield_when_idle', '1', ...args],
-      { OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1', OMPI_MCA_op: process.env.OMPI_MCA_op ?? '^avx' },
-    ];
-  }
-  return [f.mpirun, args, {}];
-}

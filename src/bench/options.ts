@@ -1,9 +1,8 @@
 // Options shared by `topocoll bench` and `topocoll tune`, and the self-launch under mpirun.
-import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { envValue } from '../config/env';
 import { parseBytes, UsageError, type OptionSpec, type ParsedOptions } from '../cli/args';
+import { launcherModule } from '../cli/mpirun';
 import { launcherFlavour, packageRoot, type Flavour } from '../mpi/native';
 import { AUTO, COLLECTIVES, NATIVE, type CollectiveName } from '../select/registry';
 import { lastLevelCacheBytes } from './machine';
@@ -12,6 +11,7 @@ import type { SweepOptions, Timing } from './sweep';
 export const SWEEP_OPTIONS: Record<string, OptionSpec> = {
   np: { type: 'int', min: 1 },
   mpi: { type: 'string', choices: ['openmpi', 'mpich'] },
+  'test-machine': { type: 'flag' },
   collectives: { type: 'string' },
   algorithms: { type: 'string' },
   sizes: { type: 'string' },
@@ -28,6 +28,7 @@ export const SWEEP_OPTIONS: Record<string, OptionSpec> = {
 export const SWEEP_USAGE = [
   '  --np N               launch N ranks with mpirun (default 2 when not started by mpirun)',
   '  --mpi openmpi|mpich  the MPI to launch with (default: TOPOCOLL_MPI, else the first built)',
+  '  --test-machine       with --np: oversubscription, ranks yielding when idle, Open MPI as root (as `topocoll mpirun --test-machine`)',
   '  --collectives LIST   comma-separated (default: allgather,bcast,barrier,alltoall)',
   '  --algorithms LIST    algorithms to run besides native (default: every registered one, and auto)',
   '  --sizes SPEC         MIN..MAX (powers of two) or a list: 1..4M (default), 8,8K,120K',
@@ -103,29 +104,26 @@ export function sweepOptions(o: ParsedOptions): SweepOptions {
 
 /**
  * Not started by mpirun: start `np` ranks of this same command under the chosen MPI's launcher
- * (with the settings scripts/mpi.mjs gives every job) and return its exit code; null when
- * already inside a job.
+ * (scripts/launcher.mjs's settings; the test machine's with --test-machine) and return its exit
+ * code; null when already inside a job.
  */
 export async function launchSelfIfNeeded(command: string, args: string[], o: ParsedOptions): Promise<number | null> {
   if (launcherFlavour() !== null) return null;
   const np = (o.np as number | undefined) ?? 2;
   const flavour = (o.mpi as Flavour | undefined) ?? (envValue('TOPOCOLL_MPI') as Flavour | undefined);
-  // scripts/mpi.mjs is ESM; a CommonJS build cannot `import()` it through tsc, so go around.
-  const dynamicImport = new Function('url', 'return import(url)') as (url: string) => Promise<{ launchCommand: (f: string | undefined, a: string[]) => [string, string[], Record<string, string>] }>;
-  const { launchCommand } = await dynamicImport(pathToFileURL(path.join(packageRoot, 'scripts', 'mpi.mjs')).href);
+  const mod = await launcherModule();
   const rest = stripLaunchOptions(args);
-  const [cmd, cmdArgs, env] = launchCommand(flavour, ['-np', String(np), process.execPath, path.join(packageRoot, 'bin', 'topocoll.js'), command, ...rest]);
-  const child = spawn(cmd, cmdArgs, {
-    stdio: 'inherit',
-    env: { ...process.env, ...env, ...(flavour ? { TOPOCOLL_MPI: flavour } : {}), TOPOCOLL_BENCH_TTY: process.stderr.isTTY ? '1' : '0' },
+  const plan = mod.planLaunch({
+    flavour,
+    launcher: 'mpirun',
+    args: ['-np', String(np)],
+    program: [process.execPath, path.join(packageRoot, 'bin', 'topocoll.js'), command, ...rest],
+    forward: [],
+    testMachine: o['test-machine'] === true,
+    env: process.env,
   });
-  return new Promise((resolve) => {
-    child.on('error', (e) => {
-      process.stderr.write(`topocoll ${command}: cannot start ${cmd}: ${e.message}\n`);
-      resolve(1);
-    });
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
-  });
+  const env = { ...plan.env, ...(flavour ? { TOPOCOLL_MPI: flavour } : {}), TOPOCOLL_BENCH_TTY: process.stderr.isTTY ? '1' : '0' };
+  return mod.runLauncher(plan.command, plan.args, env, { name: `topocoll ${command}` });
 }
 
 function stripLaunchOptions(args: string[]): string[] {
@@ -136,7 +134,7 @@ function stripLaunchOptions(args: string[]): string[] {
       i++;
       continue;
     }
-    if (a.startsWith('--np=') || a.startsWith('--mpi=')) continue;
+    if (a.startsWith('--np=') || a.startsWith('--mpi=') || a === '--test-machine') continue;
     out.push(a);
   }
   return out;

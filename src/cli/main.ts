@@ -4,6 +4,8 @@ import { UsageError } from './args';
 export interface Command {
   readonly summary: string;
   readonly usage: string;
+  /** It reads its own --help (`topocoll mpirun`: a --help after the launcher's options is the program's). */
+  readonly ownsHelp?: boolean;
   /** Resolves to the process exit code. */
   run(args: string[]): Promise<number>;
 }
@@ -40,7 +42,10 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const command = load();
-  if (rest.includes('--help') || rest.includes('-h')) {
+  // What follows `--` is never ours (a program's own --help, say).
+  const dash = rest.indexOf('--');
+  const ours = dash < 0 ? rest : rest.slice(0, dash);
+  if (!command.ownsHelp && (ours.includes('--help') || ours.includes('-h'))) {
     console.log(`usage: ${command.usage}\n\n${command.summary}`);
     return 0;
   }

@@ -1,101 +1,166 @@
 // `topocoll mpirun`: launches any MPI program (C, Fortran or Node) with libtopocoll.so preloaded
-// on every rank and every TOPOCOLL_* variable of this environment forwarded to the ranks:
-// `-x` for Open MPI, `-genv` for MPICH. The launcher and its settings are scripts/mpi.mjs's
-// (the ones the tests use), so a program runs here exactly as under the test harness.
-import { spawn } from 'node:child_process';
+// on every rank and every TOPOCOLL_* variable of this environment forwarded to the ranks, under
+// Open MPI's mpirun, MPICH's mpiexec or Slurm's srun. The command line and its settings are
+// scripts/launcher.mjs's (the test harness's too), so a program runs here as under the tests.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UsageError } from './args';
 import type { Command } from './main';
 import { packageRoot, preloadFlavour, preloadLibrary, type Flavour } from './preload';
 
-type LaunchCommand = (flavour: string, args: string[]) => [string, string[], Record<string, string>];
+export type Launcher = 'mpirun' | 'mpiexec' | 'srun';
 
-const USAGE =
-  'topocoll mpirun [--mpi openmpi|mpich] [--no-preload] [--dry-run] [mpirun options] [--] program [args]\n' +
-  '  A program ending in .js/.mjs/.cjs after `--` runs with this node. TOPOCOLL_* variables are forwarded.';
+export interface Setting {
+  what: string;
+  why: string;
+}
 
 export interface MpirunPlan {
   flavour: Flavour;
+  launcher: Launcher;
   command: string;
   args: string[];
   /** Added to the launcher's own environment (never LD_PRELOAD: the launcher must not load us). */
   env: Record<string, string>;
+  /** Each setting added, with why: printed by --dry-run and under TOPOCOLL_VERBOSE. */
+  settings: Setting[];
 }
 
-/** Splits our own leading options from the launcher's arguments and builds the command. */
-export async function planMpirun(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<MpirunPlan & { dryRun: boolean }> {
+export interface LauncherModule {
+  LAUNCHERS: Launcher[];
+  detectLauncher(env: NodeJS.ProcessEnv): { launcher: Launcher; why: string | null };
+  planLaunch(opts: {
+    /** Default: TOPOCOLL_MPI, else Open MPI. */
+    flavour?: Flavour;
+    launcher: Launcher;
+    args: string[];
+    program: string[];
+    forward: string[];
+    preload?: string;
+    testMachine: boolean;
+    env: NodeJS.ProcessEnv;
+  }): Omit<MpirunPlan, 'flavour' | 'launcher'> & { launcher: Launcher };
+  describeSettings(settings: Setting[], prefix: string): string[];
+  runLauncher(command: string, args: string[], env: Record<string, string>, opts: { name: string }): Promise<number>;
+}
+
+/** scripts/launcher.mjs, the one implementation of launching (ESM: tsc's CommonJS cannot `import()` it, so go around). */
+export async function launcherModule(): Promise<LauncherModule> {
+  const dynamicImport = new Function('url', 'return import(url)') as (url: string) => Promise<LauncherModule>;
+  return dynamicImport(pathToFileURL(path.join(packageRoot, 'scripts', 'launcher.mjs')).href);
+}
+
+export const USAGE = `topocoll mpirun [options] [launcher options] [--] program [args]
+
+options (before any launcher option):
+  --mpi openmpi|mpich        the MPI (default: TOPOCOLL_MPI, else the launcher of this job, else
+                             the MPI of the plain \`mpirun\`, else the only one built)
+  --launcher mpirun|mpiexec|srun
+                             mpirun and mpiexec: the MPI's own (Open MPI's mpirun, MPICH's
+                             mpiexec); srun: Slurm's (default inside an allocation, SLURM_JOB_ID)
+  --test-machine             also what only suits a test machine: oversubscription (Open MPI
+                             --oversubscribe, srun --overcommit), Open MPI's ranks yielding when
+                             idle, and Open MPI's mpirun allowed to run as root
+  --no-preload               do not preload libtopocoll.so
+  --dry-run                  print each setting and why, and the command; run nothing
+  -h, --help                 this help (after a launcher option it is the launcher's, after
+                             \`--\` the program's)
+
+Everything after \`--\` is the program and its arguments, passed as they are (--help included);
+a program ending in .js/.mjs/.cjs runs with this node. TOPOCOLL_* variables reach every rank
+(Open MPI: -x NAME; MPICH: -genv NAME VALUE; srun: --export=ALL,NAME,...), and LD_PRELOAD the
+ranks only. Added for convenience, each printed with its reason under --dry-run and
+TOPOCOLL_VERBOSE=1: Open MPI --bind-to none (srun --cpu-bind=none) unless you pass your own,
+OMPI_MCA_op=^avx unless OMPI_MCA_op is set; srun gets -n for -np. SIGINT, SIGTERM and SIGHUP
+are forwarded to the launcher, which stops the ranks; the exit status is the launcher's (never 0
+for a job a signal stopped). A terminal's input does not reach the ranks (the launcher runs in a
+process group of its own): redirect a file instead.`;
+
+export type MpirunRequest = MpirunPlan & { dryRun: boolean; help: boolean };
+
+/** Splits our own leading options from the launcher's arguments and plans the launch. */
+export async function planMpirun(argv: string[], env: NodeJS.ProcessEnv = process.env, mod?: LauncherModule): Promise<MpirunRequest> {
+  mod ??= await launcherModule();
   let mpi: string | undefined;
+  let launcher: string | undefined;
   let preload = true;
   let dryRun = false;
+  let testMachine = false;
   let i = 0;
+  const value = (a: string, name: string): string => {
+    const v = a.includes('=') ? a.slice(name.length + 1) : argv[++i];
+    if (v === undefined) throw new UsageError(`${name} needs a value`);
+    return v;
+  };
   for (; i < argv.length; i++) {
     const a = argv[i];
-    if (a === '--mpi' || a.startsWith('--mpi=')) {
-      mpi = a.includes('=') ? a.slice('--mpi='.length) : argv[++i];
-      if (mpi === undefined) throw new UsageError('--mpi needs a value; valid choices: openmpi, mpich');
-    } else if (a === '--no-preload') preload = false;
+    if (a === '--mpi' || a.startsWith('--mpi=')) mpi = value(a, '--mpi');
+    else if (a === '--launcher' || a.startsWith('--launcher=')) launcher = value(a, '--launcher');
+    else if (a === '--no-preload') preload = false;
     else if (a === '--preload') preload = true;
     else if (a === '--dry-run') dryRun = true;
-    else break;
+    else if (a === '--test-machine') testMachine = true;
+    else if (a === '--help' || a === '-h') {
+      return { help: true, dryRun, flavour: 'openmpi', launcher: 'mpirun', command: '', args: [], env: {}, settings: [] };
+    } else break;
+  }
+  if (launcher !== undefined && !(mod.LAUNCHERS as string[]).includes(launcher)) {
+    throw new UsageError(`--launcher=${launcher} is not valid; valid choices: ${mod.LAUNCHERS.join(', ')}`);
   }
   const rest = argv.slice(i);
   const dash = rest.indexOf('--');
   const launcherArgs = dash < 0 ? rest : rest.slice(0, dash);
   let program = dash < 0 ? [] : rest.slice(dash + 1);
-  if (dash >= 0 && program.length === 0) throw new UsageError(`no program after --; usage: ${USAGE}`);
-  if (rest.length === 0) throw new UsageError(`no program to launch; usage: ${USAGE}`);
+  if (dash >= 0 && program.length === 0) throw new UsageError('no program after --; see topocoll mpirun --help');
+  if (rest.length === 0) throw new UsageError('no program to launch; see topocoll mpirun --help');
   if (program.length && /\.(c|m)?js$/.test(program[0])) program = [process.execPath, ...program];
 
   const flavour = preloadFlavour(mpi, env);
-  const forwarded = Object.keys(env).filter((k) => k.startsWith('TOPOCOLL_') && env[k] !== undefined).sort();
-  const exports: string[] = [];
-  if (flavour === 'openmpi') {
-    for (const k of forwarded) exports.push('-x', k);
-  } else {
-    for (const k of forwarded) exports.push('-genv', k, env[k] as string);
+  const detected = launcher === undefined ? mod.detectLauncher(env) : { launcher: launcher as Launcher, why: null };
+  const forward = Object.keys(env).filter((k) => k.startsWith('TOPOCOLL_') && env[k] !== undefined).sort();
+  // Ours first, then whatever the user preloads already (a profiler, say).
+  const preloadValue = preload ? [preloadLibrary(flavour), ...(env.LD_PRELOAD ? [env.LD_PRELOAD] : [])].join(':') : undefined;
+  let plan;
+  try {
+    plan = mod.planLaunch({ flavour, launcher: detected.launcher, args: launcherArgs, program, forward, preload: preloadValue, testMachine, env });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
   }
-  if (preload) {
-    // Ours first, then whatever the user preloads already (a profiler, say).
-    const value = [preloadLibrary(flavour), ...(env.LD_PRELOAD ? [env.LD_PRELOAD] : [])].join(':');
-    if (flavour === 'openmpi') exports.push('-x', `LD_PRELOAD=${value}`);
-    else exports.push('-genv', 'LD_PRELOAD', value);
-  }
-  // scripts/mpi.mjs is ESM; a CommonJS build cannot `import()` it through tsc, so go around.
-  const dynamicImport = new Function('url', 'return import(url)') as (url: string) => Promise<{ launchCommand: LaunchCommand }>;
-  const { launchCommand } = await dynamicImport(pathToFileURL(path.join(packageRoot, 'scripts', 'mpi.mjs')).href);
-  const [command, args, launcherEnv] = launchCommand(flavour, [...exports, ...launcherArgs, ...program]);
-  return { flavour, command, args, env: launcherEnv, dryRun };
+  const settings = detected.why ? [{ what: `srun`, why: detected.why }, ...plan.settings] : plan.settings;
+  return { help: false, dryRun, flavour, launcher: detected.launcher, command: plan.command, args: plan.args, env: plan.env, settings };
 }
 
 function quote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The plan as a shell command line: the launcher's added environment, the launcher, its arguments. */
+export function commandLine(plan: MpirunPlan): string {
+  const env = Object.entries(plan.env).map(([k, v]) => `${k}=${quote(v)}`);
+  return [...env, ...[plan.command, ...plan.args].map(quote)].join(' ');
+}
+
 export const mpirun: Command = {
-  summary: 'launch an MPI program (C, Fortran or Node) with libtopocoll.so preloaded and TOPOCOLL_* forwarded',
+  summary: 'launch an MPI program (C, Fortran or Node; mpirun, mpiexec or srun) with libtopocoll.so preloaded and TOPOCOLL_* forwarded',
   usage: USAGE,
+  ownsHelp: true,
   async run(argv: string[]): Promise<number> {
     const plan = await planMpirun(argv);
-    if (plan.dryRun) {
-      const env = Object.entries(plan.env).map(([k, v]) => `${k}=${quote(v)}`);
-      console.log([...env, plan.command, ...plan.args].map((w, i) => (i < env.length ? w : quote(w))).join(' '));
+    if (plan.help) {
+      console.log(`usage: ${USAGE}`);
       return 0;
     }
-    return new Promise<number>((resolve) => {
-      const child = spawn(plan.command, plan.args, { stdio: 'inherit', env: { ...process.env, ...plan.env } });
-      const forward = (signal: NodeJS.Signals) => child.kill(signal);
-      process.on('SIGINT', forward);
-      process.on('SIGTERM', forward);
-      child.on('error', (e) => {
-        console.error(`topocoll mpirun: cannot start ${plan.command}: ${e.message}`);
-        resolve(127);
-      });
-      child.on('close', (code, signal) => {
-        process.off('SIGINT', forward);
-        process.off('SIGTERM', forward);
-        resolve(code ?? (signal ? 128 + 15 : 1));
-      });
-    });
+    const mod = await launcherModule();
+    if (plan.dryRun) {
+      // A shell script: the settings as comments, then the command.
+      for (const line of mod.describeSettings(plan.settings, '# ')) console.log(line);
+      console.log(commandLine(plan));
+      return 0;
+    }
+    if (Number(process.env.TOPOCOLL_VERBOSE) >= 1) {
+      for (const line of mod.describeSettings(plan.settings, 'topocoll mpirun: ')) console.error(line);
+      console.error(`topocoll mpirun: ${commandLine(plan)}`);
+    }
+    return mod.runLauncher(plan.command, plan.args, plan.env, { name: 'topocoll mpirun' });
   },
 };

@@ -4,7 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 // @ts-expect-error plain ESM helper shared with the project's scripts
-import { launchCommand, installedFlavours } from '../../scripts/mpi.mjs';
+import { launchCommand } from '../../scripts/launcher.mjs';
+// @ts-expect-error plain ESM helper shared with the project's scripts
+import { installedFlavours } from '../../scripts/mpi.mjs';
 
 export type Flavour = 'openmpi' | 'mpich';
 export const repoRoot = path.resolve(__dirname, '..', '..');
@@ -36,7 +38,8 @@ export interface MpiRunOptions {
 /** Launches `mpirun -np N ...` and resolves when it exits (killing it after timeoutMs). */
 export function mpirun(opts: MpiRunOptions): Promise<MpiRun> {
   const program = /\.(c|m)?js$/.test(opts.args[0]) ? [process.execPath, ...opts.args] : opts.args;
-  const [cmd, args, env] = launchCommand(opts.flavour, [...(opts.mpirunArgs ?? []), '-np', String(opts.np), ...program]);
+  // The test machine's settings: 2 cores shared by up to 8 ranks, run as root.
+  const [cmd, args, env] = launchCommand(opts.flavour, [...(opts.mpirunArgs ?? []), '-np', String(opts.np), ...program], { testMachine: true });
   if (opts.flavour !== 'openmpi' || opts.env?.OMPI_MCA_orte_tmpdir_base) return runJob(cmd, args, { env: { ...env, ...opts.env }, timeoutMs: opts.timeoutMs });
   // A session directory per Open MPI job: two mpiruns starting at once race to create the shared
   // default one (/tmp/ompi.<host>.<uid>: "mkdir ... File exists", orte_init fails), seen under load.
@@ -61,16 +64,24 @@ export function runJob(cmd: string, args: string[], opts: { env?: Record<string,
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      stderr += `\n[test harness] killed after ${timeoutMs} ms`;
+    const kill = (signal: NodeJS.Signals) => {
       try {
-        process.kill(-child.pid!, 'SIGKILL');
+        process.kill(-child.pid!, signal);
       } catch {
         /* already gone */
       }
+    };
+    let killer: NodeJS.Timeout | undefined;
+    // SIGTERM first: mpirun then stops its ranks (they run in process groups of their own, and
+    // `topocoll mpirun` runs mpirun in one of its own); SIGKILL if that is not enough.
+    const timer = setTimeout(() => {
+      stderr += `\n[test harness] killed after ${timeoutMs} ms`;
+      kill('SIGTERM');
+      killer = setTimeout(() => kill('SIGKILL'), 5000);
     }, timeoutMs);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      clearTimeout(killer);
       resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
     });
   });

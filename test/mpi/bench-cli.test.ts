@@ -20,9 +20,12 @@ const BENCH_SCHEMA = JSON.parse(readFileSync(path.join(repoRoot, 'schemas/bench.
 const RULES_SCHEMA = JSON.parse(readFileSync(path.join(repoRoot, 'schemas/rules.schema.json'), 'utf8'));
 const TIMEOUT = 90_000;
 
-/** `topocoll ARGS` as a user types it: not under mpirun, so --np makes it launch itself. */
+/**
+ * `topocoll ARGS` as a user types it: not under mpirun, so --np makes it launch itself, with the
+ * test machine's settings (2 cores, root).
+ */
 const topocoll = (args: string[], env: Record<string, string> = {}): Promise<MpiRun> =>
-  runJob(process.execPath, [path.join(repoRoot, 'bin/topocoll.js'), ...args], { cwd: tmp, env, timeoutMs: TIMEOUT });
+  runJob(process.execPath, [path.join(repoRoot, 'bin/topocoll.js'), ...args, ...(args.includes('--np') ? ['--test-machine'] : [])], { cwd: tmp, env, timeoutMs: TIMEOUT });
 
 describe.each(FLAVOURS)('topocoll bench --quick (%s)', (flavour: Flavour) => {
   it('measures every registered algorithm against native, checks the data, writes JSON that matches the schema and plots', async () => {

@@ -50,7 +50,7 @@ describe.runIf(FLAVOURS.includes('openmpi') && existsSync(HPCC))('HPC Challenge 
     const dir = mkdtempSync(path.join(os.tmpdir(), 'topocoll-hpcc-'));
     dirs.push(dir);
     writeFileSync(path.join(dir, 'hpccinf.txt'), inputFile());
-    const cli = [path.join(repoRoot, 'bin/topocoll.js'), 'mpirun', '--mpi', 'openmpi', '-np', String(NP), '--', HPCC];
+    const cli = [path.join(repoRoot, 'bin/topocoll.js'), 'mpirun', '--mpi', 'openmpi', '--test-machine', '-np', String(NP), '--', HPCC];
     const run = await runJob(process.execPath, cli, { cwd: dir, env: { TOPOCOLL_STATS: '1', ...env }, timeoutMs: 60_000 });
     expectSuccess(run);
     const out = readFileSync(path.join(dir, 'hpccoutf.txt'), 'utf8');

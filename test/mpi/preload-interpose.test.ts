@@ -151,7 +151,7 @@ describe.each(FLAVOURS)('the preload library in C and Fortran programs (%s)', (f
   });
 
   it('`topocoll mpirun` preloads the library and forwards TOPOCOLL_* to every rank', async () => {
-    const r = topocoll(['mpirun', '--mpi', flavour, '-np', String(np), '--', path.join(bin, 'preload_basic')], {
+    const r = topocoll(['mpirun', '--mpi', flavour, '--test-machine', '-np', String(np), '--', path.join(bin, 'preload_basic')], {
       TOPOCOLL_STATS: '1',
       TOPOCOLL_ALLGATHER_ALGORITHM: 'ring',
       TOPOCOLL_FALLBACK: 'silent',

@@ -357,8 +357,6 @@ bool repeatsNative(Collective coll, RequestOut request, Words... words) {
   return !request && g_native_repeats[static_cast<int>(coll)].matches(words...);
 }
 
-bool fitsInt(MPI_Count n) { return n >= 0 && n <= INT_MAX; }
-
 // allgather and alltoall: p blocks of recvcount elements each. Arguments the MPI rejects leave
 // block_bytes negative: dispatch hands such a call to the MPI, which raises its own error.
 int blockCall(Collective coll, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, MPI_Count recvcount,
@@ -402,15 +400,6 @@ int initialize(std::string* error) {
   }
   // TOPOCOLL_TOPOLOGY: read (or installed by the Node side), resolved for the world's hosts.
   if ((rc = topology::initialize(MPI_COMM_WORLD, error)) != MPI_SUCCESS) return rc;
-  // The world's engine side now, while every rank is in MPI_Init: a first collective on the world
-  // then sets up nothing, even a nonblocking one (docs/preload.md).
-  CommState* world = nullptr;
-  ShadowComm* shadow = nullptr;
-  if (!config().get(Parameter::Passthrough) &&
-      ((rc = CommState::get(MPI_COMM_WORLD, &world)) != MPI_SUCCESS || (rc = world->shadow(&shadow)) != MPI_SUCCESS)) {
-    *error = "topocoll: cannot duplicate MPI_COMM_WORLD for the engine's traffic";
-    return rc;
-  }
   g_initialized = true;
   return MPI_SUCCESS;
 }

@@ -165,6 +165,8 @@ const std::shared_ptr<const Schedule>& ShadowComm::schedule(generated::Collectiv
 
 int ShadowComm::hierarchy(const Hierarchy** out, std::string* error) {
   if (!hierarchy_) {
+    // The override in force now (a topology file may set one after this was acquired).
+    settings_.node_override = nodeOverride();
     auto h = std::make_unique<Hierarchy>();
     int rc = Hierarchy::detect(comm_, settings_.node_override, h.get(), error);
     if (rc != MPI_SUCCESS) return rc;
@@ -190,6 +192,9 @@ int ShadowComm::shm(ShmContext** out) {
     std::string error;
     int rc = hierarchy(&h, &error);
     if (rc != MPI_SUCCESS) return rc;
+    const Settings now = currentSettings();
+    settings_.shm_bytes = now.shm_bytes;
+    settings_.numa = now.numa;
     ShmOptions options;
     options.data_bytes = settings_.shm_bytes;
     options.numa = settings_.numa;

@@ -72,7 +72,8 @@ class ShadowComm {
   struct Pool;
   // Never destroyed: freeing communicators at exit, maybe after MPI_Finalize, is not allowed.
   static Pool* pool_;
-  // What a pooled one was made under: it is taken over only while these still hold.
+  // What its hierarchy and shared memory were made under: a pooled one is taken over only
+  // while these still hold.
   struct Settings {
     NodeOverride node_override;
     int64_t shm_bytes = 0;

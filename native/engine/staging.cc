@@ -44,8 +44,6 @@ int isContiguous(MPI_Datatype type, bool* out) {
   return rc;
 }
 
-bool fitsInt(int64_t n) { return n >= 0 && n <= INT_MAX; }
-
 }  // namespace
 
 int signatureBytes(MPI_Count count, MPI_Datatype type, int64_t* bytes) {

@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include <climits>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -15,6 +16,9 @@
 namespace topocoll {
 
 struct BufferBinding;  // executor.h
+
+// Whether a count or byte span fits the int of an MPI-3 call.
+inline bool fitsInt(int64_t n) { return n >= 0 && n <= INT_MAX; }
 
 // Bytes of `count` elements of `type` in its signature (MPI_Type_size), or an MPI error.
 int signatureBytes(MPI_Count count, MPI_Datatype type, int64_t* bytes);

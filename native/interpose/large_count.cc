@@ -18,8 +18,6 @@ using interpose::runNonblocking;
 
 namespace {
 
-bool fitsInt(MPI_Count n) { return n >= 0 && n <= INT_MAX; }
-
 // Whether the engine takes the call: its counts fit (the send count is ignored in place).
 bool engineTakes(const void* sendbuf, MPI_Count sendcount, MPI_Count recvcount) {
   return !bypass() && fitsInt(recvcount) && (sendbuf == MPI_IN_PLACE || fitsInt(sendcount));

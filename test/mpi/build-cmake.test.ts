@@ -1,12 +1,13 @@
 // The build without Node: CMake alone, against an MPI whose wrapper sits in a folder of its own
 // and with Debian's MPI names off PATH, installs libtopocoll.so, topocoll-preload and topocoll.pc;
-// a C program under mpiexec then runs its collectives through the installed library.
+// a C program under mpiexec then runs its collectives through the installed library. And the npm
+// build (scripts/build-native.mjs) does nothing when nothing changed.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot, runJob } from '../helpers/mpirun';
+import { FLAVOURS, repoRoot, runJob } from '../helpers/mpirun';
 import { DEBIAN_WRAPPERS, hasWrapper, launcherVersion, toolsOnlyPath, wrapperAlone } from '../helpers/isolated-mpi';
 import { spawnAsync } from '../helpers/spawn';
 
@@ -66,4 +67,37 @@ describe.skipIf(!hasWrapper('mpich'))('CMake without Node', () => {
     expect(job.stderr).toMatch(/^topocoll: comm \d+ \(p=2\) allgather .* -> /m);
     expect(job.stderr).toMatch(/^topocoll stats: rank 0 allgather/m);
   }, 900_000);
+});
+
+describe.skipIf(FLAVOURS.length === 0)('scripts/build-native.mjs', () => {
+  const buildNative = (env: Record<string, string> = {}) =>
+    spawnAsync(process.execPath, ['scripts/build-native.mjs'], { cwd: repoRoot, env: { ...process.env, ...env } });
+
+  it('rebuilds and replaces nothing when nothing changed; TOPOCOLL_MPI restricts it to one flavour', async () => {
+    const first = await buildNative(); // brings everything up to date (a no-op after npm test's own build)
+    expect(first.status, first.stderr).toBe(0);
+    const products = FLAVOURS.flatMap((f) => ['libtopocoll.so', 'topocoll_native.node', 'mpi.json'].map((p) => path.join(repoRoot, 'lib/native', f, p)));
+    const mtimes = products.map((p) => statSync(p).mtimeMs);
+    const started = Date.now();
+    const again = await buildNative();
+    console.log(`build-native.mjs with nothing to do: ${Date.now() - started} ms`);
+    expect(again.status, again.stderr).toBe(0);
+    for (const f of FLAVOURS) expect(again.stdout).toMatch(new RegExp(`: up to date in lib/native/${f}/`));
+    expect(again.stdout).not.toMatch(/Building CXX|Linking/);
+    expect(products.map((p) => statSync(p).mtimeMs)).toEqual(mtimes);
+
+    const one = await buildNative({ TOPOCOLL_MPI: FLAVOURS[0] });
+    expect(one.status, one.stderr).toBe(0);
+    expect(one.stdout.match(/: up to date in lib\/native\/(\w+)\//g)).toEqual([`: up to date in lib/native/${FLAVOURS[0]}/`]);
+  }, 900_000);
+
+  it('records in mpi.json the MPI each build used, with a launcher of that same MPI', () => {
+    for (const f of FLAVOURS) {
+      const m = JSON.parse(readFileSync(path.join(repoRoot, 'lib/native', f, 'mpi.json'), 'utf8'));
+      expect(m.flavour).toBe(f);
+      expect(m.version).toMatch(/^\d+\.\d+/);
+      const v = spawnSync(m.launcher, ['--version'], { encoding: 'utf8' });
+      expect(v.stdout + v.stderr).toContain(m.version);
+    }
+  });
 });

@@ -63,7 +63,9 @@ function build(mpi) {
   // Configure only for a new build folder or another MPI/headers; otherwise the build tool
   // re-runs CMake by itself when CMakeLists.txt or the source list changes.
   const stampFile = path.join(dir, 'topocoll-configure.json');
-  const stamp = JSON.stringify(settings);
+  // The MPI's facts too: an upgrade behind the same wrapper path must reconfigure.
+  const { flavour, version, launcher, includeDirs, libDirs, libs, linkFlags } = mpi;
+  const stamp = JSON.stringify({ settings, mpi: { flavour, version, launcher, includeDirs, libDirs, libs, linkFlags } });
   const configured = existsSync(path.join(dir, 'CMakeCache.txt')) && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp;
   if (!configured) {
     const generator = !existsSync(path.join(dir, 'CMakeCache.txt')) && onPath('ninja') ? ['-G', 'Ninja'] : [];
@@ -77,7 +79,8 @@ function build(mpi) {
   mkdirSync(out, { recursive: true });
   const changed = ['libtopocoll.so', 'topocoll_native.node'].filter((f) => installIfChanged(path.join(dir, f), path.join(out, f)));
   // The manifest: what these products were built against (written by CMake at configure time).
-  const manifest = JSON.parse(readFileSync(path.join(dir, 'topocoll-mpi.json'), 'utf8'));
+  // Where it was found, as discovery says (CMake saw only the TOPOCOLL_MPICC passed to it).
+  const manifest = { ...JSON.parse(readFileSync(path.join(dir, 'topocoll-mpi.json'), 'utf8')), source: mpi.source };
   const manifestFile = path.join(out, 'mpi.json');
   const text = `${JSON.stringify(manifest, null, 2)}\n`;
   if (!existsSync(manifestFile) || readFileSync(manifestFile, 'utf8') !== text) {

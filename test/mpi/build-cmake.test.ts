@@ -4,7 +4,7 @@
 // build (scripts/build-native.mjs) does nothing when nothing changed.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FLAVOURS, repoRoot, runJob } from '../helpers/mpirun';
@@ -33,7 +33,8 @@ describe.skipIf(!hasWrapper('mpich'))('CMake without Node', () => {
     const started = Date.now();
     for (const args of [
       ['-S', repoRoot, '-B', build],
-      ['--build', build, '--parallel'],
+      // A count: a bare --parallel is make -j, without a limit.
+      ['--build', build, '--parallel', String(availableParallelism())],
       ['--install', build, '--prefix', prefix],
     ]) {
       const r = await spawnAsync(path.join(tools, 'cmake'), args, { env });

@@ -109,7 +109,7 @@ function median(xs) {
 }
 
 async function driver() {
-  const { FLAVOURS } = await import(path.join(root, 'scripts', 'mpi.mjs'));
+  const { FLAVOURS, mpiWrapper } = await import(path.join(root, 'scripts', 'mpi.mjs'));
   const { launchCommand } = await import(path.join(root, 'scripts', 'launcher.mjs'));
   const flavour = o.mpi;
   if (!FLAVOURS[flavour]) throw new Error(`--mpi ${flavour} is not valid; valid choices: ${Object.keys(FLAVOURS).join(', ')}`);
@@ -119,11 +119,11 @@ async function driver() {
   }
   // The C program, rebuilt when its source is newer.
   const source = path.join(root, 'bench', 'c', 'binding_bench.c');
-  // Not under build/: node-gyp rebuilds wipe that folder.
+  // Its own folder: build/ holds the CMake builds.
   const binary = path.join(root, 'build-bench', flavour, 'binding_bench');
   if (!existsSync(binary) || statSync(binary).mtimeMs < statSync(source).mtimeMs) {
     mkdirSync(path.dirname(binary), { recursive: true });
-    execFileSync(FLAVOURS[flavour].mpicc, ['-O2', '-o', binary, source], { stdio: 'inherit' });
+    execFileSync(mpiWrapper(flavour), ['-O2', '-o', binary, source], { stdio: 'inherit' });
   }
   const args = [String(small), String(large), String(reps), String(largeBytes)];
   const preloadArgs = flavour === 'openmpi' ? ['-x', `LD_PRELOAD=${preload}`] : ['-genv', 'LD_PRELOAD', preload];

@@ -4,15 +4,12 @@
 // `topocoll mpirun`, `topocoll bench|tune --np`, the test harness and the dev scripts.
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import { FLAVOURS, requestedFlavour } from './mpi.mjs';
+import { FLAVOURS, launcherPath, requestedFlavour } from './mpi.mjs';
+
+export { launcherPath };
 
 /** `mpirun` and `mpiexec` both name the MPI's own launcher; `srun` is Slurm's. */
 export const LAUNCHERS = ['mpirun', 'mpiexec', 'srun'];
-
-/** The MPI's own launcher program: every script and `topocoll mpirun` get it here (src/mpi/native.ts names it in its messages). */
-export function launcherPath(flavour) {
-  return FLAVOURS[flavour].mpirun;
-}
 
 /** srun inside a Slurm allocation, else the MPI's own launcher; with the reason. */
 export function detectLauncher(env = process.env) {

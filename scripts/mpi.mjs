@@ -1,26 +1,18 @@
-// Where the system MPIs are and how to compile against them. Debian installs Open MPI and MPICH
-// side by side; their wrappers and launchers carry the flavour as a suffix (mpicc.openmpi,
-// mpirun.mpich), and the unsuffixed names follow update-alternatives, so we never use those.
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+// Which MPIs there are and what topocoll was built against. Finding MPI installations is done in
+// one place, cmake/TopocollMPI.cmake (run here as `cmake -P cmake/find-mpi.cmake`); each build
+// leaves lib/native/<flavour>/mpi.json, its manifest (flavour, version, mpicc, launcher, flags),
+// which everything after the build reads instead of guessing names.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The flavours topocoll builds for, by ABI family: MVAPICH and Intel MPI build as mpich. */
 export const FLAVOURS = {
-  openmpi: {
-    title: 'Open MPI',
-    packages: ['openmpi-bin', 'libopenmpi-dev'],
-    mpicc: 'mpicc.openmpi',
-    mpirun: 'mpirun.openmpi',
-    compileArgs: ['--showme:compile'],
-    linkArgs: ['--showme:link'],
-  },
-  mpich: {
-    title: 'MPICH',
-    packages: ['mpich', 'libmpich-dev'],
-    mpicc: 'mpicc.mpich',
-    mpirun: 'mpirun.mpich',
-    compileArgs: ['-compile_info'],
-    linkArgs: ['-link_info'],
-  },
+  openmpi: { title: 'Open MPI', packages: ['openmpi-bin', 'libopenmpi-dev'] },
+  mpich: { title: 'MPICH', packages: ['mpich', 'libmpich-dev'] },
 };
 
 export const DEFAULT_FLAVOUR = 'openmpi';
@@ -40,37 +32,63 @@ export function requestedFlavour(env = process.env) {
   return name;
 }
 
-function onPath(cmd) {
-  return (process.env.PATH || '/usr/bin').split(':').some((dir) => existsSync(`${dir}/${cmd}`));
+/**
+ * Every MPI installation found (MPICC, MPI_HOME, PATH, pkg-config, Debian's names), first the one
+ * a plain CMake build would use: the records of cmake/find-mpi.cmake. Throws with the places tried.
+ */
+export function findMpis(env = process.env) {
+  const r = spawnSync('cmake', ['-P', path.join(root, 'cmake/find-mpi.cmake')], { cwd: root, env, encoding: 'utf8' });
+  if (r.error) throw new Error(`cannot run cmake (${r.error.message}); install CMake 3.18 or later (Debian/Ubuntu: apt-get install cmake)`);
+  if (r.status !== 0) {
+    // CMake's own "CMake Error at ..." frame adds nothing to our message.
+    const text = r.stderr.replace(/CMake Error at [^\n]*\n\s*no MPI found\s*$/, '').replace(/^topocoll: /, '').trim();
+    throw new Error(text || `cmake -P cmake/find-mpi.cmake failed (exit ${r.status})`);
+  }
+  return r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 }
 
+/** The manifest of the build for `flavour` (lib/native/<flavour>/mpi.json), or null when not built. */
+export function mpiInstallation(flavour, nativeRoot = path.join(root, 'lib/native')) {
+  const file = path.join(nativeRoot, flavour, 'mpi.json');
+  if (!FLAVOURS[flavour] || !existsSync(file) || !existsSync(path.join(nativeRoot, flavour, 'libtopocoll.so'))) return null;
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+/** The manifests of every flavour built. */
+export function builtMpis(nativeRoot) {
+  return Object.keys(FLAVOURS).map((f) => mpiInstallation(f, nativeRoot)).filter(Boolean);
+}
+
+/** Built, and its launcher is still where the build found it. */
 export function isInstalled(flavour) {
-  const f = FLAVOURS[flavour];
-  return onPath(f.mpicc) && onPath(f.mpirun);
+  const mpi = mpiInstallation(flavour);
+  return !!mpi?.launcher && existsSync(mpi.launcher);
 }
 
+/** The flavours built for this machine's MPIs (tests and scripts run each). */
 export function installedFlavours() {
   return Object.keys(FLAVOURS).filter(isInstalled);
 }
 
-function wrapperWords(flavour, args) {
-  const f = FLAVOURS[flavour];
-  if (!isInstalled(flavour)) {
-    throw new Error(`${f.title} is not installed (${f.mpicc} not found); ${installHint()}`);
-  }
-  const out = execFileSync(f.mpicc, args, { encoding: 'utf8' }).trim().split(/\s+/);
-  // MPICH's -compile_info starts with the compiler itself.
-  return out.filter((w, i) => !(i === 0 && !w.startsWith('-')));
+function built(flavour) {
+  const mpi = mpiInstallation(flavour);
+  if (!mpi) throw new Error(`topocoll is not built for ${FLAVOURS[flavour]?.title ?? flavour}; run: TOPOCOLL_MPI=${flavour} npm run build:native`);
+  return mpi;
 }
 
-/** Compiler and linker flags for one flavour, from its compiler wrapper. */
-export function mpiFlags(flavour) {
-  const compile = wrapperWords(flavour, FLAVOURS[flavour].compileArgs);
-  const link = wrapperWords(flavour, FLAVOURS[flavour].linkArgs);
-  return {
-    includeDirs: compile.filter((w) => w.startsWith('-I')).map((w) => w.slice(2)),
-    libDirs: link.filter((w) => w.startsWith('-L')).map((w) => w.slice(2)),
-    libs: link.filter((w) => w.startsWith('-l')),
-    ldflags: link.filter((w) => w.startsWith('-Wl,')),
-  };
+/** The mpiexec/mpirun of the MPI that `flavour` was built against. */
+export function launcherPath(flavour) {
+  const mpi = built(flavour);
+  if (!mpi.launcher) {
+    throw new Error(`no launcher (mpiexec, mpirun) was found beside ${mpi.mpicc ?? 'the MPI'} for ${mpi.title}; put it on PATH beside its mpicc and rebuild`);
+  }
+  return mpi.launcher;
+}
+
+/** A compiler wrapper (mpicc, mpifort, mpicxx) of the MPI that `flavour` was built against. */
+export function mpiWrapper(flavour, name = 'mpicc') {
+  const mpi = built(flavour);
+  if (!mpi.mpicc) throw new Error(`${mpi.title} was found through pkg-config, without an mpicc; build with MPICC=/path/to/mpicc`);
+  // Its siblings carry the same suffix: mpicc.mpich -> mpifort.mpich.
+  return path.join(path.dirname(mpi.mpicc), path.basename(mpi.mpicc).replace(/^mpicc/, name));
 }

@@ -20,7 +20,20 @@ function builtFlavours(): Flavour[] {
   return FLAVOURS.filter((f) => fs.existsSync(preloadLibrary(f)));
 }
 
-/** The MPI that the plain `mpirun` on PATH belongs to (Debian's alternatives), or null. */
+/** The real file behind the launcher each build recorded (lib/native/<flavour>/mpi.json). */
+function builtLauncher(flavour: Flavour): string | null {
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(packageRoot, 'lib', 'native', flavour, 'mpi.json'), 'utf8'));
+    return typeof manifest.launcher === 'string' ? fs.realpathSync(manifest.launcher) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The MPI that the plain `mpirun` on PATH belongs to, or null: the build whose launcher it is
+ * (a module's, Spack's, Debian's alternative), else a guess from the file it resolves to.
+ */
 export function defaultMpirunFlavour(env: NodeJS.ProcessEnv = process.env): Flavour | null {
   for (const dir of (env.PATH ?? '').split(':')) {
     if (!dir) continue;
@@ -31,6 +44,8 @@ export function defaultMpirunFlavour(env: NodeJS.ProcessEnv = process.env): Flav
     } catch {
       continue;
     }
+    const built = FLAVOURS.find((f) => builtLauncher(f) === target);
+    if (built) return built;
     if (/openmpi|orterun|prterun/.test(target)) return 'openmpi';
     if (/mpich|hydra/.test(target)) return 'mpich';
     return null;

@@ -8,7 +8,6 @@ import { MPI_FLAVOUR_TITLES, type MpiFlavour } from '../select/registry';
 
 export type Flavour = MpiFlavour;
 export const FLAVOUR_TITLES = MPI_FLAVOUR_TITLES;
-const LAUNCHERS: Record<Flavour, string> = { openmpi: 'mpirun.openmpi', mpich: 'mpirun.mpich' };
 
 export const packageRoot = path.resolve(__dirname, '..', '..');
 const nativeRoot = path.join(packageRoot, 'lib', 'native');
@@ -50,20 +49,30 @@ export function chooseFlavour(env: NodeJS.ProcessEnv = process.env): Flavour {
     const how = requested ? 'TOPOCOLL_MPI asks for' : 'this job was launched by';
     throw new Error(
       `topocoll: ${how} ${FLAVOUR_TITLES[wanted]}, but topocoll is built only for ${built.map((f) => FLAVOUR_TITLES[f]).join(', ')}; ` +
-        `launch with ${built.map((f) => LAUNCHERS[f]).join(' or ')}, or build for it: TOPOCOLL_MPI=${wanted} npm run build:native`,
+        `launch with ${built.map((f) => launcherFor(f)).join(' or ')}, or build for it: TOPOCOLL_MPI=${wanted} npm run build:native`,
     );
   }
   if (launcher && launcher !== wanted) {
     throw new Error(
       `topocoll: this job was launched by ${FLAVOUR_TITLES[launcher]}'s mpirun but TOPOCOLL_MPI=${wanted}; ` +
-        `launch with ${LAUNCHERS[wanted]} instead`,
+        `launch with ${launcherFor(wanted)} instead`,
     );
   }
   return wanted;
 }
 
+/**
+ * The launcher of the MPI that `flavour` was built against, from the build's manifest
+ * (lib/native/<flavour>/mpi.json, written by scripts/build-native.mjs); `mpirun` when unknown.
+ */
 export function launcherFor(flavour: Flavour): string {
-  return LAUNCHERS[flavour];
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(nativeRoot, flavour, 'mpi.json'), 'utf8'));
+    if (typeof manifest.launcher === 'string' && manifest.launcher) return manifest.launcher;
+  } catch {
+    /* not built, or built before manifests existed */
+  }
+  return 'mpirun';
 }
 
 let loaded: { flavour: Flavour; addon: any } | undefined;

@@ -205,6 +205,7 @@ export const PARAMETERS: readonly ParameterInfo[] = [
  */
 export const TOOL_VARIABLES: readonly { readonly env: string; readonly summary: string }[] = [
   { env: 'TOPOCOLL_MPI', summary: 'which MPI to build for and load: openmpi or mpich (default: the launcher\'s, else the first built)' },
+  { env: 'TOPOCOLL_MPICC', summary: 'the build: the MPI compiler wrapper to build against (before MPICC, MPI_HOME, mpicc on PATH, pkg-config, Debian\'s mpicc.openmpi/mpicc.mpich)' },
   { env: 'TOPOCOLL_BENCH_TTY', summary: 'set by `topocoll bench` for its ranks: 1 when progress lines may redraw the terminal' },
   { env: 'TOPOCOLL_SYSFS_ROOT', summary: 'a directory read in place of /sys for CPU and cache facts (tests: a machine without cache entries)' },
 ];

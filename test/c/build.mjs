@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Builds the preload tests' MPI programs (test/c/*.c, test/fortran/*.f90) and PMPI tool
-// libraries (test/c/profiler/*.c -> lib<name>.so) with each installed MPI's compiler wrapper
+// libraries (test/c/profiler/*.c -> lib<name>.so) with the compiler wrappers of each MPI built for
+// (its lib/native/<flavour>/mpi.json)
 // into test/c/bin/<flavour>/. Rebuilds only what is out of date.
 //   node test/c/build.mjs [openmpi|mpich ...]      (default: every installed MPI)
 import { execFile } from 'node:child_process';
@@ -8,13 +9,13 @@ import { promisify } from 'node:util';
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FLAVOURS, installedFlavours } from '../../scripts/mpi.mjs';
+import { FLAVOURS, installedFlavours, mpiWrapper } from '../../scripts/mpi.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SOURCES = [
-  { dir: 'test/c', ext: '.c', compiler: (f) => FLAVOURS[f].mpicc, flags: ['-O2', '-Wall', '-Wno-stringop-overflow', '-std=gnu11'] },
-  { dir: 'test/fortran', ext: '.f90', compiler: (f) => FLAVOURS[f].mpicc.replace('mpicc', 'mpifort'), flags: ['-O2'] },
-  { dir: 'test/c/profiler', ext: '.c', compiler: (f) => FLAVOURS[f].mpicc, flags: ['-O2', '-Wall', '-shared', '-fPIC'], lib: true },
+  { dir: 'test/c', ext: '.c', compiler: (f) => mpiWrapper(f, 'mpicc'), flags: ['-O2', '-Wall', '-Wno-stringop-overflow', '-std=gnu11'] },
+  { dir: 'test/fortran', ext: '.f90', compiler: (f) => mpiWrapper(f, 'mpifort'), flags: ['-O2'] },
+  { dir: 'test/c/profiler', ext: '.c', compiler: (f) => mpiWrapper(f, 'mpicc'), flags: ['-O2', '-Wall', '-shared', '-fPIC'], lib: true },
 ];
 
 /** Builds every program for `flavour`; resolves to the directory holding them. */

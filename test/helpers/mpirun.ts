@@ -6,13 +6,16 @@ import path from 'node:path';
 // @ts-expect-error plain ESM helper shared with the project's scripts
 import { launchCommand } from '../../scripts/launcher.mjs';
 // @ts-expect-error plain ESM helper shared with the project's scripts
-import { installedFlavours } from '../../scripts/mpi.mjs';
+import { installedFlavours, mpiWrapper } from '../../scripts/mpi.mjs';
 
 export type Flavour = 'openmpi' | 'mpich';
 export const repoRoot = path.resolve(__dirname, '..', '..');
 
-/** The MPIs this machine has; integration tests run for each. */
+/** The MPIs this machine has (and topocoll is built for); integration tests run for each. */
 export const FLAVOURS: Flavour[] = installedFlavours();
+
+/** The C compiler wrapper of the MPI that `flavour` was built against (its build manifest). */
+export const mpicc = (flavour: Flavour): string => mpiWrapper(flavour, 'mpicc');
 
 /** Rank counts per MPI: MPICH 4.0 busy-polls, so it stays at the 2 cores we have (+1). */
 export const RANKS: Record<Flavour, number[]> = { openmpi: [1, 2, 3, 4, 5, 8], mpich: [1, 2, 3] };

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectSuccess, FLAVOURS, mpirun, repoRoot, type Flavour, ranksStdout } from '../helpers/mpirun';
+import { expectSuccess, FLAVOURS, mpirun, repoRoot, type Flavour, ranksStdout, mpicc } from '../helpers/mpirun';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'topocoll-rules-mpi-'));
 const file = (name: string, text: string) => {
@@ -97,7 +97,7 @@ describe.each(FLAVOURS)('TOPOCOLL_RULES in a C program with the preload library 
   beforeAll(() => {
     // The topology test's program: MPI_Init, then one checked allgather of one int per rank.
     program = path.join(tmp, `rules-init-${flavour}`);
-    execFileSync(flavour === 'openmpi' ? 'mpicc.openmpi' : 'mpicc.mpich', ['-O1', '-o', program, path.join(repoRoot, 'test/mpi/programs/topology-init.c')]);
+    execFileSync(mpicc(flavour), ['-O1', '-o', program, path.join(repoRoot, 'test/mpi/programs/topology-init.c')]);
   });
 
   it('a JSON file is read at MPI_Init and its rule chooses', async () => {

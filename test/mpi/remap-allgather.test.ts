@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectSuccess, FLAVOURS, mpirun, repoRoot, type Flavour } from '../helpers/mpirun';
+import { expectSuccess, FLAVOURS, mpirun, repoRoot, type Flavour, mpicc } from '../helpers/mpirun';
 
 const ALGORITHMS = ['bruck_exch', 'bruck_reorder', 'recursive_doubling_exch', 'recursive_doubling_reorder'];
 /** TOPOCOLL_VIRTUAL_NODES per job size: none of them is a plain one-rank-per-node layout. */
@@ -93,7 +93,7 @@ describe.each(FLAVOURS)('remapped allgathers in a C program with the preload lib
 
   beforeAll(() => {
     program = path.join(tmp, `remap-allgather-${flavour}`);
-    execFileSync(flavour === 'openmpi' ? 'mpicc.openmpi' : 'mpicc.mpich', ['-O1', '-o', program, path.join(repoRoot, 'test/mpi/programs/remap-allgather.c')]);
+    execFileSync(mpicc(flavour), ['-O1', '-o', program, path.join(repoRoot, 'test/mpi/programs/remap-allgather.c')]);
   });
 
   it.each(cases)('p = %i, %s: bytes right, every call in the algorithm', async (np, algorithm) => {

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectSuccess, FLAVOURS, mpirun, pollUntilEmpty, repoRoot, type Flavour, type MpiRun } from '../helpers/mpirun';
+import { expectSuccess, FLAVOURS, mpirun, pollUntilEmpty, repoRoot, type Flavour, type MpiRun, mpicc } from '../helpers/mpirun';
 import { addon } from '../../src/mpi/native';
 
 const SHM_ALGORITHMS = {
@@ -131,7 +131,7 @@ describe.each(FLAVOURS)('shm collectives from C under the preload library (%s)',
   beforeAll(() => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'topocoll-shm-c-'));
     program = path.join(dir, `shm-collectives-${flavour}`);
-    execFileSync(flavour === 'openmpi' ? 'mpicc.openmpi' : 'mpicc.mpich', ['-O1', '-o', program, path.join(repoRoot, 'test/mpi/programs/shm-collectives.c')]);
+    execFileSync(mpicc(flavour), ['-O1', '-o', program, path.join(repoRoot, 'test/mpi/programs/shm-collectives.c')]);
   });
 
   it.each(cases)('p = %i, virtual nodes "%s": world and a split communicator, every byte right', async (np, layout) => {

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectSuccess, FLAVOURS, mpirun, repoRoot, type Flavour, ranksStdout } from '../helpers/mpirun';
+import { expectSuccess, FLAVOURS, mpirun, repoRoot, type Flavour, ranksStdout, mpicc } from '../helpers/mpirun';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'topocoll-topology-mpi-'));
 const file = (name: string, text: string) => {
@@ -110,7 +110,7 @@ describe.each(FLAVOURS)('TOPOCOLL_TOPOLOGY in a C program with the preload libra
 
   beforeAll(() => {
     program = path.join(tmp, `topology-init-${flavour}`);
-    execFileSync(flavour === 'openmpi' ? 'mpicc.openmpi' : 'mpicc.mpich', ['-O1', '-o', program, path.join(repoRoot, 'test/mpi/programs/topology-init.c')]);
+    execFileSync(mpicc(flavour), ['-O1', '-o', program, path.join(repoRoot, 'test/mpi/programs/topology-init.c')]);
   });
 
   it('a good JSON file: the job runs, allgather bytes right', async () => {

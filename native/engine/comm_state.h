@@ -51,6 +51,7 @@ class CommState {
     }
     return acquireShadow(out);
   }
+  bool hasShadow() const { return shadow_ != nullptr; }
   // A reference for a request in flight.
   std::shared_ptr<ShadowComm> shadowRef() const { return shadow_; }
   // The hierarchy of the shadow (collective on first use); *error says why it failed.

@@ -124,8 +124,20 @@ int modelCall(const Call& call, CommState* state, model::ModelCall* out) {
   return MPI_SUCCESS;
 }
 
+// Whether the user forced the algorithm of `coll` (TOPOCOLL_<COLL>_ALGORITHM or the C API).
+bool forced(Collective coll) {
+  return override_algorithm::forced(coll) != kAlgorithmAuto || config().forced[static_cast<int>(coll)] != kAlgorithmAuto;
+}
+
+// MPI lets a nonblocking collective return at once, so it must not wait for other ranks: one
+// that would set something up (collectively) goes to the MPI until a blocking call has set it
+// up. Every rank agrees: the same calls came before on the communicator. A forced algorithm
+// sets up where it is (docs/preload.md).
+const Choice kSetupDeferred{kAlgorithmNative, "native: a nonblocking call sets nothing up; the first blocking call of an engine algorithm on this communicator does"};
+
 // Resolves the algorithm for a call, applying TOPOCOLL_FALLBACK where a forced one cannot run.
-int choose(const Call& call, CommState* state, Choice* choice) {
+// *deferred: native because a nonblocking call may not set up (not to be remembered).
+int choose(const Call& call, CommState* state, bool nonblocking, Choice* choice, bool* deferred) {
   int rc;
   if (config().get(Parameter::Select) == model::kSelectModel && !state->isInter()) {
     if ((rc = selectByModel(call, state, choice)) != MPI_SUCCESS) return rc;
@@ -150,11 +162,15 @@ int choose(const Call& call, CommState* state, Choice* choice) {
   else if (!findBuilder(call.coll, choice->algorithm)) why = "this build has no builder for it";
   else if (collectiveEntry(call.coll).uses_shm[choice->algorithm]) {
     ShmContext* shm = nullptr;
+    ShadowComm* shadow = nullptr;
     if (!config().get(Parameter::Shm)) {
       why = "shared memory is off (TOPOCOLL_SHM=0)";
+    } else if (nonblocking && !forced(call.coll) && (state->shadow(&shadow) != MPI_SUCCESS || !shadow->shmIfCreated())) {
+      *deferred = true;
+      *choice = kSetupDeferred;
+      return MPI_SUCCESS;
     } else {
       // Collective on first use: every rank chose the same algorithm.
-      ShadowComm* shadow = nullptr;
       int rc = state->shadow(&shadow);
       if (rc == MPI_SUCCESS) rc = shadow->shm(&shm);
       if (rc != MPI_SUCCESS) return rc;
@@ -162,15 +178,14 @@ int choose(const Call& call, CommState* state, Choice* choice) {
     }
   }
   if (!why) return MPI_SUCCESS;
-  bool overridden = override_algorithm::forced(call.coll) != kAlgorithmAuto;
-  bool forced = overridden || config().forced[static_cast<int>(call.coll)] != kAlgorithmAuto;
-  if (overridden) override_algorithm::noteFallback(call.coll, why);
-  if (forced && config().fallback() == FallbackMode::Error) {
+  bool was_forced = forced(call.coll);
+  if (override_algorithm::forced(call.coll) != kAlgorithmAuto) override_algorithm::noteFallback(call.coll, why);
+  if (was_forced && config().fallback() == FallbackMode::Error) {
     std::fprintf(stderr, "topocoll: %s=%s cannot run this call: %s (TOPOCOLL_FALLBACK=error)\n",
                  collectiveEntry(call.coll).env, choiceName(call.coll, choice->algorithm), why);
     return MPI_ERR_OTHER;
   }
-  if (forced && config().fallback() == FallbackMode::Warn && state->firstOfSizeClass(call.coll, -1)) {
+  if (was_forced && config().fallback() == FallbackMode::Warn && state->firstOfSizeClass(call.coll, -1)) {
     std::fprintf(stderr, "topocoll: %s=%s cannot run this call (%s); using native\n", collectiveEntry(call.coll).env,
                  choiceName(call.coll, choice->algorithm), why);
   }
@@ -267,11 +282,15 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native, bool* ran
   Choice fresh;
   CommState::RecentChoice& recent = state->recentChoice(call.coll);
   uint64_t epoch = selectionEpoch();
-  if (recent.epoch == epoch && recent.block_bytes == call.block_bytes && recent.total_bytes == call.total_bytes) {
+  bool deferred = false;
+  const bool nonblocking = !request.nativeBlocks();  // the user's call (a polled one is blocking on every rank)
+  if (nonblocking && !state->isInter() && !state->hasShadow() && !forced(call.coll)) {
+    chosen = &kSetupDeferred;
+  } else if (recent.epoch == epoch && recent.block_bytes == call.block_bytes && recent.total_bytes == call.total_bytes) {
     chosen = &recent.choice;
   } else {
-    if ((rc = choose(call, state, &fresh)) != MPI_SUCCESS) return rc;
-    if (config().get(Parameter::Select) != model::kSelectModel) recent = {epoch, call.block_bytes, call.total_bytes, fresh};
+    if ((rc = choose(call, state, nonblocking, &fresh, &deferred)) != MPI_SUCCESS) return rc;
+    if (config().get(Parameter::Select) != model::kSelectModel && !deferred) recent = {epoch, call.block_bytes, call.total_bytes, fresh};
     chosen = &fresh;
   }
   const Choice& choice = *chosen;

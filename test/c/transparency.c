@@ -9,6 +9,10 @@
  *              communicator's handler, called once, the buffer untouched
  *   free       MPI_Comm_free, and MPI_Type_free of a derived receive type, with collectives
  *              pending on them, then MPI_Wait
+ *   first      (default selection) the program's first collective on MPI_COMM_WORLD is
+ *              nonblocking, and rank 0 starts it before a barrier on another communicator that
+ *              the others enter first: MPI lets MPI_Ibcast return at once, so nothing the library
+ *              sets up may wait there
  *   reuse      a communicator made while rank 0 has freed an earlier one of the same ranks and
  *              the others have not: the library's pooled duplicates (shadow_comm.h) must never
  *              pair one rank's reused duplicate with another's new one
@@ -250,6 +254,25 @@ static void freeCase(int n) {
   }
 }
 
+/* ---- first: a nonblocking first collective, started in a different order on each rank ----- */
+static void firstCase(int n) {
+  MPI_Comm other;
+  MPI_Comm_dup(MPI_COMM_WORLD, &other);
+  int* b = malloc(sizeof(int) * n);
+  for (int i = 0; i < n; i++) b[i] = g_rank == 0 ? valueOf(0, 9, i) : -1;
+  MPI_Request r;
+  if (g_rank == 0) MPI_Ibcast(b, n, MPI_INT, 0, MPI_COMM_WORLD, &r);
+  MPI_Barrier(other);
+  if (g_rank != 0) MPI_Ibcast(b, n, MPI_INT, 0, MPI_COMM_WORLD, &r);
+  int rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+  CHECK(rc == MPI_SUCCESS, "wait of the first collective: rc %d", rc);
+  int bad = 0;
+  for (int i = 0; i < n; i++) bad += b[i] != valueOf(0, 9, i);
+  CHECK(bad == 0, "a nonblocking first collective: %d wrong ints", bad);
+  free(b);
+  MPI_Comm_free(&other);
+}
+
 /* ---- reuse: communicators of the same ranks, freed in a different order on each rank ------- */
 static void bcastAllgatherChecked(MPI_Comm comm, int n, int rep) {
   int* b = malloc(sizeof(int) * n);
@@ -401,6 +424,8 @@ int main(int argc, char** argv) {
   MPI_Type_commit(&g_vec2);
   MPI_Type_free(&v);
 
+  g_what = "first";
+  firstCase(n);
   AlgorithmsFn algorithms = (AlgorithmsFn)dlsym(RTLD_DEFAULT, "topocoll_algorithms");
   g_force = (ForceFn)dlsym(RTLD_DEFAULT, "topocoll_force_algorithm");
   /* Every algorithm of every collective, forced together: round k forces each collective's k-th

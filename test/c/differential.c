@@ -833,11 +833,15 @@ static char* blockAt(const Region* g, MPI_Count elements) {
   return g->buf + (MPI_Aint)elements * ext;
 }
 
-/* Runs op o from its initial buffers with PMPI_Isend/PMPI_Irecv on its communicator (a tag no
- * collective uses), leaving the result in o->recv.alloc. Only where the call is valid. */
+/* Runs op o from its initial buffers with PMPI_Isend/PMPI_Irecv on a duplicate of its
+ * communicator, leaving the result in o->recv.alloc. Only where the call is valid. A duplicate:
+ * on the communicator itself the self-probe's wildcard receive on MPI_COMM_SELF took the
+ * arbiter's own message, and its receive waited for ever (seed 129065619776581, call 1118, MPICH
+ * at 3 ranks). Every rank of the communicator arbitrates the same ops in the same order. */
 static void arbitrate(Op* o) {
   enum { TAG = 31337 };
-  MPI_Comm c = o->ce->comm;
+  MPI_Comm c;
+  PMPI_Comm_dup(o->ce->comm, &c);
   int inter = o->ce->inter, peers = o->rsize;
   if (o->send.alloc) memcpy(o->send.alloc, o->send.init, o->send.size);
   memcpy(o->recv.alloc, o->recv.init, o->recv.size);
@@ -879,6 +883,7 @@ static void arbitrate(Op* o) {
   }
   PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
   free(reqs);
+  PMPI_Comm_free(&c);
 }
 
 /* Runs call `index` of lane l both ways, compares, and agrees on the outcome with every rank.

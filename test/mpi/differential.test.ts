@@ -73,6 +73,21 @@ describe.each(FLAVOURS)('differential testing under the preload library (%s)', (
     expect(run.stdout).toMatch(/2 lane\(s\)/);
   });
 
+  it('the arbiter runs on a private duplicate: a call on MPI_COMM_SELF beside the self-probe completes (a replayed hang)', async () => {
+    // Seed 129065619776581 call 1118 at 3 ranks: a batch whose in-place alltoall of per-rank
+    // struct types MPICH 4.0.2 itself gets wrong, so the arbiter runs, and an allgather on
+    // MPI_COMM_SELF whose arbiter message the self-probe's wildcard receive took.
+    const run = await mpirun({
+      flavour,
+      np: 3,
+      args: [program, '--require-topocoll', '--seed', '129065619776581', '--first', '1118', '--calls', '1', '--max-bytes', '262144', '--timeout', '30'],
+      mpirunArgs: preloadArgs(flavour),
+      timeoutMs: TIMEOUT,
+    });
+    expectNoMismatch(run, 3);
+    expect(run.stdout).not.toMatch(/HANG/);
+  });
+
   it('a corrupted result is reported with the call, the types and a replay line', async () => {
     const run = await mpirun({
       flavour,

@@ -29,10 +29,6 @@ export function builtFlavours(): Flavour[] {
   return (['openmpi', 'mpich'] as Flavour[]).filter((f) => fs.existsSync(path.join(nativeRoot, f, 'topocoll_native.node')));
 }
 
-export function libraryPath(flavour: Flavour): string {
-  return path.join(nativeRoot, flavour, 'libtopocoll.so');
-}
-
 /** The flavour to load: TOPOCOLL_MPI, else the launcher's, else the first built one. */
 export function chooseFlavour(env: NodeJS.ProcessEnv = process.env): Flavour {
   const built = builtFlavours();

@@ -1,6 +1,6 @@
 // A topology meets a job: given the host of every rank, which module each rank belongs to at
 // every level, and seed 004's z(p, q), the level at which two ranks meet. The native engine
-// does the same in native/engine/topology/resolve.cc; tests check that the two agree.
+// does the same in resolveTopology (native/engine/topology/topology.cc); tests check that the two agree.
 import { keyName, TopologyError, type Topology, type TopologyLevel, type VirtualNodeMap } from './file';
 
 export interface ResolvedLevel {

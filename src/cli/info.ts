@@ -2,6 +2,7 @@
 // (`mpirun -np 8 npx topocoll info`) it prints, from rank 0, the rank -> node/socket/NUMA/core
 // table of MPI_COMM_WORLD, the caches of rank 0's CPU and the node's shared memory; run alone it
 // describes this one process. Every rank takes part: detection is collective.
+import { formatBytes } from '../bench/stats';
 import { COLLECTIVES } from '../select/registry';
 import type { Command } from './main';
 import { parseOptions } from './args';
@@ -69,18 +70,6 @@ export function addInfoSection(section: InfoSection): void {
 
 // TOPOCOLL_TOPOLOGY resolved for the job: levels, tree of modules, z(p, q) (src/topology/describe.ts).
 addInfoSection(require('../topology/describe').topologyInfoSection);
-
-function formatBytes(n: number): string {
-  if (n === 0) return '0';
-  for (const [unit, size] of [
-    ['GiB', 2 ** 30],
-    ['MiB', 2 ** 20],
-    ['KiB', 2 ** 10],
-  ] as const) {
-    if (n >= size && n % size === 0) return `${n / size} ${unit}`;
-  }
-  return `${n} B`;
-}
 
 function table(header: string[], rows: Array<Array<string | number>>): string[] {
   const cells = [header, ...rows.map((r) => r.map(String))];

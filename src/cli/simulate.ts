@@ -4,6 +4,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { validateSchema } from '../bench/json-schema';
+import { formatBytes } from '../bench/stats';
 import type { BenchReport } from '../bench/sweep';
 import {
   loadProfile,
@@ -57,16 +58,6 @@ export function simulateWithBuilders(o: SimulateOptions): SimulateRow[] {
     compiled: nativeCompiledSchedules,
     available: registeredAlgorithms(o.coll),
   });
-}
-
-export function formatBytes(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB'];
-  let i = 0;
-  while (n >= 1024 && n % 1024 === 0 && i < units.length - 1) {
-    n /= 1024;
-    i++;
-  }
-  return `${n} ${units[i]}`;
 }
 
 export function formatMicros(us: number): string {

@@ -1,7 +1,7 @@
 // Order statistics of repeated timings. Medians, not means: a loaded machine adds rare long
 // delays that would move a mean far more than the collective's own cost.
 
-export function sorted(xs: readonly number[]): number[] {
+function sorted(xs: readonly number[]): number[] {
   return [...xs].sort((a, b) => a - b);
 }
 

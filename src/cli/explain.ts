@@ -21,7 +21,7 @@ export interface Explanation {
 }
 
 /** Builds every rank's schedule of `algorithm` (p schedules; fine up to a few thousand ranks). */
-export function* allRankSchedules(coll: CollectiveName, algorithm: string, np: number, count: number, root = 0): Generator<Schedule> {
+function* allRankSchedules(coll: CollectiveName, algorithm: string, np: number, count: number, root = 0): Generator<Schedule> {
   for (let r = 0; r < np; r++) yield addon().buildSchedule(coll, algorithm, np, r, { count, root });
 }
 

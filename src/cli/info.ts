@@ -64,7 +64,7 @@ export interface InfoSection {
 
 const extraSections: InfoSection[] = [];
 
-export function addInfoSection(section: InfoSection): void {
+function addInfoSection(section: InfoSection): void {
   extraSections.push(section);
 }
 
@@ -78,7 +78,7 @@ function table(header: string[], rows: Array<Array<string | number>>): string[] 
 }
 
 /** Collective over MPI_COMM_WORLD: every rank must call it. */
-export function collectInfo(withShm = true): InfoReport {
+function collectInfo(withShm = true): InfoReport {
   // Loaded here so that `topocoll --help` never loads MPI.
   const tc = require('../index') as typeof import('../index');
   const { addon, loadedFlavour, FLAVOUR_TITLES } = require('../mpi/native') as typeof import('../mpi/native');
@@ -98,7 +98,7 @@ export function collectInfo(withShm = true): InfoReport {
   return { mpi: FLAVOUR_TITLES[loadedFlavour()], size: world.size, hierarchy, algorithms: registered, sections };
 }
 
-export function formatInfo(r: InfoReport): string {
+function formatInfo(r: InfoReport): string {
   const h = r.hierarchy;
   const out: string[] = [];
   out.push(`topocoll on ${r.mpi}, ${r.size} rank${r.size === 1 ? '' : 's'} on ${h.nodeCount} node${h.nodeCount === 1 ? '' : 's'}` +

@@ -41,7 +41,7 @@ export interface SimulateOptions {
 }
 
 /** One simulate run against the real builders. */
-export function simulateWithBuilders(o: SimulateOptions): SimulateRow[] {
+function simulateWithBuilders(o: SimulateOptions): SimulateRow[] {
   return simulateCommand({
     coll: o.coll,
     algorithm: o.algorithm,
@@ -60,13 +60,13 @@ export function simulateWithBuilders(o: SimulateOptions): SimulateRow[] {
   });
 }
 
-export function formatMicros(us: number): string {
+function formatMicros(us: number): string {
   if (us >= 1e6) return `${(us / 1e6).toFixed(3)} s`;
   if (us >= 1e3) return `${(us / 1e3).toFixed(3)} ms`;
   return `${us.toFixed(2)} us`;
 }
 
-export function formatTable(rows: readonly SimulateRow[]): string {
+function formatTable(rows: readonly SimulateRow[]): string {
   const header = ['algorithm', 'predicted', 'rounds', 'bytes', 'messages', 'ALCD', 'note'];
   // The first of the fastest gets the star.
   const best = rows.reduce((b, r, i) => (r.predicted_us < rows[b].predicted_us ? i : b), 0);

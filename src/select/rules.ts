@@ -7,7 +7,7 @@ import { isJsonFile, parseYamlFile, readTextFile, type Fail } from '../config/do
 import { envValue } from '../config/env';
 import { COLLECTIVES, NATIVE, type CollectiveName, type SizeBasis } from './registry';
 
-export const RULES_ENV = 'TOPOCOLL_RULES';
+const RULES_ENV = 'TOPOCOLL_RULES';
 export const RULES_VERSION = 1;
 
 /** A rule of a file: the registry's Rule, with `native` allowed as the algorithm. */

@@ -82,12 +82,6 @@ function worker() {
   if (world.rank === 0) console.log(JSON.stringify(results));
 }
 
-function formatBytes(n) {
-  if (n >= 1 << 20 && n % (1 << 20) === 0) return `${n >> 20} MiB`;
-  if (n >= 1024 && n % 1024 === 0) return `${n >> 10} KiB`;
-  return `${n} B`;
-}
-
 async function driver() {
   const { FLAVOURS } = await import(path.join(root, 'scripts', 'mpi.mjs'));
   const { launchCommand } = await import(path.join(root, 'scripts', 'launcher.mjs'));
@@ -96,6 +90,7 @@ async function driver() {
   for (const need of [path.join(root, 'dist', 'index.js'), path.join(root, 'lib', 'native', flavour, 'topocoll_native.node')]) {
     if (!existsSync(need)) throw new Error(`bench:shm: ${need} is missing; run \`npm run build\` first`);
   }
+  const { formatBytes } = createRequire(import.meta.url)(path.join(root, 'dist', 'bench', 'stats.js'));
   const np = Number(o.np);
   const forward = ['--reps', o.reps, '--target-us', o['target-us'], ...(o.only ? ['--only', o.only] : [])];
   const runs = [];

@@ -2,45 +2,11 @@
 // `from mpi4py import MPI`, importing this entry initializes MPI (its named exports `world`,
 // `rank`, `size` are values, not getters); to pass init() options, call init() through the
 // CommonJS entry (`createRequire(import.meta.url)('topocoll').init({...})`) before importing it.
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
-const topocoll = require('../dist/index.js');
+import topocoll from '../dist/index.js';
 
 export default topocoll;
-export const {
-  Comm,
-  Request,
-  MpiError,
-  IN_PLACE,
-  ANY_SOURCE,
-  ANY_TAG,
-  PROC_NULL,
-  UNDEFINED,
-  OPS,
-  SUM,
-  PROD,
-  MIN,
-  MAX,
-  LAND,
-  LOR,
-  LXOR,
-  BAND,
-  BOR,
-  BXOR,
-  init,
-  initialized,
-  finalize,
-  abort,
-  waitAll,
-  waitAllSync,
-  waitAny,
-  processorName,
-  libraryVersion,
-  wtime,
-} = topocoll;
-export const world = topocoll.world;
-export const COMM_WORLD = world;
-export const COMM_SELF = topocoll.COMM_SELF;
-export const rank = world.rank;
-export const size = world.size;
+// Every name that dist/index.js exports as tsc writes it (Node reads them from the CommonJS code).
+export * from '../dist/index.js';
+// These five are getters on the CommonJS exports (MPI starts at the first use), which Node's
+// reading of CommonJS code does not see: values here.
+export const { world, COMM_WORLD, COMM_SELF, rank, size } = topocoll;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "addon.h"
+#include "generated/sentinels.h"  // kJsAnySource, kJsProcNull, kJsAnyTag, kJsUndefined (from src/mpi/comm.ts)
 
 namespace topocoll::addon {
 
@@ -20,13 +21,6 @@ constexpr bool kHasLargeCount = true;
 constexpr bool kHasLargeCount = false;
 #define TOPOCOLL_COUNT_CALL(big, name, ...) ((void)(big), PMPI_##name(__VA_ARGS__))
 #endif
-
-// Rank and colour sentinels as JS sees them, the same under both MPIs (whose MPI_ANY_SOURCE,
-// MPI_PROC_NULL and MPI_UNDEFINED values differ); translated at the boundary.
-constexpr int kJsAnySource = -1;
-constexpr int kJsProcNull = -2;
-constexpr int kJsAnyTag = -1;
-constexpr int kJsUndefined = -32766;
 
 // A destination rank: 0..p-1 or PROC_NULL.
 int destArg(const Napi::Value& v, MPI_Comm comm, const char* name);

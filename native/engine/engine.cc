@@ -49,7 +49,7 @@ void record(Collective coll, int algorithm, int64_t bytes) {
 }
 
 // One call of a collective, as the selection, the trace and the executor see it. Small on
-// purpose: a call handed to the MPI never builds the BuildParams (zeroing it cost ~20 ns).
+// purpose: a call handed to the MPI never builds (nor zeroes) the BuildParams.
 // Sizes are bytes of the type signature (staging.h), which every rank agrees on.
 struct Call {
   Collective coll;
@@ -113,8 +113,8 @@ int modelCall(const Call& call, CommState* state, model::ModelCall* out) {
   return MPI_SUCCESS;
 }
 
-// TOPOCOLL_SELECT=model. Out of line: the ModelCall is large, and zeroing it on every call
-// cost the rule-based path ~20 ns.
+// TOPOCOLL_SELECT=model. Out of line: the ModelCall is large, and the rule-based path must not
+// pay for zeroing it on every call.
 [[gnu::noinline]] int selectByModel(const Call& call, CommState* state, Choice* choice) {
   model::ModelCall model_call;
   int rc = modelCall(call, state, &model_call);
@@ -277,7 +277,7 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native, bool* ran
     if (call.total_bytes > INT_MAX) return runNative(request, native);
   }
   // A loop of like calls selects once (model selection, which reads more of the call, always runs).
-  // Read in place, not copied: copying the 16-byte Choice stalled on store forwarding (~1.5 ns a call).
+  // Read in place, not copied: copying the 16-byte Choice stalls on store forwarding.
   const Choice* chosen = nullptr;
   Choice fresh;
   CommState::RecentChoice& recent = state->recentChoice(call.coll);
@@ -320,13 +320,13 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native, bool* ran
 }
 
 // A blocking call identical to the last one of its collective that ran the MPI's own goes
-// straight to PMPI_*: a loop of small native calls then pays ~3 ns over the MPI instead of ~7
-// (Open MPI's bcast of 8 B to one peer takes 50 ns). Identical: same communicator, datatypes,
-// counts, root and in-place; valid while the selection epoch holds (rules, overrides and freed
-// communicators bump it). Only below MPI_THREAD_MULTIPLE (one remembered call serves all threads,
-// as for the communicator lookup), and never while tracing, counting or selecting by model,
-// which must see every call. A datatype freed and its handle reused with another size could only
-// send a call to the MPI's own, which is always correct.
+// straight to PMPI_*, so that a loop of small native calls pays as little as possible over the
+// MPI's own. Identical: same communicator, datatypes, counts, root and in-place; valid while
+// the selection epoch holds (rules, overrides and freed communicators bump it). Only below
+// MPI_THREAD_MULTIPLE (one remembered call serves all threads, as for the communicator lookup),
+// and never while tracing, counting or selecting by model, which must see every call. A
+// datatype freed and its handle reused with another size could only send a call to the MPI's
+// own, which is always correct.
 class NativeRepeat {
  public:
   // The call's words (handles as handleBits, counts, flags) compare one by one: building a key

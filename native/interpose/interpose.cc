@@ -16,7 +16,7 @@
 
 namespace topocoll::interpose {
 
-// initial-exec: read on every intercepted call, and __tls_get_addr cost ~5 ns a time (the library
+// initial-exec: read on every intercepted call, which must not pay for __tls_get_addr (the library
 // is preloaded, or loaded with libmpi; its few bytes of TLS fit the static surplus).
 [[gnu::tls_model("initial-exec")]] thread_local int t_depth = 0;
 

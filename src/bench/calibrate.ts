@@ -31,7 +31,7 @@ export interface LevelFit {
   exchangePoints: Array<[number, number]>;
 }
 
-export const CALIBRATION_SIZES = [8, 64, 512, 4096, 32768, 65536, 131072, 262144, 524288, 1048576, 2097152, 4194304];
+const CALIBRATION_SIZES = [8, 64, 512, 4096, 32768, 65536, 131072, 262144, 524288, 1048576, 2097152, 4194304];
 const BANDWIDTH_FROM = 65536;
 
 function iterationsFor(bytes: number, quick: boolean): number {

@@ -42,7 +42,7 @@ function clusterCli(args: string[]): number {
   return r.status ?? 1;
 }
 
-export const EXPERIMENTS: Experiment[] = [
+const EXPERIMENTS: Experiment[] = [
   { name: 'local-openmpi-2', title: 'this machine, 2 ranks, Open MPI', args: ['--sizes', FULL_SIZES], launch: { np: 2, mpi: 'openmpi' }, plots: true },
   { name: 'local-mpich-2', title: 'this machine, 2 ranks, MPICH', args: ['--sizes', FULL_SIZES], launch: { np: 2, mpi: 'mpich' }, plots: true },
   {
@@ -105,7 +105,7 @@ function runTune(e: Experiment, quick: boolean): void {
 }
 
 /** How `auto` under tuned rules fares against the best forced algorithm and native, per cell. */
-export function autoSummary(report: BenchReport, name: string): string {
+function autoSummary(report: BenchReport, name: string): string {
   const cells = [...new Set(report.records.map((r) => `${r.collective}/${r.bytes}`))];
   let withinBest = 0;
   let notSlowerThanNative = 0;
@@ -172,7 +172,7 @@ function measure(e: Experiment, quick: boolean): BenchReport {
 }
 
 /** A markdown table per collective: median (us) and speedup vs native in the same run. */
-export function markdownTables(report: BenchReport): string {
+function markdownTables(report: BenchReport): string {
   const out: string[] = [];
   const j = report.job;
   out.push(
@@ -225,7 +225,7 @@ function plotsMarkdown(report: BenchReport, name: string): string {
 }
 
 /** Replaces the text between the markers of `name` (adds them at the end when missing). */
-export function replaceSection(doc: string, name: string, body: string): string {
+function replaceSection(doc: string, name: string, body: string): string {
   const open = `<!-- bench:${name} -->`;
   const close = `<!-- /bench:${name} -->`;
   const start = doc.indexOf(open);

@@ -44,7 +44,7 @@ export const SWEEP_USAGE = [
 ].join('\n');
 
 /** Sizes: "1..4M" (every power of two between) or "8,8K,120K". */
-export function parseSizes(spec: string): number[] {
+function parseSizes(spec: string): number[] {
   const range = /^(.+)\.\.(.+)$/.exec(spec);
   if (range) {
     const lo = parseBytes(range[1], '--sizes');
@@ -79,7 +79,7 @@ function parseAlgorithms(text: string | undefined, collectives: readonly Collect
   return names;
 }
 
-export function defaultRotateBytes(): number {
+function defaultRotateBytes(): number {
   const llc = lastLevelCacheBytes();
   return Math.min(64 << 20, 2 * (llc || 16 << 20));
 }

@@ -7,7 +7,7 @@ export interface Progress {
   done(): void;
 }
 
-export function progressBar(total: number, stream: NodeJS.WriteStream = process.stderr): Progress {
+function progressBar(total: number, stream: NodeJS.WriteStream = process.stderr): Progress {
   const started = Date.now();
   let count = 0;
   let lastDraw = 0;

@@ -1,7 +1,7 @@
 // Order statistics of repeated timings. Medians, not means: a loaded machine adds rare long
 // delays that would move a mean far more than the collective's own cost.
 
-export function sorted(xs: readonly number[]): number[] {
+function sorted(xs: readonly number[]): number[] {
   return [...xs].sort((a, b) => a - b);
 }
 
@@ -26,11 +26,15 @@ export function relativeSpread(xs: readonly number[]): number {
   return m > 0 ? (quantile(xs, 0.75) - quantile(xs, 0.25)) / m : 0;
 }
 
-/** Sizes as people write them: 512 B, 8 KiB, 4 MiB. */
+/** Sizes as people write them, in the largest unit that holds them whole: 512 B, 8 KiB, 4 MiB, 1 GiB. */
 export function formatBytes(n: number): string {
-  if (n >= 1 << 20 && n % (1 << 20) === 0) return `${n / (1 << 20)} MiB`;
-  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
-  return `${n} B`;
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  while (n >= 1024 && n % 1024 === 0 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return `${n} ${units[i]}`;
 }
 
 /** Compact size for table columns: 512, 8K, 4M. */

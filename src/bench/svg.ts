@@ -47,7 +47,7 @@ function formatNumber(v: number): string {
 }
 
 /** The chart as an SVG document. X is always logarithmic (sizes are powers of two). */
-export function lineChart(chart: Chart): string {
+function lineChart(chart: Chart): string {
   const width = 760;
   const height = 440;
   const m = { left: 70, right: 190, top: chart.subtitle ? 52 : 38, bottom: 50 };

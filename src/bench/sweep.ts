@@ -12,8 +12,8 @@ import { setAlgorithm, takeFallback } from './override';
 import { formatBytes, median, quantile, relativeSpread } from './stats';
 import type { Progress } from './progress';
 
-export const BENCH_FORMAT = 'topocoll-bench';
-export const BENCH_VERSION = 1;
+const BENCH_FORMAT = 'topocoll-bench';
+const BENCH_VERSION = 1;
 
 /** What `bytes` counts: one rank's block (allgather, alltoall), the message (bcast), nothing (barrier). */
 export type SizeBasisName = 'block' | 'message' | 'none';
@@ -93,19 +93,19 @@ export interface BenchReport {
 }
 
 /** Every algorithm `bench` runs for a collective by default: ours with a builder, then native and auto. */
-export function defaultAlgorithms(coll: CollectiveName): string[] {
+function defaultAlgorithms(coll: CollectiveName): string[] {
   const registered: string[] = addon().registeredAlgorithms()[coll];
   return [NATIVE, ...registered, AUTO];
 }
 
-export function algorithmsFor(coll: CollectiveName, wanted: readonly string[]): string[] {
+function algorithmsFor(coll: CollectiveName, wanted: readonly string[]): string[] {
   const all = defaultAlgorithms(coll);
   if (wanted.length === 0) return all;
   // native is always measured: every speedup is against it.
   return all.filter((a) => a === NATIVE || wanted.includes(a));
 }
 
-export function sizesFor(coll: CollectiveName, sizes: readonly number[]): number[] {
+function sizesFor(coll: CollectiveName, sizes: readonly number[]): number[] {
   return coll === 'barrier' ? [0] : [...sizes];
 }
 
@@ -233,7 +233,7 @@ export function libraryName(): string {
   return String(addon().buildInfo().libraryVersion).replace(/\0/g, '').trim().split('\n')[0].trim();
 }
 
-export function packageVersion(): string {
+function packageVersion(): string {
   // eslint-disable-next-line @typescript-eslint/no-var-requires
   return (require('../../package.json') as { version: string }).version;
 }

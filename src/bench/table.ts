@@ -66,7 +66,7 @@ export function formatLongTable(report: BenchReport): string {
 }
 
 /** The fastest record of a row (ties: native first, so "no gain" reads as such). */
-export function bestOf(row: readonly BenchRecord[]): BenchRecord | undefined {
+function bestOf(row: readonly BenchRecord[]): BenchRecord | undefined {
   let best: BenchRecord | undefined;
   for (const r of row) {
     if (!best || r.median_us < best.median_us || (r.median_us === best.median_us && r.algorithm === NATIVE)) best = r;

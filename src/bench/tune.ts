@@ -34,7 +34,7 @@ export interface TuneResult {
 }
 
 /** The rules' size basis per collective: allgather and alltoall by block, bcast by message (= total). */
-export const TUNE_BASIS: Record<CollectiveName, SizeBasis> = { allgather: 'block', alltoall: 'block', bcast: 'total', barrier: 'total' };
+const TUNE_BASIS: Record<CollectiveName, SizeBasis> = { allgather: 'block', alltoall: 'block', bcast: 'total', barrier: 'total' };
 
 function isPowerOfTwo(p: number): boolean {
   return p > 0 && (p & (p - 1)) === 0;

@@ -24,7 +24,7 @@ export function benchSchema(): Record<string, unknown> {
 }
 
 /** Writes the report's SVG plots into `dir`; returns their paths. */
-export function writePlots(report: BenchReport, dir: string, prefix = ''): string[] {
+function writePlots(report: BenchReport, dir: string, prefix = ''): string[] {
   mkdirSync(dir, { recursive: true });
   const written: string[] = [];
   for (const coll of [...new Set(report.records.map((r) => r.collective))]) {

@@ -16,7 +16,7 @@ import { parseOptions, UsageError } from './args';
 const SCRIPTS = path.resolve(__dirname, '..', '..', 'scripts', 'cluster');
 const STATE_ROOT = '/run/topocoll-cluster';
 
-export const DEFAULT_CLUSTER = 'cluster';
+const DEFAULT_CLUSTER = 'cluster';
 export type MapBy = 'slot' | 'node';
 export type ClusterMpi = 'openmpi' | 'mpich';
 
@@ -198,7 +198,7 @@ export function clusterPids(state: ClusterState): number[] {
 }
 
 /** Kills every process in the cluster's namespaces (a job that overran or hung). */
-export function clusterKillJobs(state: ClusterState): void {
+function clusterKillJobs(state: ClusterState): void {
   for (const pid of clusterPids(state)) {
     try {
       process.kill(pid, 'SIGKILL');

@@ -1,5 +1,6 @@
 // `topocoll explain`: which algorithm a call would get, why, and what each candidate's schedule
 // costs. Needs no MPI launch: selection and schedules are data.
+import { formatBytes } from '../bench/stats';
 import { addon } from '../mpi/native';
 import { collectiveInfo, COLLECTIVES, type CollectiveName } from '../select/registry';
 import type { Schedule } from '../select/schedule';
@@ -20,7 +21,7 @@ export interface Explanation {
 }
 
 /** Builds every rank's schedule of `algorithm` (p schedules; fine up to a few thousand ranks). */
-export function* allRankSchedules(coll: CollectiveName, algorithm: string, np: number, count: number, root = 0): Generator<Schedule> {
+function* allRankSchedules(coll: CollectiveName, algorithm: string, np: number, count: number, root = 0): Generator<Schedule> {
   for (let r = 0; r < np; r++) yield addon().buildSchedule(coll, algorithm, np, r, { count, root });
 }
 
@@ -61,16 +62,6 @@ export function explainCall(coll: CollectiveName, np: number, bytes: number, onl
     candidates: candidates.map((c) => ({ ...c, predicted_us: predicted.get(c.algorithm) })),
     model: { ppn, ...model },
   };
-}
-
-function formatBytes(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let i = 0;
-  while (n >= 1024 && i < units.length - 1 && n % 1024 === 0) {
-    n /= 1024;
-    i++;
-  }
-  return `${n} ${units[i]}`;
 }
 
 export const explain: Command = {

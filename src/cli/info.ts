@@ -2,6 +2,7 @@
 // (`mpirun -np 8 npx topocoll info`) it prints, from rank 0, the rank -> node/socket/NUMA/core
 // table of MPI_COMM_WORLD, the caches of rank 0's CPU and the node's shared memory; run alone it
 // describes this one process. Every rank takes part: detection is collective.
+import { formatBytes } from '../bench/stats';
 import { COLLECTIVES } from '../select/registry';
 import type { Command } from './main';
 import { parseOptions } from './args';
@@ -63,24 +64,12 @@ export interface InfoSection {
 
 const extraSections: InfoSection[] = [];
 
-export function addInfoSection(section: InfoSection): void {
+function addInfoSection(section: InfoSection): void {
   extraSections.push(section);
 }
 
 // TOPOCOLL_TOPOLOGY resolved for the job: levels, tree of modules, z(p, q) (src/topology/describe.ts).
 addInfoSection(require('../topology/describe').topologyInfoSection);
-
-function formatBytes(n: number): string {
-  if (n === 0) return '0';
-  for (const [unit, size] of [
-    ['GiB', 2 ** 30],
-    ['MiB', 2 ** 20],
-    ['KiB', 2 ** 10],
-  ] as const) {
-    if (n >= size && n % size === 0) return `${n / size} ${unit}`;
-  }
-  return `${n} B`;
-}
 
 function table(header: string[], rows: Array<Array<string | number>>): string[] {
   const cells = [header, ...rows.map((r) => r.map(String))];
@@ -89,7 +78,7 @@ function table(header: string[], rows: Array<Array<string | number>>): string[] 
 }
 
 /** Collective over MPI_COMM_WORLD: every rank must call it. */
-export function collectInfo(withShm = true): InfoReport {
+function collectInfo(withShm = true): InfoReport {
   // Loaded here so that `topocoll --help` never loads MPI.
   const tc = require('../index') as typeof import('../index');
   const { addon, loadedFlavour, FLAVOUR_TITLES } = require('../mpi/native') as typeof import('../mpi/native');
@@ -109,7 +98,7 @@ export function collectInfo(withShm = true): InfoReport {
   return { mpi: FLAVOUR_TITLES[loadedFlavour()], size: world.size, hierarchy, algorithms: registered, sections };
 }
 
-export function formatInfo(r: InfoReport): string {
+function formatInfo(r: InfoReport): string {
   const h = r.hierarchy;
   const out: string[] = [];
   out.push(`topocoll on ${r.mpi}, ${r.size} rank${r.size === 1 ? '' : 's'} on ${h.nodeCount} node${h.nodeCount === 1 ? '' : 's'}` +

@@ -50,7 +50,7 @@ export async function launcherModule(): Promise<LauncherModule> {
   return dynamicImport(pathToFileURL(path.join(packageRoot, 'scripts', 'launcher.mjs')).href);
 }
 
-export const USAGE = `topocoll mpirun [options] [launcher options] [--] program [args]
+const USAGE = `topocoll mpirun [options] [launcher options] [--] program [args]
 
 options (before any launcher option):
   --mpi openmpi|mpich        the MPI (default: TOPOCOLL_MPI, else the launcher of this job, else

@@ -34,7 +34,7 @@ function builtLauncher(flavour: Flavour): string | null {
  * The MPI that the plain `mpirun` on PATH belongs to, or null: the build whose launcher it is
  * (a module's, Spack's, Debian's alternative), else a guess from the file it resolves to.
  */
-export function defaultMpirunFlavour(env: NodeJS.ProcessEnv = process.env): Flavour | null {
+function defaultMpirunFlavour(env: NodeJS.ProcessEnv = process.env): Flavour | null {
   for (const dir of (env.PATH ?? '').split(':')) {
     if (!dir) continue;
     const candidate = path.join(dir, 'mpirun');

@@ -4,6 +4,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { validateSchema } from '../bench/json-schema';
+import { formatBytes } from '../bench/stats';
 import type { BenchReport } from '../bench/sweep';
 import {
   loadProfile,
@@ -40,7 +41,7 @@ export interface SimulateOptions {
 }
 
 /** One simulate run against the real builders. */
-export function simulateWithBuilders(o: SimulateOptions): SimulateRow[] {
+function simulateWithBuilders(o: SimulateOptions): SimulateRow[] {
   return simulateCommand({
     coll: o.coll,
     algorithm: o.algorithm,
@@ -59,23 +60,13 @@ export function simulateWithBuilders(o: SimulateOptions): SimulateRow[] {
   });
 }
 
-export function formatBytes(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB'];
-  let i = 0;
-  while (n >= 1024 && n % 1024 === 0 && i < units.length - 1) {
-    n /= 1024;
-    i++;
-  }
-  return `${n} ${units[i]}`;
-}
-
-export function formatMicros(us: number): string {
+function formatMicros(us: number): string {
   if (us >= 1e6) return `${(us / 1e6).toFixed(3)} s`;
   if (us >= 1e3) return `${(us / 1e3).toFixed(3)} ms`;
   return `${us.toFixed(2)} us`;
 }
 
-export function formatTable(rows: readonly SimulateRow[]): string {
+function formatTable(rows: readonly SimulateRow[]): string {
   const header = ['algorithm', 'predicted', 'rounds', 'bytes', 'messages', 'ALCD', 'note'];
   // The first of the fastest gets the star.
   const best = rows.reduce((b, r, i) => (r.predicted_us < rows[b].predicted_us ? i : b), 0);

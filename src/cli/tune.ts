@@ -18,7 +18,7 @@ import type { Command } from './main';
 const DEFAULT_OUTPUT = 'topocoll-rules.json';
 
 /** The file's text: JSON for *.json (what every reader takes), YAML otherwise. */
-export function rulesText(file: RulesFile, output: string): string {
+function rulesText(file: RulesFile, output: string): string {
   if (output.endsWith('.json')) return rulesToJson(file);
   const header = '# topocoll rules (TOPOCOLL_RULES), written by `topocoll tune`; schema: schemas/rules.schema.json\n';
   return header + toYaml(file, { lineWidth: 0 });

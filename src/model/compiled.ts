@@ -7,7 +7,7 @@ import type { BlockSpan, BufferName, Schedule } from '../select/schedule';
 
 export const BUF_SEND = 0;
 export const BUF_RECV = 1;
-export const BUF_TMP = 2;
+const BUF_TMP = 2;
 /** The node's shared data area: one buffer for all ranks of a node. */
 export const BUF_SHM = 3;
 export const BUFFER_NAMES: readonly BufferName[] = ['send', 'recv', 'tmp', 'shm'];
@@ -23,7 +23,7 @@ export const isRecvCode = (code: number) => code < 0 && code > LAST_SPECIAL_CODE
 /** Flags a rank owns; the native executor has 4 (kShmFlagSlots), the replayer accepts more. */
 export const MAX_FLAG_SLOTS = 64;
 /** Stages are 24-bit in the executor (kShmMaxStage). */
-export const MAX_FLAG_STAGE = (1 << 24) - 1;
+const MAX_FLAG_STAGE = (1 << 24) - 1;
 
 /** A schedule that cannot run, located by rank and round where known. */
 export class ScheduleError extends Error {

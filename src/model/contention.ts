@@ -71,7 +71,7 @@ export interface AlltoallCase {
  * Processes sharing one network port. Seed 002 §4.2 "accounts for the per-port data of 8 and 12
  * processes per node": its Tables 5-6 equal the equations times ppn (one port per node).
  */
-export function nicShare(machine: Machine, ppn: number): number {
+function nicShare(machine: Machine, ppn: number): number {
   return Math.max(1, ppn / machine.node.nics);
 }
 

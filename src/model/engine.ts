@@ -14,7 +14,7 @@
 // its next round), they go by increasing key, so a port serves requests first come, first
 // served. Everything per message lives in typed arrays (8192-rank pairwise alltoall: 67 M
 // messages).
-import { COPY_CODE, MAX_FLAG_SLOTS, ScheduleError, SIGNAL_CODE, WAIT_CODE, type CompiledRank } from './compiled';
+import { MAX_FLAG_SLOTS, ScheduleError, SIGNAL_CODE, WAIT_CODE, type CompiledRank } from './compiled';
 
 /** Ops are named by slot (see CompiledRank); a round's ops are the slots [first, end). */
 export interface EngineHooks {

@@ -8,7 +8,7 @@ import { LineCounter, parseDocument } from 'yaml';
 
 /** Where two processes meet: same socket, same node, or only through the network. */
 export type Scope = 'socket' | 'node' | 'system';
-export const SCOPES: readonly Scope[] = ['socket', 'node', 'system'];
+const SCOPES: readonly Scope[] = ['socket', 'node', 'system'];
 
 export interface Level {
   readonly name: string;
@@ -312,9 +312,9 @@ export function loadMachine(file: string): Machine {
 }
 
 /** The profiles shipped with the package (profiles/<name>.yaml). */
-export const PROFILES_DIR = path.resolve(__dirname, '..', '..', 'profiles');
+const PROFILES_DIR = path.resolve(__dirname, '..', '..', 'profiles');
 
-export function profilePath(name: string): string {
+function profilePath(name: string): string {
   return path.join(PROFILES_DIR, `${name}.yaml`);
 }
 

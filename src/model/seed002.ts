@@ -63,7 +63,7 @@ export const SEED002_TABLES: readonly Seed002Row[] = [
 ];
 
 /** The rows ρ is calibrated on; the others are predictions. */
-export const CALIBRATION_SIZES: readonly number[] = [512, 1024];
+const CALIBRATION_SIZES: readonly number[] = [512, 1024];
 
 /** The paper's own words (§4.2): 2048 processes, 4 KB, 8 per node was a burst of network congestion. */
 export function isCongestionBurst(row: Seed002Row): boolean {

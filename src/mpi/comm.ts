@@ -17,6 +17,8 @@ export type BufferLike = ArrayBufferView | ArrayBuffer;
 export const IN_PLACE: unique symbol = Symbol('topocoll.IN_PLACE');
 export type SendBuffer = BufferLike | typeof IN_PLACE;
 
+// The sentinels below are the addon's too: scripts/gen-native-registry.mjs writes them into
+// native/addon/generated/sentinels.h (`npm run gen`), which translates them to the MPI's values.
 /** Receive from any rank (MPI_ANY_SOURCE). */
 export const ANY_SOURCE = -1;
 /** Receive any tag (MPI_ANY_TAG). */

@@ -25,16 +25,12 @@ export function launcherWorldSize(env: NodeJS.ProcessEnv = process.env): number 
   return v === undefined ? null : Number(v);
 }
 
-export function builtFlavours(): Flavour[] {
+function builtFlavours(): Flavour[] {
   return (['openmpi', 'mpich'] as Flavour[]).filter((f) => fs.existsSync(path.join(nativeRoot, f, 'topocoll_native.node')));
 }
 
-export function libraryPath(flavour: Flavour): string {
-  return path.join(nativeRoot, flavour, 'libtopocoll.so');
-}
-
 /** The flavour to load: TOPOCOLL_MPI, else the launcher's, else the first built one. */
-export function chooseFlavour(env: NodeJS.ProcessEnv = process.env): Flavour {
+function chooseFlavour(env: NodeJS.ProcessEnv = process.env): Flavour {
   const built = builtFlavours();
   if (built.length === 0) {
     throw new Error('topocoll: the native addon is not built; run `npm run build:native` (or `bash scripts/setup.sh`)');
@@ -86,7 +82,7 @@ let loaded: { flavour: Flavour; addon: any } | undefined;
  * MPICH's shared-memory and TCP paths keep no registration cache that needs them. Set before the
  * addon loads UCX.
  */
-export function avoidUcxMmapHooks(env: NodeJS.ProcessEnv, flavour: Flavour): void {
+function avoidUcxMmapHooks(env: NodeJS.ProcessEnv, flavour: Flavour): void {
   if (flavour === 'mpich' && env.UCX_MEM_MMAP_HOOK_MODE === undefined) env.UCX_MEM_MMAP_HOOK_MODE = 'none';
 }
 

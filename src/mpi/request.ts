@@ -16,15 +16,15 @@ export interface NativeRequest {
 const SPIN_MS = 10;
 const MAX_DELAY_MS = 4;
 
-// Requests in flight stay reachable from here until they complete, so that MPI never writes into a
-// buffer the garbage collector has freed, even when the program drops the Request.
-const inFlight = new Set<Request<any>>();
+// Requests in flight, and the buffers MPI reads or writes for them, stay reachable from here until
+// they complete, so that MPI never writes into a buffer the garbage collector has freed, even when
+// the program drops the Request.
+const inFlight = new Map<Request<any>, unknown[]>();
 
 export class Request<T = void> implements PromiseLike<T> {
   #native: NativeRequest | null;
   #result: (() => T) | null;
   #value: T | undefined;
-  #keepAlive: unknown[];
   #done = false;
   #promise?: Promise<T>;
 
@@ -35,8 +35,7 @@ export class Request<T = void> implements PromiseLike<T> {
   constructor(native: NativeRequest, result: () => T, keepAlive: unknown[]) {
     this.#native = native;
     this.#result = result;
-    this.#keepAlive = keepAlive;
-    inFlight.add(this);
+    inFlight.set(this, keepAlive);
   }
 
   /** True once the operation has completed (without progressing it). */
@@ -91,7 +90,6 @@ export class Request<T = void> implements PromiseLike<T> {
       return step();
     } catch (e) {
       inFlight.delete(this);
-      this.#keepAlive = [];
       throw e;
     }
   }
@@ -102,7 +100,6 @@ export class Request<T = void> implements PromiseLike<T> {
     this.#value = this.#result!();
     this.#native = null;
     this.#result = null;
-    this.#keepAlive = [];
   }
 }
 

@@ -83,8 +83,3 @@ export function allgatherRankMapping(
 export function machineCost(graph: InformationGraph, nodeOfVertex: ArrayLike<number>, machine: MachineLevels): number {
   return addon().machineCost(graph, Array.from(nodeOfVertex), machine);
 }
-
-/** The node of every vertex of the algorithm once placed by pi: node(pi[v]). */
-export function placedNodes(mapping: RankMapping, nodeOfRank: readonly number[]): number[] {
-  return Array.from(mapping.pi, (r) => nodeOfRank[r]);
-}

@@ -161,11 +161,6 @@ export function algorithmNames(coll: CollectiveName): string[] {
   return collectiveInfo(coll)!.algorithms.map((a) => a.name);
 }
 
-/** Every value TOPOCOLL_<COLL>_ALGORITHM accepts. */
-export function validChoices(coll: CollectiveName): string[] {
-  return [AUTO, NATIVE, ...algorithmNames(coll)];
-}
-
 export type ParameterKind = 'bool' | 'int' | 'choice' | 'string';
 
 /** A tuning or behaviour variable; its value is validated at init like the algorithm choices. */

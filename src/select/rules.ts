@@ -5,9 +5,9 @@
 // runs the program, and for a Node program's .json file. Schema: schemas/rules.schema.json.
 import { isJsonFile, parseYamlFile, readTextFile, type Fail } from '../config/document';
 import { envValue } from '../config/env';
-import { COLLECTIVES, NATIVE, type CollectiveName, type Rule, type SizeBasis } from './registry';
+import { COLLECTIVES, NATIVE, type CollectiveName, type SizeBasis } from './registry';
 
-export const RULES_ENV = 'TOPOCOLL_RULES';
+const RULES_ENV = 'TOPOCOLL_RULES';
 export const RULES_VERSION = 1;
 
 /** A rule of a file: the registry's Rule, with `native` allowed as the algorithm. */
@@ -205,9 +205,4 @@ export function installRulesFromEnvironment(
     if (e instanceof RulesError) throw new Error(`${RULES_ENV}: ${e.message}`);
     throw e;
   }
-}
-
-/** The registry's Rule of a file rule (for printing and comparing with the defaults). */
-export function asRule(r: FileRule): Rule {
-  return { ...r, why: r.why ?? '' };
 }

@@ -7,7 +7,7 @@ import type { LevelScope, Topology, VirtualNodeMap } from './file';
 import { exchangeSuffix, formatBandwidth, formatSeconds, formatTree, meetMatrix, type ResolvedLevel, type ResolvedTopology } from './resolve';
 
 /** Above this many ranks z(p, q) is summarized (pairs per level) instead of printed whole. */
-export const Z_MATRIX_MAX_RANKS = 32;
+const Z_MATRIX_MAX_RANKS = 32;
 
 /** What the addon's worldTopology() returns (native/addon/topology.cc). */
 export interface EngineWorldTopology {

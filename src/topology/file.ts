@@ -11,7 +11,7 @@ import { parseQuantity } from '../model/machine';
 /** What the modules of a level are: ranks share a module when they share this. */
 export type LevelScope = 'system' | 'group' | 'host' | 'virtual_node';
 /** Widest first; a file's levels follow this order, each scope at most once. */
-export const LEVEL_SCOPES: readonly LevelScope[] = ['system', 'group', 'host', 'virtual_node'];
+const LEVEL_SCOPES: readonly LevelScope[] = ['system', 'group', 'host', 'virtual_node'];
 
 export interface TopologyLevel {
   readonly name: string;
@@ -59,9 +59,9 @@ export class TopologyError extends Error {
   }
 }
 
-export const TOP_KEYS = ['$schema', 'name', 'description', 'levels', 'groups', 'virtual_nodes'] as const;
-export const LEVEL_KEYS = ['name', 'scope', 'latency', 'bandwidth', 'exchange_bandwidth'] as const;
-export const VIRTUAL_NODE_FORMS = 'block:K (K consecutive ranks per node), cyclic:N (ranks dealt round-robin to N nodes), or a list with the node of each rank ([0, 0, 1, 1])';
+const TOP_KEYS = ['$schema', 'name', 'description', 'levels', 'groups', 'virtual_nodes'] as const;
+const LEVEL_KEYS = ['name', 'scope', 'latency', 'bandwidth', 'exchange_bandwidth'] as const;
+const VIRTUAL_NODE_FORMS = 'block:K (K consecutive ranks per node), cyclic:N (ranks dealt round-robin to N nodes), or a list with the node of each rank ([0, 0, 1, 1])';
 
 export function keyName(path: KeyPath): string {
   return path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
@@ -144,7 +144,7 @@ function describe(v: unknown): string {
 const WHOLE = /^(0|[1-9]\d{0,8})$/;
 
 /** Parses the string forms of a virtual node map, exactly as TOPOCOLL_VIRTUAL_NODES does. */
-export function parseVirtualNodeText(text: string): VirtualNodeMap | string {
+function parseVirtualNodeText(text: string): VirtualNodeMap | string {
   for (const [prefix, kind] of [['block:', 'block'], ['cyclic:', 'cyclic']] as const) {
     if (!text.startsWith(prefix)) continue;
     const n = text.slice(prefix.length);
@@ -291,6 +291,6 @@ export function normalizeTopology(t: Topology): Record<string, unknown> {
 }
 
 /** The TOPOCOLL_VIRTUAL_NODES form of a map (lists as "0,0,1,1"). */
-export function virtualNodeText(m: VirtualNodeMap): string {
+function virtualNodeText(m: VirtualNodeMap): string {
   return m.kind === 'block' ? `block:${m.ranksPerNode}` : m.kind === 'cyclic' ? `cyclic:${m.nodes}` : m.nodes.join(',');
 }

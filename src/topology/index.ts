@@ -8,7 +8,7 @@ export * from './resolve';
 export * from './describe';
 
 /** The variable naming the topology file. */
-export const TOPOLOGY_ENV = 'TOPOCOLL_TOPOLOGY';
+const TOPOLOGY_ENV = 'TOPOCOLL_TOPOLOGY';
 
 /**
  * Node path: reads TOPOCOLL_TOPOLOGY here and hands it to the native engine, which would

@@ -1,6 +1,6 @@
 // A topology meets a job: given the host of every rank, which module each rank belongs to at
 // every level, and seed 004's z(p, q), the level at which two ranks meet. The native engine
-// does the same in native/engine/topology/resolve.cc; tests check that the two agree.
+// does the same in resolveTopology (native/engine/topology/topology.cc); tests check that the two agree.
 import { keyName, TopologyError, type Topology, type TopologyLevel, type VirtualNodeMap } from './file';
 
 export interface ResolvedLevel {
@@ -23,7 +23,7 @@ export interface ResolvedTopology {
 }
 
 /** The virtual node of a world rank; -1 when a list does not cover it. */
-export function virtualNodeOf(map: VirtualNodeMap, rank: number): number {
+function virtualNodeOf(map: VirtualNodeMap, rank: number): number {
   switch (map.kind) {
     case 'block':
       return Math.floor(rank / map.ranksPerNode);
@@ -125,7 +125,7 @@ export function leafModules(resolved: ResolvedTopology): { nodeOf: Int32Array; s
 }
 
 /** Compact rank lists: "0-3,8,10-11". */
-export function rankRanges(ranks: readonly number[]): string {
+function rankRanges(ranks: readonly number[]): string {
   const out: string[] = [];
   for (let i = 0; i < ranks.length; ) {
     let j = i;

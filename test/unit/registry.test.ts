@@ -1,14 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as registry from '../../src/select/registry';
+import * as comm from '../../src/mpi/comm';
 // @ts-expect-error plain ESM script
-import { HEADER_PATH, renderRegistryHeader } from '../../scripts/gen-native-registry.mjs';
+import { HEADER_PATH, renderRegistryHeader, renderSentinelsHeader, SENTINELS_PATH } from '../../scripts/gen-native-registry.mjs';
 // @ts-expect-error plain ESM script
 import { README_PATH, renderReadme } from '../../scripts/gen-readme.mjs';
 
 describe('registry', () => {
   it('the generated native header matches src/select/registry.ts (run `npm run gen`)', () => {
     expect(readFileSync(HEADER_PATH, 'utf8')).toBe(renderRegistryHeader(registry));
+  });
+
+  it("the addon's generated sentinels header matches src/mpi/comm.ts (run `npm run gen`)", () => {
+    expect(readFileSync(SENTINELS_PATH, 'utf8')).toBe(renderSentinelsHeader(comm));
   });
 
   it("the README's tables of algorithms, rules and variables match the registry (run `npm run gen`)", () => {

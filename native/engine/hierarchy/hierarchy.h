@@ -59,7 +59,6 @@ class Hierarchy {
   // Comm ranks of `node`, ascending; the first is the node's leader.
   const std::vector<int>& members(int node) const { return members_[node]; }
   int localIndex(int r) const { return local_index_[r]; }
-  int leaderOf(int node) const { return members_[node][0]; }
   // The leader of every node, in node order.
   std::vector<int> leaders() const;
   // The NUMA nodes the ranks of `node` run on, ascending (at least one).

@@ -3,10 +3,9 @@
 // Why: a plain copy leaves the segment's lines dirty in the writer's private cache, and every
 // reader then fetches them from that cache. Where the two cores share a last-level cache that is
 // cheap; where they do not (two AMD CCXs, or vCPUs the hypervisor moves between them) each line
-// crosses the chip one at a time, and the readers' copies ran 3-4x slower (2-core VM here,
-// bcast 16-512 KiB: 2.8 us at 16 KiB in some launches, 8.8 us in others, with no change of
-// ours). Streaming stores send the lines to memory, which every core reads at full bandwidth:
-// the same launches then all took 2.4-2.8 us at 16 KiB (docs/shm.md).
+// crosses the chip one at a time, and the readers' copies run several times slower, varying from
+// launch to launch. Streaming stores send the lines to memory, which every core reads at full
+// bandwidth, and the times become steady (measurements: docs/shm.md).
 #pragma once
 
 #include <cstddef>

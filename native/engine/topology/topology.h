@@ -62,8 +62,6 @@ struct Resolved {
   int levels() const { return static_cast<int>(module_of.size()); }
   // Seed 004's z(p, q): the index (0 = widest) of the narrowest level whose module holds both.
   int meetLevel(int p, int q) const;
-  // The narrowest module of a rank: the node a rank mapping places it on.
-  int leafOf(int rank) const { return module_of.back()[rank]; }
 };
 
 // Resolves `t` for a job whose world rank r runs on host_of_rank[r]. False with *error

@@ -138,7 +138,7 @@ void addSwapWithFirstStep(const BuildParams& bp, const Base& base, const Schedul
 }  // namespace
 
 const char* remappedAllgatherBase(int algorithm) {
-  // Asked on every allgather call: names are parsed once, not per call (they cost 0.2 us a call).
+  // Asked on every allgather call: names are parsed once, not per call.
   static const std::vector<const char*> bases = [] {
     std::vector<const char*> out(collectiveEntry(Collective::Allgather).algorithm_count, nullptr);
     for (size_t a = 0; a < out.size(); ++a) {

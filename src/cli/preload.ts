@@ -93,8 +93,7 @@ export const preload: Command = {
   summary: 'print the absolute path of libtopocoll.so, for LD_PRELOAD',
   usage: 'topocoll preload [--mpi openmpi|mpich]   (default: TOPOCOLL_MPI, else the MPI of `mpirun`)',
   async run(args: string[]): Promise<number> {
-    const { options, rest } = parseOptions(args, { mpi: { type: 'string', choices: FLAVOURS } });
-    if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"; usage: ${preload.usage}`);
+    const { options } = parseOptions(args, { mpi: { type: 'string', choices: FLAVOURS } });
     console.log(preloadLibrary(preloadFlavour(options.mpi as string | undefined)));
     return 0;
   },

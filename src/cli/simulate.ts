@@ -207,7 +207,7 @@ export const simulate: Command = {
     '       topocoll simulate --compare <bench.json>[,<bench.json>...] [--machine <profile>] [--ppn <ranks per node>] [--model hockney|loggp] [--json]' +
     '   (predictions next to `topocoll bench --json` reports: the median of their medians; pairs of algorithms more than 20% apart, ordered as measured?)',
   async run(args) {
-    const { options, rest } = parseOptions(args, {
+    const { options } = parseOptions(args, {
       coll: { type: 'string', choices: COLLECTIVES.map((c) => c.name) },
       algorithm: { type: 'string' },
       np: { type: 'string' },
@@ -224,7 +224,6 @@ export const simulate: Command = {
       out: { type: 'string' },
       compare: { type: 'string' },
     });
-    if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}\nusage: ${this.usage}`);
     if (options.compare !== undefined) {
       const reports = list(String(options.compare), readBenchReport);
       const machineName = (options.machine as string | undefined) ?? 'dev-vm';

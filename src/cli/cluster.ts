@@ -48,8 +48,9 @@ function checkName(name: string): string {
   return name;
 }
 
+// Not root, or no cluster: the command line is fine but the machine is not (exit 1, not 2).
 function requireRoot(): void {
-  if (process.getuid?.() !== 0) throw new UsageError('the emulated cluster needs root (network namespaces, tc)');
+  if (process.getuid?.() !== 0) throw new Error('the emulated cluster needs root (network namespaces, tc)');
 }
 
 function script(name: string, args: string[], quiet = false): number {
@@ -263,7 +264,7 @@ export function clusterRun(state: ClusterState, program: string[], opts: Cluster
 
 function requireState(name: string): ClusterState {
   const s = clusterState(name);
-  if (!s) throw new UsageError(`cluster "${name}" is not up; start it with \`topocoll cluster up${name === DEFAULT_CLUSTER ? '' : ` --name ${name}`}\``);
+  if (!s) throw new Error(`cluster "${name}" is not up; start it with \`topocoll cluster up${name === DEFAULT_CLUSTER ? '' : ` --name ${name}`}\``);
   return s;
 }
 
@@ -299,9 +300,10 @@ export const cluster: Command = {
       const n = (options.name as string | undefined) ?? DEFAULT_CLUSTER;
       const s = clusterState(n);
       if (!s) {
+        // Exit 1 in either form: a script can test `cluster status` as it tests `cluster run`.
         if (options.json) console.log(JSON.stringify({ name: n, up: false }));
         else console.log(`cluster "${n}" is not up`);
-        return options.json ? 0 : 1;
+        return 1;
       }
       const links = clusterLinkCounters(s);
       if (options.json) {

@@ -1,9 +1,10 @@
 // The conventions every `topocoll` command shares (README.md, "Command line"), run as a user
 // runs them (bin/topocoll.js over dist/, as test/unit/config-env does): `--version` and `help
 // CMD` everywhere, unknown commands and options answered with the nearest valid one, stray
-// arguments refused, with exit status 2.
+// arguments refused, and exit status 2 for a usage error, 1 for a runtime failure.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HelpRequest, parseOptions, UsageError, type OptionSpec } from '../../src/cli/args';
@@ -13,6 +14,7 @@ import { closest, editDistance } from '../../src/config/closest';
 import { builtMpis } from '../../scripts/mpi.mjs';
 
 const repoRoot = path.resolve(__dirname, '../..');
+const tmp = mkdtempSync(path.join(tmpdir(), 'topocoll-cli-'));
 const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8'));
 
 function topocoll(args: string[]) {
@@ -136,6 +138,34 @@ describe('arguments', () => {
     expectUsageError(topocoll(['info', '--json=yes']), 'topocoll info: --json takes no value (got --json=yes)');
     expectUsageError(topocoll(['explain', '--coll', '--np', '4']), '--coll needs a value');
     expectUsageError(topocoll(['explain', '--coll=bcst', '--np', '4']), '--coll=bcst is not valid; valid choices: allgather, bcast, barrier, alltoall');
+  });
+});
+
+describe('exit status: 2 for usage errors, 1 for runtime failures, alike in every command', () => {
+  const missing = path.join(tmp, 'missing.yaml');
+  const broken = path.join(tmp, 'broken.yaml');
+  writeFileSync(broken, 'levels: [\n');
+
+  it('a file that cannot be read or is not valid is a failure (1); a value that names nothing is a usage error (2)', () => {
+    for (const file of [missing, broken]) {
+      expect(topocoll(['topology', file]).status).toBe(1);
+      const r = topocoll(['simulate', '--coll', 'bcast', '--np', '4', '--machine', file]);
+      expect(r.status, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/^topocoll simulate: /);
+      expect(topocoll(['tune', '--convert', file]).status).toBe(1);
+      expect(topocoll(['simulate', '--compare', file]).status).toBe(1);
+    }
+    expectUsageError(topocoll(['simulate', '--coll', 'bcast', '--np', '4', '--machine', 'bxk']), '--machine=bxk is neither a machine profile nor a file (a path with / or .yaml/.json); did you mean bxj?');
+    expectUsageError(topocoll(['topology']), 'give exactly one topology file');
+  });
+
+  it('`cluster status` of a cluster that is not up: 1, as text and as JSON', () => {
+    const text = topocoll(['cluster', 'status', '--name', 'zq9']);
+    expect(text.status).toBe(1);
+    expect(text.stdout.trim()).toBe('cluster "zq9" is not up');
+    const json = topocoll(['cluster', 'status', '--name', 'zq9', '--json']);
+    expect(json.status).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual({ name: 'zq9', up: false });
   });
 });
 

@@ -72,8 +72,7 @@ export const bench: Command = {
       calibrate: { type: 'flag' as const },
       'topology-out': { type: 'string' as const },
     };
-    const { options: o, rest } = parseOptions(args, spec);
-    if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"`);
+    const { options: o } = parseOptions(args, spec);
     const sweep = sweepOptions(o); // bad options fail here, before any launch
     const launched = await launchSelfIfNeeded('bench', args, o);
     if (launched !== null) return launched;

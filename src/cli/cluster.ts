@@ -11,7 +11,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { launcherFor } from '../mpi/native';
 import type { Command } from './main';
-import { parseOptions, UsageError } from './args';
+import { suggestion } from '../config/closest';
+import { HelpRequest, parseOptions, UsageError } from './args';
 
 const SCRIPTS = path.resolve(__dirname, '..', '..', 'scripts', 'cluster');
 const STATE_ROOT = '/run/topocoll-cluster';
@@ -47,8 +48,9 @@ function checkName(name: string): string {
   return name;
 }
 
+// Not root, or no cluster: the command line is fine but the machine is not (exit 1, not 2).
 function requireRoot(): void {
-  if (process.getuid?.() !== 0) throw new UsageError('the emulated cluster needs root (network namespaces, tc)');
+  if (process.getuid?.() !== 0) throw new Error('the emulated cluster needs root (network namespaces, tc)');
 }
 
 function script(name: string, args: string[], quiet = false): number {
@@ -262,7 +264,7 @@ export function clusterRun(state: ClusterState, program: string[], opts: Cluster
 
 function requireState(name: string): ClusterState {
   const s = clusterState(name);
-  if (!s) throw new UsageError(`cluster "${name}" is not up; start it with \`topocoll cluster up${name === DEFAULT_CLUSTER ? '' : ` --name ${name}`}\``);
+  if (!s) throw new Error(`cluster "${name}" is not up; start it with \`topocoll cluster up${name === DEFAULT_CLUSTER ? '' : ` --name ${name}`}\``);
   return s;
 }
 
@@ -278,17 +280,18 @@ export const cluster: Command = {
   ].join('\n'),
   async run(args) {
     const [sub, ...rest] = args;
-    if (!SUBCOMMANDS.includes(sub)) throw new UsageError(`${sub === undefined ? 'a subcommand is needed' : `unknown subcommand "${sub}"`}; valid subcommands: ${SUBCOMMANDS.join(', ')}`);
+    if (sub === '--help' || sub === '-h' || sub === '--version') throw new HelpRequest(sub === '--version' ? 'version' : 'help');
+    if (!SUBCOMMANDS.includes(sub)) {
+      throw new UsageError(sub === undefined ? `a subcommand is needed: ${SUBCOMMANDS.join(', ')}` : `unknown subcommand "${sub}"${suggestion(sub, SUBCOMMANDS, 'subcommands')}`);
+    }
     const name = { type: 'string' } as const;
     if (sub === 'up') {
-      const { options, rest: extra } = parseOptions(rest, { name, hosts: { type: 'int', min: 1 }, slots: { type: 'int', min: 1 }, rate: { type: 'string' }, subnet: { type: 'string' } });
-      if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`);
+      const { options } = parseOptions(rest, { name, hosts: { type: 'int', min: 1 }, slots: { type: 'int', min: 1 }, rate: { type: 'string' }, subnet: { type: 'string' } });
       clusterUp({ name: options.name as string | undefined, hosts: options.hosts as number | undefined, slots: options.slots as number | undefined, rate: options.rate as string | undefined, subnet: options.subnet as string | undefined });
       return 0;
     }
     if (sub === 'down') {
-      const { options, rest: extra } = parseOptions(rest, { name });
-      if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`);
+      const { options } = parseOptions(rest, { name });
       clusterDown((options.name as string | undefined) ?? DEFAULT_CLUSTER);
       return 0;
     }
@@ -297,9 +300,10 @@ export const cluster: Command = {
       const n = (options.name as string | undefined) ?? DEFAULT_CLUSTER;
       const s = clusterState(n);
       if (!s) {
+        // Exit 1 in either form: a script can test `cluster status` as it tests `cluster run`.
         if (options.json) console.log(JSON.stringify({ name: n, up: false }));
         else console.log(`cluster "${n}" is not up`);
-        return options.json ? 0 : 1;
+        return 1;
       }
       const links = clusterLinkCounters(s);
       if (options.json) {
@@ -311,24 +315,15 @@ export const cluster: Command = {
       return 0;
     }
     // run: options up to the program (or `--`), the program's own arguments untouched.
-    const split = rest.indexOf('--');
-    let own = split >= 0 ? rest.slice(0, split) : rest;
-    let program = split >= 0 ? rest.slice(split + 1) : [];
-    if (split < 0) {
-      // Every option of `run` takes a value: --opt=value, or --opt value.
-      let at = 0;
-      while (at < rest.length && rest[at].startsWith('--')) at += rest[at].includes('=') ? 1 : 2;
-      [own, program] = [rest.slice(0, at), rest.slice(at)];
-    }
-    const { options, rest: stray } = parseOptions(own, {
+    const { options, rest: after } = parseOptions(rest, {
       name,
       np: { type: 'int', min: 1 },
       'map-by': { type: 'string', choices: ['slot', 'node'] },
       mpi: { type: 'string', choices: ['openmpi', 'mpich'] },
       'mpirun-args': { type: 'string' },
       timeout: { type: 'int', min: 1 },
-    });
-    if (stray.length) throw new UsageError(`unexpected argument "${stray[0]}" before the program`);
+    }, { stopAt: 'positional' });
+    const program = after[0] === '--' ? after.slice(1) : after;
     if (program.length === 0) throw new UsageError(`give the program to run\nusage: ${this.usage}`);
     requireRoot();
     const state = requireState((options.name as string | undefined) ?? DEFAULT_CLUSTER);

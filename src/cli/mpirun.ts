@@ -4,7 +4,7 @@
 // scripts/launcher.mjs's (the test harness's too), so a program runs here as under the tests.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { UsageError } from './args';
+import { HelpRequest, parseOptions, UsageError } from './args';
 import type { Command } from './main';
 import { packageRoot, preloadFlavour, preloadLibrary, type Flavour } from './preload';
 
@@ -81,33 +81,27 @@ export type MpirunRequest = MpirunPlan & { dryRun: boolean; help: boolean };
 /** Splits our own leading options from the launcher's arguments and plans the launch. */
 export async function planMpirun(argv: string[], env: NodeJS.ProcessEnv = process.env, mod?: LauncherModule): Promise<MpirunRequest> {
   mod ??= await launcherModule();
-  let mpi: string | undefined;
-  let launcher: string | undefined;
-  let preload = true;
-  let dryRun = false;
-  let testMachine = false;
-  let i = 0;
-  const value = (a: string, name: string): string => {
-    const v = a.includes('=') ? a.slice(name.length + 1) : argv[++i];
-    if (v === undefined) throw new UsageError(`${name} needs a value`);
-    return v;
-  };
-  for (; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--mpi' || a.startsWith('--mpi=')) mpi = value(a, '--mpi');
-    else if (a === '--launcher' || a.startsWith('--launcher=')) launcher = value(a, '--launcher');
-    else if (a === '--no-preload') preload = false;
-    else if (a === '--preload') preload = true;
-    else if (a === '--dry-run') dryRun = true;
-    else if (a === '--test-machine') testMachine = true;
-    else if (a === '--help' || a === '-h') {
-      return { help: true, dryRun, flavour: 'openmpi', launcher: 'mpirun', command: '', args: [], env: {}, settings: [] };
-    } else break;
+  // Our options come first; the first word that is not one of them starts the launcher's.
+  let parsed;
+  try {
+    parsed = parseOptions(argv, {
+      mpi: { type: 'string', choices: ['openmpi', 'mpich'] },
+      launcher: { type: 'string', choices: mod.LAUNCHERS },
+      'no-preload': { type: 'flag' },
+      preload: { type: 'flag' },
+      'dry-run': { type: 'flag' },
+      'test-machine': { type: 'flag' },
+    }, { stopAt: 'unknown' });
+  } catch (e) {
+    if (e instanceof HelpRequest && e.what === 'help') return { help: true, dryRun: false, flavour: 'openmpi', launcher: 'mpirun', command: '', args: [], env: {}, settings: [] };
+    throw e;
   }
-  if (launcher !== undefined && !(mod.LAUNCHERS as string[]).includes(launcher)) {
-    throw new UsageError(`--launcher=${launcher} is not valid; valid choices: ${mod.LAUNCHERS.join(', ')}`);
-  }
-  const rest = argv.slice(i);
+  const { options: o, rest } = parsed;
+  const mpi = o.mpi as string | undefined;
+  const launcher = o.launcher as string | undefined;
+  const preload = !o['no-preload'];
+  const dryRun = o['dry-run'] === true;
+  const testMachine = o['test-machine'] === true;
   const dash = rest.indexOf('--');
   const launcherArgs = dash < 0 ? rest : rest.slice(0, dash);
   let program = dash < 0 ? [] : rest.slice(dash + 1);
@@ -143,13 +137,9 @@ export function commandLine(plan: MpirunPlan): string {
 export const mpirun: Command = {
   summary: 'launch an MPI program (C, Fortran or Node; mpirun, mpiexec or srun) with libtopocoll.so preloaded and TOPOCOLL_* forwarded',
   usage: USAGE,
-  ownsHelp: true,
   async run(argv: string[]): Promise<number> {
     const plan = await planMpirun(argv);
-    if (plan.help) {
-      console.log(`usage: ${USAGE}`);
-      return 0;
-    }
+    if (plan.help) throw new HelpRequest('help');
     const mod = await launcherModule();
     if (plan.dryRun) {
       // A shell script: the settings as comments, then the command.

@@ -65,8 +65,9 @@ export function preloadFlavour(explicit?: string, env: NodeJS.ProcessEnv = proce
       throw new UsageError(`${source}="${name}" is not a supported MPI; valid choices: ${FLAVOURS.join(', ')}`);
     }
     const f = name as Flavour;
+    // Not built: a failure of the installation (exit 1), not of the command line.
     if (!built.includes(f)) {
-      throw new UsageError(
+      throw new Error(
         `libtopocoll.so is not built for ${TITLES[f]} (${preloadLibrary(f)} is missing); build it: TOPOCOLL_MPI=${f} npm run build:native` +
           (built.length ? ` (built: ${built.join(', ')})` : ''),
       );
@@ -81,7 +82,7 @@ export function preloadFlavour(explicit?: string, env: NodeJS.ProcessEnv = proce
   const fromPath = defaultMpirunFlavour(env);
   if (fromPath && built.includes(fromPath)) return fromPath;
   if (built.length === 0) {
-    throw new UsageError('libtopocoll.so is not built for any MPI; run `npm run build:native` (or `bash scripts/setup.sh`)');
+    throw new Error('libtopocoll.so is not built for any MPI; run `npm run build:native` (or `bash scripts/setup.sh`)');
   }
   if (built.length > 1 && fromPath === null) {
     throw new UsageError(`libtopocoll.so is built for ${built.join(' and ')}; say which: --mpi ${built.join('|')} or TOPOCOLL_MPI`);
@@ -93,8 +94,7 @@ export const preload: Command = {
   summary: 'print the absolute path of libtopocoll.so, for LD_PRELOAD',
   usage: 'topocoll preload [--mpi openmpi|mpich]   (default: TOPOCOLL_MPI, else the MPI of `mpirun`)',
   async run(args: string[]): Promise<number> {
-    const { options, rest } = parseOptions(args, { mpi: { type: 'string', choices: FLAVOURS } });
-    if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"; usage: ${preload.usage}`);
+    const { options } = parseOptions(args, { mpi: { type: 'string', choices: FLAVOURS } });
     console.log(preloadLibrary(preloadFlavour(options.mpi as string | undefined)));
     return 0;
   },

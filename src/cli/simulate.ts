@@ -1,13 +1,14 @@
 // `topocoll simulate`: what an algorithm will cost at a scale we cannot run. Every rank's real
 // schedule (the C++ builders, through the addon) is replayed through a cost model on a machine
 // profile (profiles/*.yaml) with the ranks placed ppn per node. No MPI launch.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { validateSchema } from '../bench/json-schema';
 import { formatBytes } from '../bench/stats';
 import type { BenchReport } from '../bench/sweep';
+import { suggestion } from '../config/closest';
+import { isProfilePath, loadProfile, profileNames, profilePath } from '../model/machine';
 import {
-  loadProfile,
   MODEL_NAMES,
   logLogPlotSvg,
   nativeCompiledSchedules,
@@ -97,14 +98,15 @@ function parseRanks(text: string): number {
   return n;
 }
 
-/** Bad input found below the CLI (a profile, an algorithm without builder) is the user's error, not a crash. */
-function userError<T>(f: () => T): T {
-  try {
-    return f();
-  } catch (e) {
-    if (e instanceof Error && !(e instanceof TypeError)) throw new UsageError(e.message);
-    throw e;
+/**
+ * --machine: a name that is neither a shipped profile nor a file is a usage error (exit 2); a
+ * file that cannot be read or is not a valid profile is a failure (exit 1), as in `topology FILE`.
+ */
+export function machineOption(nameOrPath: string): Machine {
+  if (!isProfilePath(nameOrPath) && !existsSync(profilePath(nameOrPath))) {
+    throw new UsageError(`--machine=${nameOrPath} is neither a machine profile nor a file (a path with / or .yaml/.json)${suggestion(nameOrPath, profileNames(), 'profiles')}`);
   }
+  return loadProfile(nameOrPath);
 }
 
 export interface SweepPoint extends SimulateRow {
@@ -119,10 +121,10 @@ export function readBenchReport(file: string): BenchReport {
   try {
     report = JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new UsageError(`--compare: cannot read ${file}: ${(e as Error).message}`);
+    throw new Error(`--compare: cannot read ${file}: ${(e as Error).message}`);
   }
   const errors = validateSchema(benchSchema(), report);
-  if (errors.length) throw new UsageError(`--compare: ${file} is not a topocoll bench report (schemas/bench.schema.json): ${errors.slice(0, 3).join('; ')}`);
+  if (errors.length) throw new Error(`--compare: ${file} is not a topocoll bench report (schemas/bench.schema.json): ${errors.slice(0, 3).join('; ')}`);
   return report as BenchReport;
 }
 
@@ -134,7 +136,7 @@ export function compareWithBench(
   reports: readonly BenchReport[],
   o: { machine: Machine; ppn?: number; threshold?: number; model?: ModelName },
 ): { np: number; ppn: number; cells: ComparedCell[]; agreement: RankAgreement } {
-  const cells = userError(() => measuredCells(reports));
+  const cells = measuredCells(reports);
   const job = reports[0].job;
   const ppn = o.ppn ?? job.ranksPerNode[0];
   if (o.ppn === undefined && job.ranksPerNode.some((n) => n !== ppn)) {
@@ -146,9 +148,7 @@ export function compareWithBench(
   for (const c of cells) {
     const key = sizeKey(c.collective, c.bytes);
     if (predicted.has(key)) continue;
-    const rows = userError(() =>
-      simulateWithBuilders({ coll: c.collective, algorithm: 'all', np: job.ranks, ppn, bytes: c.bytes, machine: o.machine, model: o.model ?? 'hockney' }),
-    );
+    const rows = simulateWithBuilders({ coll: c.collective, algorithm: 'all', np: job.ranks, ppn, bytes: c.bytes, machine: o.machine, model: o.model ?? 'hockney' });
     predicted.set(key, new Map(rows.map((r) => [r.algorithm, r.predicted_us])));
   }
   const compared: ComparedCell[] = [];
@@ -198,7 +198,7 @@ export const simulate: Command = {
     '       topocoll simulate --compare <bench.json>[,<bench.json>...] [--machine <profile>] [--ppn <ranks per node>] [--model hockney|loggp] [--json]' +
     '   (predictions next to `topocoll bench --json` reports: the median of their medians; pairs of algorithms more than 20% apart, ordered as measured?)',
   async run(args) {
-    const { options, rest } = parseOptions(args, {
+    const { options } = parseOptions(args, {
       coll: { type: 'string', choices: COLLECTIVES.map((c) => c.name) },
       algorithm: { type: 'string' },
       np: { type: 'string' },
@@ -215,11 +215,11 @@ export const simulate: Command = {
       out: { type: 'string' },
       compare: { type: 'string' },
     });
-    if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}\nusage: ${this.usage}`);
     if (options.compare !== undefined) {
       const reports = list(String(options.compare), readBenchReport);
+      if (reports.length === 0) throw new UsageError('--compare needs at least one bench report');
       const machineName = (options.machine as string | undefined) ?? 'dev-vm';
-      const machine = userError(() => loadProfile(machineName));
+      const machine = machineOption(machineName);
       const model = (options.model as ModelName | undefined) ?? 'hockney';
       if (model === 'contention') throw new UsageError('--compare takes --model hockney or loggp (the contention model needs a load, see docs/models.md)');
       const { np, ppn, cells, agreement } = compareWithBench(reports, { machine, ppn: options.ppn as number | undefined, model });
@@ -256,7 +256,7 @@ export const simulate: Command = {
       : [parseBytes(String(options.bytes ?? '8'), '--bytes')];
     if (nps.length === 0 || sizes.length === 0) throw new UsageError('--np and --bytes need at least one value');
     const machineName = (options.machine as string | undefined) ?? 'bxj';
-    const machine = userError(() => loadProfile(machineName));
+    const machine = machineOption(machineName);
     // Default: as many ranks per node as the machine's nodes have cores.
     const coresPerNode = machine.node.sockets * machine.node.coresPerSocket;
     const ppnFor = (np: number) => (options.ppn as number | undefined) ?? Math.min(np, coresPerNode);
@@ -264,7 +264,7 @@ export const simulate: Command = {
     for (const np of nps) if (root !== undefined && root >= np) throw new UsageError(`--root=${root} must be below --np=${np}`);
 
     const runOne = (np: number, bytes: number) =>
-      userError(() => simulateWithBuilders({
+      simulateWithBuilders({
         coll,
         algorithm,
         np,
@@ -276,7 +276,7 @@ export const simulate: Command = {
         root,
         verify: options['no-verify'] ? false : undefined,
         timing: options.timing as 'native' | 'js' | undefined,
-      }));
+      });
 
     if (!sweep) {
       const [np, bytes] = [nps[0], sizes[0]];

@@ -22,7 +22,7 @@ export const topology: Command = {
   summary: 'validate a topology file (TOPOCOLL_TOPOLOGY) and print it, normalized as JSON, or resolved for a job',
   usage: 'topocoll topology FILE [--json] [--hosts HOST[:RANKS],...]',
   async run(args) {
-    const { options, rest } = parseOptions(args, { json: { type: 'flag' }, hosts: { type: 'string' } });
+    const { options, rest } = parseOptions(args, { json: { type: 'flag' }, hosts: { type: 'string' } }, { positionals: 1 });
     if (rest.length !== 1) throw new UsageError(`give exactly one topology file\nusage: ${this.usage}`);
     const hosts = options.hosts === undefined ? undefined : parseHostList(String(options.hosts));
     try {

@@ -37,8 +37,7 @@ export const tune: Command = {
   ].join('\n'),
   async run(args: string[]): Promise<number> {
     const spec = { ...SWEEP_OPTIONS, output: { type: 'string' as const }, noise: { type: 'string' as const }, json: { type: 'string' as const }, convert: { type: 'string' as const } };
-    const { options: o, rest } = parseOptions(args, spec);
-    if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"`);
+    const { options: o } = parseOptions(args, spec);
     if (o.convert) {
       try {
         process.stdout.write(rulesToJson(loadRules(o.convert as string).file));

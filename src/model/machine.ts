@@ -2,7 +2,7 @@
 // Hockney α/β and LogGP o/g), how many processes share a node's network port, and the switch
 // parameters of seed 002's contention model. Profiles are YAML (or JSON) files with units
 // written out ("2.37 us", "6343 MiB/s"); a bad file stops with its name, line and key.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 
@@ -318,10 +318,19 @@ function profilePath(name: string): string {
   return path.join(PROFILES_DIR, `${name}.yaml`);
 }
 
+/** The names of the shipped profiles. */
+export function profileNames(): string[] {
+  return readdirSync(PROFILES_DIR).filter((f) => f.endsWith('.yaml')).map((f) => f.slice(0, -'.yaml'.length)).sort();
+}
+
+/** Whether loadProfile takes `nameOrPath` as a file (else as a shipped profile's name). */
+export function isProfilePath(nameOrPath: string): boolean {
+  return nameOrPath.includes('/') || nameOrPath.includes(path.sep) || /\.(ya?ml|json)$/.test(nameOrPath);
+}
+
 /** A shipped profile by name ("bxj"), or a profile file by path. */
 export function loadProfile(nameOrPath: string): Machine {
-  const isPath = nameOrPath.includes('/') || nameOrPath.includes(path.sep) || /\.(ya?ml|json)$/.test(nameOrPath);
-  return loadMachine(isPath ? nameOrPath : profilePath(nameOrPath));
+  return loadMachine(isProfilePath(nameOrPath) ? nameOrPath : profilePath(nameOrPath));
 }
 
 /** The level a message from a process to another uses when they meet at `scope`. */

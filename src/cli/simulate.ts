@@ -102,7 +102,7 @@ function parseRanks(text: string): number {
  * --machine: a name that is neither a shipped profile nor a file is a usage error (exit 2); a
  * file that cannot be read or is not a valid profile is a failure (exit 1), as in `topology FILE`.
  */
-export function machineOption(nameOrPath: string): Machine {
+function machineOption(nameOrPath: string): Machine {
   if (!isProfilePath(nameOrPath) && !existsSync(profilePath(nameOrPath))) {
     throw new UsageError(`--machine=${nameOrPath} is neither a machine profile nor a file (a path with / or .yaml/.json)${suggestion(nameOrPath, profileNames(), 'profiles')}`);
   }

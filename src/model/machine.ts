@@ -314,7 +314,8 @@ export function loadMachine(file: string): Machine {
 /** The profiles shipped with the package (profiles/<name>.yaml). */
 const PROFILES_DIR = path.resolve(__dirname, '..', '..', 'profiles');
 
-function profilePath(name: string): string {
+/** The file of shipped profile `name`. */
+export function profilePath(name: string): string {
   return path.join(PROFILES_DIR, `${name}.yaml`);
 }
 

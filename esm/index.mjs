@@ -30,6 +30,9 @@ export const {
   BXOR,
   init,
   initialized,
+  isFinalized,
+  queryThread,
+  isThreadMain,
   finalize,
   abort,
   waitAll,
@@ -38,6 +41,8 @@ export const {
   processorName,
   libraryVersion,
   wtime,
+  wtick,
+  version,
 } = topocoll;
 export const world = topocoll.world;
 export const COMM_WORLD = world;

@@ -19,11 +19,12 @@ describe('TypeScript consumers', () => {
       writeFileSync(
         path.join(dir, 'esm.mts'),
         [
-          "import { world, IN_PLACE, MpiError } from 'topocoll';",
+          "import { world, IN_PLACE, MpiError, version, wtick, queryThread, isThreadMain, isFinalized, type ThreadLevel } from 'topocoll';",
           'const all: Float64Array = new Float64Array(4 * world.size);',
           'world.allgather(new Float64Array(4), all);',
           "world.allreduce(IN_PLACE, all, 'MAX');",
           'export const failure: boolean = new Error() instanceof MpiError;',
+          'export const env: [number, number, string, ThreadLevel, boolean, boolean] = [version().major, wtick(), version().libraryVersion, queryThread(), isThreadMain(), isFinalized()];',
         ].join('\n'),
       );
       writeFileSync(path.join(dir, 'cjs.cts'), "import topocoll = require('topocoll');\nexport const size: number = topocoll.world.size;\n");

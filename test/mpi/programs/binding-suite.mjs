@@ -12,13 +12,20 @@ import topocoll, {
   PROC_NULL,
   Request,
   UNDEFINED,
+  finalize,
   init,
+  isFinalized,
+  isThreadMain,
+  libraryVersion,
   processorName,
+  queryThread,
   rank,
   size,
   waitAll,
   waitAny,
+  version,
   world,
+  wtick,
   wtime,
 } from 'topocoll';
 
@@ -132,6 +139,14 @@ const t0 = wtime();
 check('wtime advances', wtime() >= t0);
 check('COMM_SELF has one rank', COMM_SELF.size === 1 && COMM_SELF.rank === 0);
 throws('init with another thread level after init', () => init({ threadLevel: 'multiple' }), Error, /already initialized/);
+// The environment: values MPI itself gives (the test compares version() with the launcher's).
+check('wtick is a resolution in seconds', wtick() > 0 && wtick() < 1, wtick());
+check('isFinalized before finalize', isFinalized() === false);
+check('queryThread is the level init provided', queryThread() === init().provided && queryThread() === 'single', [queryThread(), init()]);
+check('isThreadMain on the thread that initialized MPI', isThreadMain() === true);
+const mpiVersion = version();
+check('version: MPI 3.1 (Open MPI 4.1) or MPI 4.0 (MPICH 4.0)', /^Open MPI v4\.1\./.test(mpiVersion.libraryVersion) ? mpiVersion.major === 3 && mpiVersion.minor === 1 : /^MPICH Version:\s+4\.0/.test(mpiVersion.libraryVersion) && mpiVersion.major === 4 && mpiVersion.minor === 0, mpiVersion);
+check('version: the library string is libraryVersion(), with no NUL', mpiVersion.libraryVersion === libraryVersion() && !mpiVersion.libraryVersion.includes('\0'), mpiVersion);
 
 section('basics');
 // --- communicators ---
@@ -501,4 +516,9 @@ section('object');
 
 section('errors');
 world.barrier();
-console.log(JSON.stringify({ rank, size: p, checks, failures, ompiOp: process.env.OMPI_MCA_op ?? null, ...(process.env.BINDING_TIMING ? { timings } : {}) }));
+finalize();
+check('isFinalized after finalize', isFinalized() === true);
+throws('queryThread after finalize', () => queryThread(), Error, /queryThread: MPI is finalized/);
+throws('isThreadMain after finalize', () => isThreadMain(), Error, /isThreadMain: MPI is finalized/);
+check('version after finalize (MPI allows it)', version().libraryVersion === mpiVersion.libraryVersion);
+console.log(JSON.stringify({ rank, size: p, checks, failures, ompiOp: process.env.OMPI_MCA_op ?? null, libraryVersion: mpiVersion.libraryVersion, ...(process.env.BINDING_TIMING ? { timings } : {}) }));

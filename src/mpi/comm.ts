@@ -32,7 +32,11 @@ export interface Status {
   source: number;
   /** The message's tag. */
   tag: number;
-  /** Elements received, in the receive buffer's element type (probe: bytes). */
+  /**
+   * Elements received, in the receive buffer's element type (probe: bytes). UNDEFINED (-32766,
+   * MPI_UNDEFINED, as MPI_Get_count gives it) when the bytes received are not a whole number of
+   * elements, e.g. 6 bytes into a Float64Array; `bytes` is exact in every case.
+   */
   count: number;
   /** Bytes received. */
   bytes: number;

@@ -6,7 +6,7 @@ import { addon } from './mpi/native';
 import { BAND, BOR, BXOR, LAND, LOR, LXOR, MAX, MIN, OPS, PROD, SUM } from './mpi/ops';
 import { Request, waitAll, waitAllSync, waitAny } from './mpi/request';
 
-export type { BufferLike, Comparison, SendBuffer, Status, VectorBuffer } from './mpi/comm';
+export type { BlockOf, BufferLike, Comparison, SendBuffer, Status, VectorBuffer } from './mpi/comm';
 export type { InitOptions, InitResult, ThreadLevel } from './mpi/lifecycle';
 export type { ObjectOp, Op } from './mpi/ops';
 export { Comm, IN_PLACE, ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED, MpiError, Request, abort, finalize, init, initialized, waitAll, waitAllSync, waitAny };

@@ -332,10 +332,29 @@ section('int8');
   if (rank === root) sameArray('gather IN_PLACE at root', world.gather(IN_PLACE, gathered, root), fill(Int16Array, n * p, (i) => value(Math.floor(i / n), i % n)));
   else world.gather(gathered.subarray(rank * n, rank * n + n), null, root);
   const scattered = fill(Int16Array, n * p, (i) => value(Math.floor(i / n), i % n));
-  if (rank === root) {
-    world.scatter(scattered, IN_PLACE, root);
-    sameArray('scatter IN_PLACE at root keeps its block', scattered.subarray(root * n, root * n + n), fill(Int16Array, n, (i) => value(root, i)));
-  } else sameArray('scatter to a non-root', world.scatter(null, new Int16Array(n), root), fill(Int16Array, n, (i) => value(rank, i)));
+  // Every rank gets its block back; IN_PLACE at the root: a view of its block of sendbuf.
+  const isView = (got, of, byteOffset) => got.buffer === (of.buffer ?? of) && got.byteOffset === byteOffset;
+  const mine = world.scatter(rank === root ? scattered : null, rank === root ? IN_PLACE : new Int16Array(n), root);
+  sameArray(rank === root ? 'scatter IN_PLACE returns the root block' : 'scatter to a non-root', mine, fill(Int16Array, n, (i) => value(rank, i)));
+  if (rank === root) check('scatter IN_PLACE: a view of sendbuf', mine instanceof Int16Array && isView(mine, scattered, root * n * 2));
+  const mineAsync = await world.iscatter(rank === root ? scattered : null, rank === root ? IN_PLACE : new Int16Array(n), root);
+  sameArray('iscatter IN_PLACE', mineAsync, fill(Int16Array, n, (i) => value(rank, i)));
+  // Byte buffers: a DataView gives a DataView, an ArrayBuffer a Uint8Array (no ArrayBuffer views).
+  const bytesAll = fill(Uint8Array, 3 * p, (i) => value(Math.floor(i / 3), i % 3));
+  for (const [kind, wrap, Want] of [['DataView', (u) => new DataView(u.buffer), DataView], ['ArrayBuffer', (u) => u.buffer, Uint8Array]]) {
+    const sendbuf = wrap(bytesAll.slice());
+    const got = world.scatter(rank === root ? sendbuf : null, rank === root ? IN_PLACE : wrap(new Uint8Array(3)), root);
+    sameArray(`scatter IN_PLACE ${kind}`, new Uint8Array(got.buffer ?? got, got.byteOffset ?? 0, got.byteLength), fill(Uint8Array, 3, (i) => value(rank, i)));
+    if (rank === root) check(`scatter IN_PLACE ${kind}: a ${Want.name} view`, got instanceof Want && isView(got, sendbuf, root * 3), got);
+  }
+  const sv = { buffer: fill(Float32Array, p * (p + 1), (i) => i), counts: upTo(p).map((r) => r + 1), displs: upTo(p).map((r) => r * (p + 1)) };
+  const svWant = fill(Float32Array, rank + 1, (i) => rank * (p + 1) + i);
+  const svMine = world.scatterv(rank === root ? sv : null, rank === root ? IN_PLACE : new Float32Array(rank + 1), root);
+  sameArray('scatterv IN_PLACE returns the root block', svMine, svWant);
+  if (rank === root) check('scatterv IN_PLACE: a view at displs[root]', isView(svMine, sv.buffer, root * (p + 1) * 4));
+  const packed = { buffer: fill(Float32Array, (p * (p + 1)) / 2, (i) => i), counts: upTo(p).map((r) => r + 1) };
+  const packedAt = (r) => (r * (r + 1)) / 2;
+  sameArray('iscatterv IN_PLACE, displs packed', await world.iscatterv(rank === root ? packed : null, rank === root ? IN_PLACE : new Float32Array(rank + 1), root), fill(Float32Array, rank + 1, (i) => packedAt(rank) + i));
   const agIn = fill(Uint32Array, n * p, (i) => (Math.floor(i / n) === rank ? value(rank, i % n) : 0));
   sameArray('allgather IN_PLACE', world.allgather(IN_PLACE, agIn), fill(Uint32Array, n * p, (i) => value(Math.floor(i / n), i % n)));
   const counts = upTo(p).map((r) => r + 1);

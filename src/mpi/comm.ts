@@ -119,15 +119,22 @@ function fillStatus(status: Partial<Status> | undefined, from: Status): void {
   if (status) Object.assign(status, { source: from.source, tag: from.tag, count: from.count, bytes: from.bytes });
 }
 
+// How getWorld/getSelf make a Comm: the constructor is private, so that a Comm only comes from
+// topocoll (world, COMM_SELF, dup, split), never from a handle the program made up.
+let commOfHandle: (handle: number) => Comm;
+
 export class Comm {
   /** @internal index into the addon's communicator table (never reused, so a freed one stays invalid) */
   readonly handle: number;
   #rank = -1;
   #size = -1;
 
-  /** @internal */
-  constructor(handle: number) {
+  private constructor(handle: number) {
     this.handle = handle;
+  }
+
+  static {
+    commOfHandle = (handle) => new Comm(handle);
   }
 
   get rank(): number {
@@ -545,11 +552,11 @@ let selfComm: Comm | undefined;
 /** MPI_COMM_WORLD; initializes MPI on first use. */
 export function getWorld(): Comm {
   init();
-  return (worldComm ??= new Comm(0));
+  return (worldComm ??= commOfHandle(0));
 }
 
 /** MPI_COMM_SELF; initializes MPI on first use. */
 export function getSelf(): Comm {
   init();
-  return (selfComm ??= new Comm(1));
+  return (selfComm ??= commOfHandle(1));
 }

@@ -19,7 +19,7 @@ describe('TypeScript consumers', () => {
       writeFileSync(
         path.join(dir, 'esm.mts'),
         [
-          "import { world, IN_PLACE, MpiError, Request, version, wtick, queryThread, isThreadMain, isFinalized, type ThreadLevel } from 'topocoll';",
+          "import { world, Comm, IN_PLACE, MpiError, Request, version, wtick, queryThread, isThreadMain, isFinalized, type ThreadLevel } from 'topocoll';",
           'const all: Float64Array = new Float64Array(4 * world.size);',
           'world.allgather(new Float64Array(4), all);',
           "world.allreduce(IN_PLACE, all, 'MAX');",
@@ -30,6 +30,11 @@ describe('TypeScript consumers', () => {
           'export const bytes: Uint8Array = world.scatter(new ArrayBuffer(8), IN_PLACE);',
           'export const pending: Request<Float64Array> = world.iscatterv({ buffer: all, counts: [4] }, IN_PLACE);',
           'export const env: [number, number, string, ThreadLevel, boolean, boolean] = [version().major, wtick(), version().libraryVersion, queryThread(), isThreadMain(), isFinalized()];',
+          // A Comm comes from topocoll only: no public constructor, no handle.
+          '// @ts-expect-error the constructor is private',
+          'export const made = new Comm(0);',
+          '// @ts-expect-error the handle is internal',
+          'export const handle: number = world.handle;',
         ].join('\n'),
       );
       writeFileSync(path.join(dir, 'cjs.cts'), "import topocoll = require('topocoll');\nexport const size: number = topocoll.world.size;\n");

@@ -1,15 +1,16 @@
 // topocoll: real MPI for Node.js, with topology- and multi-core-aware collectives.
 import { ANY_SOURCE, ANY_TAG, Comm, getSelf, getWorld, IN_PLACE, PROC_NULL, UNDEFINED } from './mpi/comm';
 import { MpiError } from './mpi/errors';
-import { abort, finalize, init, initialized } from './mpi/lifecycle';
+import { abort, finalize, init, initialized, isFinalized, isThreadMain, queryThread } from './mpi/lifecycle';
 import { addon } from './mpi/native';
 import { BAND, BOR, BXOR, LAND, LOR, LXOR, MAX, MIN, OPS, PROD, SUM } from './mpi/ops';
 import { Request, waitAll, waitAllSync, waitAny } from './mpi/request';
 
-export type { BufferLike, Comparison, SendBuffer, Status, VectorBuffer } from './mpi/comm';
+export type { BlockOf, BufferLike, Comparison, SendBuffer, Status, VectorBuffer } from './mpi/comm';
 export type { InitOptions, InitResult, ThreadLevel } from './mpi/lifecycle';
 export type { ObjectOp, Op } from './mpi/ops';
 export { Comm, IN_PLACE, ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED, MpiError, Request, abort, finalize, init, initialized, waitAll, waitAllSync, waitAny };
+export { isFinalized, queryThread, isThreadMain };
 export { SUM, PROD, MIN, MAX, LAND, LOR, LXOR, BAND, BOR, BXOR, OPS };
 
 /** MPI_COMM_WORLD (MPI is initialized on first access). */
@@ -47,4 +48,24 @@ export function libraryVersion(): string {
 /** MPI_Wtime: seconds since an arbitrary time in the past. */
 export function wtime(): number {
   return addon().wtime();
+}
+
+/** MPI_Wtick: the resolution of wtime(), in seconds. */
+export function wtick(): number {
+  return addon().wtick();
+}
+
+/** The MPI standard version the library implements, and the library's own description. */
+export interface MpiVersion {
+  /** MPI_Get_version: e.g. 3 and 1 for MPI 3.1 (Open MPI 4.1), 4 and 0 for MPI 4.0 (MPICH 4.0). */
+  major: number;
+  minor: number;
+  /** MPI_Get_library_version, as libraryVersion() returns it. */
+  libraryVersion: string;
+}
+
+/** MPI_Get_version and MPI_Get_library_version (no MPI_Init needed, as MPI allows). */
+export function version(): MpiVersion {
+  const v = addon().version();
+  return { major: v.major, minor: v.minor, libraryVersion: v.libraryVersion.trim() };
 }

@@ -63,8 +63,8 @@ Napi::Value Alltoall(const Napi::CallbackInfo& info) { return blockCollective(in
 Napi::Value Bcast(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   MPI_Comm comm = commArg(info[0]);
+  int root = rootArg(info[2], comm);  // first, as in every rooted call of the system MPI
   BufferView buf = bufferArg(info[1], "buffer");
-  int root = rootArg(info[2], comm);
   return complete(env, info[3].ToBoolean(), "bcast",
                   [&](engine::RequestOut r) { return engine::bcast(buf.data, buf.count, buf.type, root, comm, r); });
 }

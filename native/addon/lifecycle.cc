@@ -1,6 +1,7 @@
 // init/finalize/abort and process facts. Policy (when to finalize or abort) lives in TypeScript.
 #include <dlfcn.h>
 
+#include <cstring>
 #include <string>
 
 #include "addon.h"
@@ -89,6 +90,39 @@ Napi::Value ProcessorName(const Napi::CallbackInfo& info) {
 
 Napi::Value Wtime(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), PMPI_Wtime()); }
 
+// Open MPI counts the terminating NUL in the length MPI_Get_library_version gives; MPICH does not.
+std::string libraryVersionText(const char* text, int len) { return std::string(text, strnlen(text, len)); }
+
+Napi::Value Wtick(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), PMPI_Wtick()); }
+
+// The thread level MPI provides, as MPI_THREAD_* (threadLevels names them). Needs MPI initialized.
+Napi::Value QueryThread(const Napi::CallbackInfo& info) {
+  int provided = MPI_THREAD_SINGLE;
+  check(info.Env(), PMPI_Query_thread(&provided), "MPI_Query_thread");
+  return Napi::Number::New(info.Env(), provided);
+}
+
+// Whether the calling thread is the one that initialized MPI. Needs MPI initialized.
+Napi::Value IsThreadMain(const Napi::CallbackInfo& info) {
+  int flag = 0;
+  check(info.Env(), PMPI_Is_thread_main(&flag), "MPI_Is_thread_main");
+  return Napi::Boolean::New(info.Env(), flag != 0);
+}
+
+// MPI_Get_version and MPI_Get_library_version of the library loaded; need no MPI_Init.
+Napi::Value Version(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  char library[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0, major = 0, minor = 0;
+  check(env, PMPI_Get_version(&major, &minor), "MPI_Get_version");
+  check(env, PMPI_Get_library_version(library, &len), "MPI_Get_library_version");
+  auto o = Napi::Object::New(env);
+  o.Set("major", major);
+  o.Set("minor", minor);
+  o.Set("libraryVersion", libraryVersionText(library, len));
+  return o;
+}
+
 // Facts about the build and the MPI library; needs no MPI_Init.
 Napi::Value BuildInfo(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -98,7 +132,7 @@ Napi::Value BuildInfo(const Napi::CallbackInfo& info) {
   PMPI_Get_version(&major, &minor);
   auto o = Napi::Object::New(env);
   o.Set("flavour", TOPOCOLL_MPI_FLAVOUR);
-  o.Set("libraryVersion", std::string(version, len));
+  o.Set("libraryVersion", libraryVersionText(version, len));
   o.Set("mpiVersion", std::to_string(major) + "." + std::to_string(minor));
   o.Set("largeCount", MPI_VERSION >= 4);
   Dl_info dl;
@@ -117,6 +151,10 @@ void initLifecycle(Napi::Env env, Napi::Object exports) {
   exports.Set("commSize", Napi::Function::New(env, CommSize));
   exports.Set("processorName", Napi::Function::New(env, ProcessorName));
   exports.Set("wtime", Napi::Function::New(env, Wtime));
+  exports.Set("wtick", Napi::Function::New(env, Wtick));
+  exports.Set("queryThread", Napi::Function::New(env, QueryThread));
+  exports.Set("isThreadMain", Napi::Function::New(env, IsThreadMain));
+  exports.Set("version", Napi::Function::New(env, Version));
   exports.Set("buildInfo", Napi::Function::New(env, BuildInfo));
   exports.Set("threadLevels", [&] {
     auto o = Napi::Object::New(env);

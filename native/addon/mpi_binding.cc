@@ -1,38 +1,42 @@
 #include "mpi_binding.h"
 
 #include <climits>
+#include <cmath>
 
 namespace topocoll::addon {
 
 static std::string rankRange(int p) { return "[0, " + std::to_string(p - 1) + "]"; }
 
-static int rankNumber(const Napi::Value& v, const char* name) {
+// A rank argument as a whole number, kept a double until it is range-checked: 2^40 is then a rank
+// out of range (like 5 in a world of 4), not "not an integer" by an overflowing cast to int.
+static double rankNumber(const Napi::Value& v, const char* name) {
   Napi::Env env = v.Env();
   if (!v.IsNumber()) throwType(env, std::string(name) + " must be a rank (a number)");
   double d = v.As<Napi::Number>().DoubleValue();
-  if (d != static_cast<double>(static_cast<int>(d))) throwType(env, std::string(name) + " must be an integer rank");
-  return static_cast<int>(d);
+  if (!std::isfinite(d) || d != std::trunc(d)) throwType(env, std::string(name) + " must be an integer rank");
+  return d;
+}
+
+// "name = value is not a rank of this communicator; valid: [0, p-1]", the value as JS writes it.
+static std::string notARank(const Napi::Value& v, const char* name, int p) {
+  return std::string(name) + " = " + v.ToString().Utf8Value() + " is not a rank of this communicator; valid: " + rankRange(p);
 }
 
 int destArg(const Napi::Value& v, MPI_Comm comm, const char* name) {
-  int r = rankNumber(v, name), p = commSizeOf(comm);
+  double r = rankNumber(v, name);
+  int p = commSizeOf(comm);
   if (r == kJsProcNull) return MPI_PROC_NULL;
-  if (r < 0 || r >= p) {
-    throwRange(v.Env(), std::string(name) + " = " + std::to_string(r) + " is not a rank of this communicator; valid: " + rankRange(p) +
-                            " or PROC_NULL");
-  }
-  return r;
+  if (r < 0 || r >= p) throwRange(v.Env(), notARank(v, name, p) + " or PROC_NULL");
+  return static_cast<int>(r);
 }
 
 int sourceArg(const Napi::Value& v, MPI_Comm comm, const char* name) {
-  int r = rankNumber(v, name), p = commSizeOf(comm);
+  double r = rankNumber(v, name);
+  int p = commSizeOf(comm);
   if (r == kJsAnySource) return MPI_ANY_SOURCE;
   if (r == kJsProcNull) return MPI_PROC_NULL;
-  if (r < 0 || r >= p) {
-    throwRange(v.Env(), std::string(name) + " = " + std::to_string(r) + " is not a rank of this communicator; valid: " + rankRange(p) +
-                            ", ANY_SOURCE or PROC_NULL");
-  }
-  return r;
+  if (r < 0 || r >= p) throwRange(v.Env(), notARank(v, name, p) + ", ANY_SOURCE or PROC_NULL");
+  return static_cast<int>(r);
 }
 
 static int tagUpperBound() {
@@ -60,12 +64,11 @@ int tagArg(const Napi::Value& v, const char* name, bool allowAny) {
 }
 
 int rootArg(const Napi::Value& v, MPI_Comm comm) {
-  int r = rankNumber(v, "root"), p = commSizeOf(comm);
+  double r = rankNumber(v, "root");
+  int p = commSizeOf(comm);
   // The error class the MPI raises for it (MPI_ERR_ROOT), before any call: as a preloaded program gets.
-  if (r < 0 || r >= p) {
-    throwMpiError(v.Env(), MPI_ERR_ROOT, ("root = " + std::to_string(r) + " is not a rank of this communicator; valid: " + rankRange(p)).c_str());
-  }
-  return r;
+  if (r < 0 || r >= p) throwMpiError(v.Env(), MPI_ERR_ROOT, notARank(v, "root", p).c_str());
+  return static_cast<int>(r);
 }
 
 bool largeCount(Napi::Env env, MPI_Count count, const char* what) {
@@ -153,6 +156,7 @@ Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype 
   MPI_Count count = 0, bytes = 0;
   PMPI_Get_elements_x(&status, type, &count);
   PMPI_Get_elements_x(&status, MPI_BYTE, &bytes);
+  if (count == MPI_UNDEFINED) count = kJsUndefined;  // a partial element: JS's UNDEFINED under both MPIs
   int source = status.MPI_SOURCE == MPI_PROC_NULL ? kJsProcNull : status.MPI_SOURCE == MPI_ANY_SOURCE ? kJsAnySource : status.MPI_SOURCE;
   auto o = Napi::Object::New(env);
   o.Set("source", Napi::Number::New(env, source));

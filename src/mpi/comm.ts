@@ -34,7 +34,11 @@ export interface Status {
   source: number;
   /** The message's tag. */
   tag: number;
-  /** Elements received, in the receive buffer's element type (probe: bytes). */
+  /**
+   * Elements received, in the receive buffer's element type (probe: bytes). UNDEFINED (-32766,
+   * MPI_UNDEFINED, as MPI_Get_count gives it) when the bytes received are not a whole number of
+   * elements, e.g. 6 bytes into a Float64Array; `bytes` is exact in every case.
+   */
   count: number;
   /** Bytes received. */
   bytes: number;
@@ -45,6 +49,37 @@ export interface VectorBuffer<T extends BufferLike = BufferLike> {
   buffer: T;
   counts: ArrayLike<number>;
   displs?: ArrayLike<number>;
+}
+
+/**
+ * A view of a block of a buffer of type S: the same type for a TypedArray, Buffer or DataView;
+ * a Uint8Array for an ArrayBuffer (which has no views of its own type).
+ */
+export type BlockOf<S extends BufferLike> = S extends ArrayBufferView ? S : Uint8Array;
+
+function elementCount(buf: BufferLike): number {
+  return ArrayBuffer.isView(buf) && !(buf instanceof DataView) ? (buf as unknown as ArrayLike<unknown>).length : buf.byteLength;
+}
+
+// `count` elements of `buf` from element `start`, without copying (a BlockOf the buffer's type).
+function blockOf(buf: BufferLike, start: number, count: number): BufferLike {
+  if (buf instanceof DataView) return new DataView(buf.buffer, buf.byteOffset + start, count);
+  if (ArrayBuffer.isView(buf)) return (buf as Uint8Array).subarray(start, start + count);
+  return new Uint8Array(buf, start, count);
+}
+
+// The root's block of a scatter's sendbuf: where IN_PLACE leaves the root's data.
+function scatterBlock(sendbuf: BufferLike, size: number, root: number): BufferLike {
+  const n = elementCount(sendbuf) / size;
+  return blockOf(sendbuf, root * n, n);
+}
+
+// The root's block of a scatterv's send buffer (counts and displs as the addon has checked them).
+function scattervBlock(send: VectorBuffer, root: number): BufferLike {
+  let start = 0;
+  if (send.displs) start = send.displs[root];
+  else for (let i = 0; i < root; i++) start += send.counts[i];
+  return blockOf(send.buffer, start, send.counts[root]);
 }
 
 /** How two communicators relate (MPI_Comm_compare). */
@@ -86,15 +121,22 @@ function fillStatus(status: Partial<Status> | undefined, from: Status): void {
   if (status) Object.assign(status, { source: from.source, tag: from.tag, count: from.count, bytes: from.bytes });
 }
 
+// How getWorld/getSelf make a Comm: the constructor is private, so that a Comm only comes from
+// topocoll (world, COMM_SELF, dup, split), never from a handle the program made up.
+let commOfHandle: (handle: number) => Comm;
+
 export class Comm {
   /** @internal index into the addon's communicator table (never reused, so a freed one stays invalid) */
   readonly handle: number;
   #rank = -1;
   #size = -1;
 
-  /** @internal */
-  constructor(handle: number) {
+  private constructor(handle: number) {
     this.handle = handle;
+  }
+
+  static {
+    commOfHandle = (handle) => new Comm(handle);
   }
 
   get rank(): number {
@@ -268,30 +310,46 @@ export class Comm {
   }
 
   /**
-   * Block i of the root's `sendbuf` lands in rank i's `recvbuf` (sendbuf may be null elsewhere).
-   * IN_PLACE as recvbuf at the root: the root's block stays where it is.
+   * Block i of the root's `sendbuf` lands in rank i's `recvbuf` (sendbuf may be null elsewhere);
+   * returns recvbuf. IN_PLACE as recvbuf at the root: the root's block stays where it is, and the
+   * root gets a view of it (its block of sendbuf, not a copy), so every rank gets its block back.
    */
-  scatter<T extends BufferLike>(sendbuf: BufferLike | null, recvbuf: T | typeof IN_PLACE, root = 0): T | null {
+  scatter<T extends BufferLike>(sendbuf: BufferLike | null, recvbuf: T, root?: number): T;
+  scatter<S extends BufferLike>(sendbuf: S, recvbuf: typeof IN_PLACE, root?: number): BlockOf<S>;
+  scatter<T extends BufferLike, S extends BufferLike>(sendbuf: S | null, recvbuf: T | typeof IN_PLACE, root?: number): T | BlockOf<S>;
+  scatter(sendbuf: BufferLike | null, recvbuf: BufferLike | typeof IN_PLACE, root = 0): BufferLike {
     addon().scatter(this.handle, sendbuf, sendArg(recvbuf), root, false);
-    return recvbuf === IN_PLACE ? null : recvbuf;
+    return recvbuf === IN_PLACE ? scatterBlock(sendbuf!, this.size, root) : recvbuf;
   }
 
-  iscatter<T extends BufferLike>(sendbuf: BufferLike | null, recvbuf: T | typeof IN_PLACE, root = 0): Request<T | null> {
+  iscatter<T extends BufferLike>(sendbuf: BufferLike | null, recvbuf: T, root?: number): Request<T>;
+  iscatter<S extends BufferLike>(sendbuf: S, recvbuf: typeof IN_PLACE, root?: number): Request<BlockOf<S>>;
+  iscatter<T extends BufferLike, S extends BufferLike>(sendbuf: S | null, recvbuf: T | typeof IN_PLACE, root?: number): Request<T | BlockOf<S>>;
+  iscatter(sendbuf: BufferLike | null, recvbuf: BufferLike | typeof IN_PLACE, root = 0): Request<BufferLike> {
     const native = addon().scatter(this.handle, sendbuf, sendArg(recvbuf), root, true);
-    return new Request(native, () => (recvbuf === IN_PLACE ? null : recvbuf), [sendbuf, recvbuf]);
+    return new Request(native, () => (recvbuf === IN_PLACE ? scatterBlock(sendbuf!, this.size, root) : recvbuf), [sendbuf, recvbuf]);
   }
 
-  /** scatter with a count (and displacement) per rank, significant at the root only. */
-  scatterv<T extends BufferLike>(send: VectorBuffer | null, recvbuf: T | typeof IN_PLACE, root = 0): T | null {
+  /**
+   * scatter with a count (and displacement) per rank, significant at the root only; returns
+   * recvbuf (IN_PLACE at the root: a view of the root's block of the send buffer).
+   */
+  scatterv<T extends BufferLike>(send: VectorBuffer | null, recvbuf: T, root?: number): T;
+  scatterv<S extends BufferLike>(send: VectorBuffer<S>, recvbuf: typeof IN_PLACE, root?: number): BlockOf<S>;
+  scatterv<T extends BufferLike, S extends BufferLike>(send: VectorBuffer<S> | null, recvbuf: T | typeof IN_PLACE, root?: number): T | BlockOf<S>;
+  scatterv(send: VectorBuffer | null, recvbuf: BufferLike | typeof IN_PLACE, root = 0): BufferLike {
     const s = vectorArg(send, 'scatterv', 'send');
     addon().scatterv(this.handle, s?.buffer ?? null, s?.counts, s?.displs, sendArg(recvbuf), root, false);
-    return recvbuf === IN_PLACE ? null : recvbuf;
+    return recvbuf === IN_PLACE ? scattervBlock(s!, root) : recvbuf;
   }
 
-  iscatterv<T extends BufferLike>(send: VectorBuffer | null, recvbuf: T | typeof IN_PLACE, root = 0): Request<T | null> {
+  iscatterv<T extends BufferLike>(send: VectorBuffer | null, recvbuf: T, root?: number): Request<T>;
+  iscatterv<S extends BufferLike>(send: VectorBuffer<S>, recvbuf: typeof IN_PLACE, root?: number): Request<BlockOf<S>>;
+  iscatterv<T extends BufferLike, S extends BufferLike>(send: VectorBuffer<S> | null, recvbuf: T | typeof IN_PLACE, root?: number): Request<T | BlockOf<S>>;
+  iscatterv(send: VectorBuffer | null, recvbuf: BufferLike | typeof IN_PLACE, root = 0): Request<BufferLike> {
     const s = vectorArg(send, 'iscatterv', 'send');
     const native = addon().scatterv(this.handle, s?.buffer ?? null, s?.counts, s?.displs, sendArg(recvbuf), root, true);
-    return new Request(native, () => (recvbuf === IN_PLACE ? null : recvbuf), [s?.buffer, recvbuf]);
+    return new Request(native, () => (recvbuf === IN_PLACE ? scattervBlock(s!, root) : recvbuf), [s?.buffer, recvbuf]);
   }
 
   /** allgather with a count (and displacement) per rank. */
@@ -496,11 +554,11 @@ let selfComm: Comm | undefined;
 /** MPI_COMM_WORLD; initializes MPI on first use. */
 export function getWorld(): Comm {
   init();
-  return (worldComm ??= new Comm(0));
+  return (worldComm ??= commOfHandle(0));
 }
 
 /** MPI_COMM_SELF; initializes MPI on first use. */
 export function getSelf(): Comm {
   init();
-  return (selfComm ??= new Comm(1));
+  return (selfComm ??= commOfHandle(1));
 }

@@ -73,6 +73,29 @@ export function initialized(): boolean {
   return state !== undefined;
 }
 
+/** MPI_Finalized: whether MPI has been finalized (by topocoll or by whoever initialized it). */
+export function isFinalized(): boolean {
+  return addon().state().finalized as boolean;
+}
+
+// MPI_Query_thread and MPI_Is_thread_main are defined only between MPI_Init and MPI_Finalize.
+function initializedForQuery(what: string): void {
+  if (isFinalized()) throw new Error(`${what}: MPI is finalized; it can be asked only between init() and finalize()`);
+  init();
+}
+
+/** MPI_Query_thread: the thread level MPI provides (what init() returned as `provided`). */
+export function queryThread(): ThreadLevel {
+  initializedForQuery('queryThread');
+  return levelName(addon().queryThread());
+}
+
+/** MPI_Is_thread_main: whether the calling thread is the one that initialized MPI. */
+export function isThreadMain(): boolean {
+  initializedForQuery('isThreadMain');
+  return addon().isThreadMain() as boolean;
+}
+
 /** Finalizes MPI if we initialized it. Called automatically at a clean exit. */
 export function finalize(): void {
   if (state && !aborting) addon().finalize();

@@ -19,9 +19,22 @@ const INDEX: Record<string, number> = Object.fromEntries(OPS.map((name, i) => [n
 
 /** The addon's index of `op` (its position in OPS, the order of the addon's table). */
 export function opIndex(op: Op, what: string): number {
-  const i = INDEX[op as string];
-  if (i === undefined) throw new TypeError(`${what}: op ${JSON.stringify(op)} is not valid; valid choices: ${OPS.join(', ')}`);
-  return i;
+  const i = typeof op === 'string' ? INDEX[op] : undefined;
+  if (i !== undefined) return i;
+  if (typeof op === 'function') {
+    throw new TypeError(
+      `${what}: user-defined ops (functions) are not supported on buffers yet; valid ops: ${OPS.join(', ')} ` +
+        '(reduceObject/allreduceObject take a function)',
+    );
+  }
+  throw new TypeError(`${what}: op ${describe(op)} is not valid; valid choices: ${OPS.join(', ')}`);
+}
+
+// A wrong op as the message shows it: strings quoted, anything else by its value or type.
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value === null || typeof value !== 'object') return String(value); // String(), not a template: symbols
+  return `(${Array.isArray(value) ? 'an array' : 'an object'})`;
 }
 
 /** A reduction of two JS values: an Op name or a function (a, b) => result. */

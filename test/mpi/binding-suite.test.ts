@@ -1,8 +1,11 @@
 // The Node binding under real mpirun: one launch per (MPI, size) runs test/mpi/programs/
 // binding-suite.mjs (every operation, element type, in place, nonblocking, object mode, errors),
 // and the abort path ends a job whose rank fails within seconds.
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { expectSuccess, FLAVOURS, mpirun, type Flavour } from '../helpers/mpirun';
+// @ts-expect-error plain ESM helper shared with the project's scripts
+import { launcherPath } from '../../scripts/mpi.mjs';
 
 const SIZES: Record<Flavour, number[]> = { openmpi: [1, 2, 3, 4, 5, 8], mpich: [1, 2, 3] };
 
@@ -12,6 +15,18 @@ interface RankReport {
   checks: number;
   failures: { name: string; detail?: unknown }[];
   ompiOp: string | null;
+  libraryVersion: string;
+}
+
+// The release the MPI's own launcher reports ("mpiexec (OpenRTE) 4.1.4", hydra's "Version: 4.0.2").
+const releases = new Map<Flavour, string>();
+function launcherRelease(flavour: Flavour): string {
+  if (releases.has(flavour)) return releases.get(flavour)!;
+  const r = spawnSync(launcherPath(flavour), ['--version'], { encoding: 'utf8' });
+  const release = /(?:OpenRTE\)|Version:)\s*(\d+\.\d+\.\d+)/.exec(r.stdout + r.stderr)?.[1];
+  if (!release) throw new Error(`no release in ${launcherPath(flavour)} --version: ${r.stdout}${r.stderr}`);
+  releases.set(flavour, release);
+  return release;
 }
 
 function reports(stdout: string): RankReport[] {
@@ -36,6 +51,9 @@ describe.each(FLAVOURS)('binding (%s)', (flavour) => {
       expect(r.size).toBe(np);
       expect(r.checks).toBeGreaterThan(800);
       if (flavour === 'openmpi') expect(r.ompiOp).toBe('^avx');
+      // version(): MPI_Get_library_version names the release the launcher reports.
+      const release = launcherRelease(flavour).replaceAll('.', '\\.');
+      expect(r.libraryVersion).toMatch(flavour === 'openmpi' ? new RegExp(`^Open MPI v${release}\\b`) : new RegExp(`^MPICH Version:\\s+${release}\\b`));
     }
   });
 

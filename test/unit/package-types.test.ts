@@ -19,11 +19,24 @@ describe('TypeScript consumers', () => {
       writeFileSync(
         path.join(dir, 'esm.mts'),
         [
-          "import { world, IN_PLACE, MpiError } from 'topocoll';",
+          "import { world, Comm, IN_PLACE, MpiError, OPS, type Op, Request, version, wtick, queryThread, isThreadMain, isFinalized, type ThreadLevel } from 'topocoll';",
           'const all: Float64Array = new Float64Array(4 * world.size);',
           'world.allgather(new Float64Array(4), all);',
           "world.allreduce(IN_PLACE, all, 'MAX');",
           'export const failure: boolean = new Error() instanceof MpiError;',
+          // scatter returns the receive buffer on every rank; IN_PLACE at the root: a view of its block.
+          'export const mine: Float64Array = world.scatter(all, IN_PLACE);',
+          'export const theirs: Int32Array = world.scatter(null, new Int32Array(4));',
+          'export const bytes: Uint8Array = world.scatter(new ArrayBuffer(8), IN_PLACE);',
+          'export const pending: Request<Float64Array> = world.iscatterv({ buffer: all, counts: [4] }, IN_PLACE);',
+          'export const ops: readonly Op[] = OPS;',
+          'export const promised: Promise<Float64Array> = world.iallreduce(IN_PLACE, all).promise();',
+          'export const env: [number, number, string, ThreadLevel, boolean, boolean] = [version().major, wtick(), version().libraryVersion, queryThread(), isThreadMain(), isFinalized()];',
+          // A Comm comes from topocoll only: no public constructor, no handle.
+          '// @ts-expect-error the constructor is private',
+          'export const made = new Comm(0);',
+          '// @ts-expect-error the handle is internal',
+          'export const handle: number = world.handle;',
         ].join('\n'),
       );
       writeFileSync(path.join(dir, 'cjs.cts'), "import topocoll = require('topocoll');\nexport const size: number = topocoll.world.size;\n");

@@ -7,6 +7,7 @@
 // round and the copy bandwidth, which machine profiles take. The result is a topology file
 // (TOPOCOLL_TOPOLOGY) for the models and the topology-aware selection.
 import { UNDEFINED, type Comm } from '../mpi/comm';
+import type { BenchOptions } from '../mpi/addon';
 import { addon } from '../mpi/native';
 import type { CollectiveName } from '../select/registry';
 import { setAlgorithm } from './override';
@@ -58,7 +59,7 @@ function measure(comm: Comm, a: number, b: number, quick: boolean, repetitions: 
   return CALIBRATION_SIZES.map((bytes) => {
     let best = Infinity;
     // The fastest repetition: ping-pong on a shared machine only ever gets slower by noise.
-    for (let r = 0; r < repetitions; r++) best = Math.min(best, native.pingPong(comm.handle, a, b, bytes, iterationsFor(bytes, quick)) as number);
+    for (let r = 0; r < repetitions; r++) best = Math.min(best, native.pingPong(comm.handle, a, b, bytes, iterationsFor(bytes, quick)));
     return [bytes, best] as [number, number];
   });
 }
@@ -148,10 +149,10 @@ function measureCopyBandwidth(bytes: number, rotateBytes: number): number {
 }
 
 /** The times of `benchCollective` on `comm` with `algorithm` forced for `coll` (collective over comm). */
-function benchForced(comm: Comm, coll: CollectiveName, algorithm: string, bytes: number, options: object): (number | null)[] {
+function benchForced(comm: Comm, coll: CollectiveName, algorithm: string, bytes: number, options: BenchOptions): (number | null)[] {
   setAlgorithm(coll, algorithm);
   try {
-    return (addon().benchCollective(comm.handle, coll, bytes, options) as { timesUs: (number | null)[] }).timesUs;
+    return addon().benchCollective(comm.handle, coll, bytes, options).timesUs;
   } finally {
     setAlgorithm(coll, null);
   }

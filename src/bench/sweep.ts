@@ -126,7 +126,7 @@ interface Cell {
 
 /** The hosts of every rank of `comm`, in rank order (collective). */
 export function hostsOf(comm: Comm): string[] {
-  return (addon().hierarchy(comm.handle) as { ranks: Array<{ host: string }> }).ranks.map((r) => r.host);
+  return addon().hierarchy(comm.handle).ranks.map((r) => r.host);
 }
 
 // Whether any rank saw the overridden algorithm fall back to native (collective; MPI_MAX
@@ -163,7 +163,7 @@ export function runSweep(comm: Comm, opts: SweepOptions, progress?: Progress): B
             root: opts.root,
             window: opts.timing === 'window',
             windowUs: cell.windowUs,
-          }) as { timesUs: (number | null)[]; iterations: number; errors: number; windowUs: number; invalid: number };
+          });
           if (first && cell.algorithm !== NATIVE && cell.algorithm !== AUTO) {
             const why = agreedFallback(comm, coll);
             if (why) {
@@ -230,7 +230,7 @@ export function runSweep(comm: Comm, opts: SweepOptions, progress?: Progress): B
 
 /** MPI_Get_library_version's first line (without the NUL some libraries leave in it). */
 export function libraryName(): string {
-  return String(addon().buildInfo().libraryVersion).replace(/\0/g, '').trim().split('\n')[0].trim();
+  return addon().buildInfo().libraryVersion.replace(/\0/g, '').trim().split('\n')[0].trim();
 }
 
 function packageVersion(): string {

@@ -1,11 +1,12 @@
 // `topocoll explain`: which algorithm a call would get, why, and what each candidate's schedule
 // costs. Needs no MPI launch: selection and schedules are data.
 import { formatBytes } from '../bench/stats';
+import type { EnginePrediction } from '../mpi/addon';
 import { addon } from '../mpi/native';
 import { collectiveInfo, COLLECTIVES, type CollectiveName } from '../select/registry';
 import type { Schedule } from '../select/schedule';
 import { summarize, type ScheduleSummary } from '../select/summary';
-import { enginePredictions, type EnginePrediction } from '../model/native';
+import { enginePredictions } from '../model/native';
 import type { Command } from './main';
 import { parseBytes, parseOptions, UsageError } from './args';
 import { installRulesFromEnvironment } from '../select/rules';

@@ -3,50 +3,17 @@
 // table of MPI_COMM_WORLD, the caches of rank 0's CPU and the node's shared memory; run alone it
 // describes this one process. Every rank takes part: detection is collective.
 import { formatBytes } from '../bench/stats';
+import type { HierarchyInfo, RegisteredAlgorithms } from '../mpi/addon';
 import { COLLECTIVES } from '../select/registry';
 import type { Command } from './main';
 import { parseOptions } from './args';
-
-/** One rank's place, as the engine detected it (native/engine/hierarchy). */
-export interface RankPlace {
-  rank: number;
-  host: string;
-  node: number;
-  socket: number;
-  numa: number;
-  core: number;
-  cpu: number;
-  /** How the rank is bound: 'core' (one CPU), 'socket' (CPUs of one socket) or 'none'. */
-  binding: 'core' | 'socket' | 'none';
-  /** The TOPOCOLL_VIRTUAL_NODES (or topology file) node, -1 without an override. */
-  virtualNode: number;
-}
-
-export interface CacheInfo {
-  level: number;
-  type: string;
-  bytes: number;
-  lineBytes: number;
-  sharedCpus: number[];
-}
-
-export interface HierarchyInfo {
-  ranks: RankPlace[];
-  caches: CacheInfo[];
-  nodeCount: number;
-  virtualNodes: boolean;
-  numaMachine: boolean;
-  sharedCacheBytes: number;
-  sharedCacheRanks: number;
-  shm?: { available: boolean; why: string; channels: number; parts: number; partBytes: number; namePrefix: string };
-}
 
 export interface InfoReport {
   mpi: string;
   size: number;
   hierarchy: HierarchyInfo;
-  /** The built algorithms of each collective. */
-  algorithms: Record<string, string[]>;
+  /** The built algorithms of each collective (and `problems`: what is wrong with the registry, '' when nothing). */
+  algorithms: RegisteredAlgorithms;
   /** Extra sections (name -> lines), e.g. the topology file resolved for this job. */
   sections: Array<{ title: string; lines: string[] }>;
 }
@@ -84,9 +51,9 @@ function collectInfo(withShm = true): InfoReport {
   const { addon, loadedFlavour, FLAVOUR_TITLES } = require('../mpi/native') as typeof import('../mpi/native');
   const world = tc.world;
   const shmOff = addon().parameter('TOPOCOLL_SHM') === 0;
-  const hierarchy: HierarchyInfo = addon().hierarchy(world.handle, { shm: withShm && !shmOff });
+  const hierarchy = addon().hierarchy(world.handle, { shm: withShm && !shmOff });
   if (shmOff) hierarchy.shm = { available: false, why: 'off (TOPOCOLL_SHM=0)', channels: 0, parts: 0, partBytes: 0, namePrefix: '' };
-  const registered: Record<string, string[]> = addon().registeredAlgorithms();
+  const registered = addon().registeredAlgorithms();
   const sections: InfoReport['sections'] = [];
   // The topology section: src/topology exports `infoSection` (an InfoSection describing the
   // TOPOCOLL_TOPOLOGY file resolved for this job); until it does, info prints no such section.

@@ -1,6 +1,7 @@
 // The models fed by the real schedule builders (the addon), and the engine's own predictions.
 // Schedules come flattened from C++ (compiledSchedule): a JS object per op would cost minutes
 // and gigabytes for a pairwise alltoall on 8192 ranks.
+import type { EnginePrediction, NativeTiming, PredictionOptions } from '../mpi/addon';
 import { addon } from '../mpi/native';
 import type { CollectiveName } from '../select/registry';
 import type { Schedule, ScheduleParams } from '../select/schedule';
@@ -22,24 +23,13 @@ export interface ScheduleRequest {
 export type ScheduleProvider = (request: ScheduleRequest) => Schedule;
 export type CompiledProvider = (request: ScheduleRequest) => CompiledRank;
 
-interface NativeCompiled {
-  rank: number;
-  rounds: number;
-  stream: Int32Array;
-  tmpBlocks: number;
-  unitsPerBlock: number;
-  note: string;
-  flagSlot?: Uint8Array;
-  flagStage?: Int32Array;
-}
-
 /** Schedules as objects, from the C++ builders (for the symbolic replay). */
 export const nativeSchedules: ScheduleProvider = ({ collective, algorithm, p, rank, params }) =>
   addon().buildSchedule(collective, algorithm, p, rank, params);
 
 /** Schedules flattened by the addon, for the timing simulator. */
 export const nativeCompiledSchedules: CompiledProvider = ({ collective, algorithm, p, rank, params }) => {
-  const c: NativeCompiled = addon().compiledSchedule(collective, algorithm, p, rank, params);
+  const c = addon().compiledSchedule(collective, algorithm, p, rank, params);
   return {
     rank: c.rank,
     rounds: c.rounds,
@@ -56,23 +46,9 @@ export function registeredAlgorithms(coll: CollectiveName): string[] {
   return addon().registeredAlgorithms()[coll];
 }
 
-export interface EnginePrediction {
-  readonly algorithm: string;
-  readonly predicted_us?: number;
-  readonly rounds?: number;
-  readonly messages?: number;
-  readonly bytes?: number;
-  readonly alcd?: number;
-  /** Why the engine could not predict it. */
-  readonly skipped?: string;
-}
-
-export interface EngineModelOptions extends ScheduleParams {
+export interface EngineModelOptions extends PredictionOptions {
   /** Bytes of one block (bcast: one element). */
   blockBytes: number;
-  /** Levels instead of the engine's defaults: seconds and seconds per byte. */
-  intra?: { alpha: number; beta: number };
-  inter?: { alpha: number; beta: number };
 }
 
 /**
@@ -87,15 +63,6 @@ export function enginePredictions(
   const native = addon();
   native.loadConfig(); // TOPOCOLL_SHM and the other parameters the candidates depend on
   return native.predictAlgorithms(coll, p, options);
-}
-
-export interface NativeTiming {
-  readonly seconds: number;
-  readonly rounds: number;
-  readonly messages: number;
-  readonly bytes: number;
-  readonly alcd: number;
-  readonly note: string;
 }
 
 /**

@@ -6,6 +6,7 @@
 // barrier, bcast, allgather and alltoall run in the topocoll engine (algorithm chosen per call);
 // the other collectives and point-to-point run in the system MPI.
 import v8 from 'node:v8';
+import type { CollectiveName } from '../select/registry';
 import { addon } from './native';
 import { init } from './lifecycle';
 import { objectOpFunction, ObjectOp, Op, opIndex } from './ops';
@@ -191,7 +192,8 @@ export class Comm {
    */
   algorithmFor(collective: string, bytes: number): { algorithm: string; reason: string } {
     const total = collective === 'allgather' || collective === 'alltoall' ? bytes * this.size : bytes;
-    return addon().selectAlgorithm(collective, this.size, bytes, total);
+    // A name from JavaScript: the addon checks it (a TypeError names the collectives).
+    return addon().selectAlgorithm(collective as CollectiveName, this.size, bytes, total);
   }
 
   // --- Point-to-point ---
@@ -227,7 +229,7 @@ export class Comm {
   /** Nonblocking receive; the request resolves to the Status. */
   irecv(buf: BufferLike, source = ANY_SOURCE, tag = ANY_TAG): Request<Status> {
     const native = addon().irecv(this.handle, buf, source, tag);
-    return new Request(native, () => native.status() as Status, [buf]);
+    return new Request(native, () => native.status(), [buf]);
   }
 
   /** Waits for a matching message without receiving it (count in bytes). */
@@ -457,7 +459,7 @@ export class Comm {
   /** Nonblocking receive of a JS value of any size (matched probe, then receive). */
   irecvObject<T = unknown>(source = ANY_SOURCE, tag = ANY_TAG): Request<T> {
     const native = addon().irecvBytes(this.handle, source, tag);
-    return new Request(native, () => v8.deserialize(native.data()) as T, []);
+    return new Request(native, () => v8.deserialize(native.data()!) as T, []);
   }
 
   /** Sends `value` to `dest` and receives a value from `source`, without deadlock. */

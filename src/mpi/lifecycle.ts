@@ -26,7 +26,7 @@ let requestedLevel: ThreadLevel = 'single';
 let aborting = false;
 
 function levelName(value: number): ThreadLevel {
-  const levels = addon().threadLevels as Record<ThreadLevel, number>;
+  const levels = addon().threadLevels;
   return (Object.keys(levels) as ThreadLevel[]).find((k) => levels[k] === value) ?? 'single';
 }
 
@@ -52,7 +52,7 @@ export function init(options: InitOptions = {}): InitResult {
   const native = addon();
   avoidOpenMpiAvxOp(process.env, loadedFlavour());
   const level = options.threadLevel ?? 'single';
-  const levels = native.threadLevels as Record<string, number>;
+  const levels = native.threadLevels;
   if (!(level in levels)) {
     throw new TypeError(`init: threadLevel "${level}" is not valid; valid choices: ${Object.keys(levels).join(', ')}`);
   }
@@ -75,7 +75,7 @@ export function initialized(): boolean {
 
 /** MPI_Finalized: whether MPI has been finalized (by topocoll or by whoever initialized it). */
 export function isFinalized(): boolean {
-  return addon().state().finalized as boolean;
+  return addon().state().finalized;
 }
 
 // MPI_Query_thread and MPI_Is_thread_main are defined only between MPI_Init and MPI_Finalize.
@@ -93,7 +93,7 @@ export function queryThread(): ThreadLevel {
 /** MPI_Is_thread_main: whether the calling thread is the one that initialized MPI. */
 export function isThreadMain(): boolean {
   initializedForQuery('isThreadMain');
-  return addon().isThreadMain() as boolean;
+  return addon().isThreadMain();
 }
 
 /** Finalizes MPI if we initialized it. Called automatically at a clean exit. */

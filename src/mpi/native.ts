@@ -2,6 +2,7 @@
 // under lib/native/<flavour>/; the launcher's environment tells which mpirun started the job.
 import fs from 'node:fs';
 import path from 'node:path';
+import type { NativeAddon } from './addon';
 import { MpiError } from './errors';
 import { envValue } from '../config/env';
 import { MPI_FLAVOUR_TITLES, type MpiFlavour } from '../select/registry';
@@ -71,7 +72,7 @@ export function launcherFor(flavour: Flavour): string {
   return 'mpirun';
 }
 
-let loaded: { flavour: Flavour; addon: any } | undefined;
+let loaded: { flavour: Flavour; addon: NativeAddon } | undefined;
 
 /**
  * MPICH 4.0 here runs over UCX, whose memory hooks (mode "bistro") rewrite the first bytes of
@@ -86,15 +87,16 @@ function avoidUcxMmapHooks(env: NodeJS.ProcessEnv, flavour: Flavour): void {
   if (flavour === 'mpich' && env.UCX_MEM_MMAP_HOOK_MODE === undefined) env.UCX_MEM_MMAP_HOOK_MODE = 'none';
 }
 
-/** The addon (loaded once). Typed loosely on purpose: src/mpi wraps it with checked types. */
-export function addon(): any {
+/** The addon (loaded once), typed by its declaration (src/mpi/addon.ts). */
+export function addon(): NativeAddon {
   if (!loaded) {
     const flavour = chooseFlavour();
     avoidUcxMmapHooks(process.env, flavour);
     // eslint-disable-next-line @typescript-eslint/no-var-requires
-    loaded = { flavour, addon: require(path.join(nativeRoot, flavour, 'topocoll_native.node')) };
+    const native: NativeAddon = require(path.join(nativeRoot, flavour, 'topocoll_native.node'));
     // MPI failures thrown by the addon are then `instanceof MpiError`.
-    loaded.addon.setMpiErrorClass?.(MpiError);
+    native.setMpiErrorClass(MpiError);
+    loaded = { flavour, addon: native };
   }
   return loaded.addon;
 }

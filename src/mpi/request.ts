@@ -1,12 +1,7 @@
 // Nonblocking operations as awaitable requests. A pending request is progressed by polling
 // MPI_Test from the event loop (setImmediate, backing off to short timers), so timers and I/O
 // keep running and MPI needs no thread support beyond MPI_THREAD_SINGLE.
-
-/** What the addon returns for an operation in flight. */
-export interface NativeRequest {
-  test(): boolean;
-  wait(): unknown;
-}
+import type { NativeRequest } from './addon';
 
 /**
  * Polls spin on setImmediate for the first SPIN_MS (latency: each poll still lets timers and I/O

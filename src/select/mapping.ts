@@ -1,28 +1,11 @@
 // Rank mapping of seed 004 (Kurnosov) for TypeScript: information graphs of the algorithms,
 // the multilevel partitioner and the permutation pi, all computed by the native engine (the same
 // code the remapped allgathers run at communicator creation).
+import type { InformationGraph, MachineLevels, PartitionOptions, RankMapping } from '../mpi/addon';
 import { addon } from '../mpi/native';
 import { collectiveInfo, type CollectiveName } from './registry';
 
-/** A weighted undirected graph in CSR form; every edge appears in both rows. */
-export interface InformationGraph {
-  readonly n: number;
-  readonly xadj: Float64Array;
-  readonly adjncy: Int32Array;
-  /** Bytes the pair exchanges over the whole algorithm, both directions summed. */
-  readonly adjwgt: Float64Array;
-}
-
-/** Vertex v of the algorithm runs on rank pi[v]; rank r runs vertex piInv[r]. */
-export interface RankMapping {
-  readonly pi: Int32Array;
-  readonly piInv: Int32Array;
-}
-
-export interface PartitionOptions {
-  seed?: number;
-  threads?: number;
-}
+export type { InformationGraph, MachineLevels };
 
 /** The remapped allgathers (registry: `remapped`). */
 export const REMAPPED_ALLGATHERS: readonly string[] = collectiveInfo('allgather')!
@@ -56,15 +39,6 @@ export function cutWeight(graph: InformationGraph, part: ArrayLike<number>): num
 /** pi for ranks on nodes nodeOfRank (ids 0..h-1): part u of the graph goes to node u. */
 export function rankMapping(graph: InformationGraph, nodeOfRank: readonly number[], opts: PartitionOptions = {}): RankMapping {
   return addon().rankMapping(graph, nodeOfRank, opts);
-}
-
-/**
- * The levels above the nodes, as a topology file gives them: modules[l][q] is the module of node
- * q at level l (widest first), bandwidths[l] the bytes/s of the links inside a module of level l.
- */
-export interface MachineLevels {
-  modules: number[][];
-  bandwidths: number[];
 }
 
 /**

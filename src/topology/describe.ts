@@ -2,28 +2,13 @@
 // job at MPI_Init (its levels, the tree of modules with their ranks, and seed 004's z(p, q)).
 // Shown from the engine's own resolution, not a second one here, so that what is printed is
 // what the rank mapping of the remapped algorithms uses.
-import type { HierarchyInfo, InfoSection } from '../cli/info';
-import type { LevelScope, Topology, VirtualNodeMap } from './file';
+import type { InfoSection } from '../cli/info';
+import type { EngineWorldTopology, HierarchyInfo } from '../mpi/addon';
+import type { Topology } from './file';
 import { exchangeSuffix, formatBandwidth, formatSeconds, formatTree, meetMatrix, type ResolvedLevel, type ResolvedTopology } from './resolve';
 
 /** Above this many ranks z(p, q) is summarized (pairs per level) instead of printed whole. */
 const Z_MATRIX_MAX_RANKS = 32;
-
-/** What the addon's worldTopology() returns (native/addon/topology.cc). */
-export interface EngineWorldTopology {
-  topology: {
-    source: string;
-    name?: string;
-    description?: string;
-    levels: Array<{ name: string; scope: LevelScope; latency: number; bandwidth: number; line: number }>;
-    groups?: Record<string, string>;
-    virtualNodes?: VirtualNodeMap;
-  };
-  resolved: {
-    levels: Array<{ moduleOf: number[]; labels: string[]; parent: number[] }>;
-    z: number[][];
-  };
-}
 
 /** The engine's resolution in the form src/topology/resolve.ts uses; `hosts` names each rank's host. */
 export function resolvedFromEngine(engine: EngineWorldTopology, hosts: readonly string[]): ResolvedTopology {
@@ -91,7 +76,7 @@ export const topologyInfoSection: InfoSection = {
   title: 'topology (TOPOCOLL_TOPOLOGY)',
   lines(world, hierarchy: HierarchyInfo) {
     const { addon } = require('../mpi/native') as typeof import('../mpi/native');
-    const engine = addon().worldTopology() as EngineWorldTopology | null;
+    const engine = addon().worldTopology();
     if (!engine) return undefined;
     const hosts = [...hierarchy.ranks].sort((a, b) => a.rank - b.rank).map((r) => r.host);
     if (hosts.length !== world.size) throw new Error(`topocoll info: the hierarchy lists ${hosts.length} ranks, the job has ${world.size}`);

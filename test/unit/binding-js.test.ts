@@ -1,10 +1,11 @@
 // The binding's pure-JS parts, without MPI: ops, MpiError, the Open MPI AVX guard, and Request's
 // progress through the event loop (driven by a scripted native request).
 import { describe, expect, it } from 'vitest';
+import type { NativeRequest } from '../../src/mpi/addon';
 import { MpiError } from '../../src/mpi/errors';
 import { avoidOpenMpiAvxOp } from '../../src/mpi/lifecycle';
 import { objectOpFunction, OPS, opIndex } from '../../src/mpi/ops';
-import { Request, waitAll, waitAllSync, waitAny, type NativeRequest } from '../../src/mpi/request';
+import { Request, waitAll, waitAllSync, waitAny } from '../../src/mpi/request';
 
 describe('ops', () => {
   it('index every op in the order of the addon table', () => {

@@ -4,8 +4,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { EngineWorldTopology } from '../../src/mpi/addon';
 import { addon } from '../../src/mpi/native';
-import { describeTopology, loadTopology, meetMatrix, normalizeTopology, resolvedFromEngine, resolveTopology, type EngineWorldTopology } from '../../src/topology';
+import { describeTopology, loadTopology, meetMatrix, normalizeTopology, resolvedFromEngine, resolveTopology } from '../../src/topology';
 
 const native = addon();
 const examples = path.resolve(__dirname, '../../examples/topology');

@@ -1,0 +1,409 @@
+// The native addon's surface, declared once: every export of native/addon/*.cc (the init*
+// functions' exports.Set) with the arguments its glue accepts and what it returns. src/mpi/native.ts
+// loads the addon as a NativeAddon; test/unit/addon-surface.test.ts holds this interface and the
+// built addon's exports to the same names, both ways, so an export cannot go undeclared, nor a
+// declaration stale. The glue checks every argument at run time (a TypeError or RangeError); the
+// types here say what passes those checks.
+import type { CollectiveName, MpiFlavour } from '../select/registry';
+import type { Schedule, ScheduleParams } from '../select/schedule';
+import type { Topology } from '../topology/file';
+import type { ANY_SOURCE, ANY_TAG, BufferLike, PROC_NULL, Status, UNDEFINED } from './comm';
+import type { MpiError } from './errors';
+import type { ThreadLevel } from './lifecycle';
+
+/** A communicator: an index into the addon's table (0 = COMM_WORLD, 1 = COMM_SELF). */
+type CommHandle = number;
+
+/**
+ * A collective the glue runs blocking (its last argument false: returns when done) or
+ * nonblocking (true: returns the request).
+ */
+interface Completing<A extends unknown[], R> {
+  (...args: [...A, false]): void;
+  (...args: [...A, true]): R;
+}
+
+/** Whole numbers as the mapping glue reads them: an array, an Int32Array or a Float64Array. */
+type Integers = readonly number[] | Int32Array | Float64Array;
+
+/** An operation of the engine in flight (NativeRequest, native/addon/request.cc). */
+export interface NativeRequest {
+  test(): boolean;
+  wait(): void;
+}
+
+/** A request of the system MPI (MpiRequest, native/addon/mpi_binding.cc). */
+interface MpiRequest extends NativeRequest {
+  /** The receive's status; a TypeError until the request completes. */
+  status(): Status;
+  /** A receive of unknown size (irecvBytes): the message once complete, else undefined. */
+  data(): Buffer | undefined;
+}
+
+// --- native/addon/hierarchy.cc ---
+
+/** One rank's place, as the engine detected it (native/engine/hierarchy). */
+interface RankPlace {
+  rank: number;
+  host: string;
+  node: number;
+  socket: number;
+  numa: number;
+  core: number;
+  cpu: number;
+  /** How the rank is bound: 'core' (one CPU), 'socket' (CPUs of one socket) or 'none'. */
+  binding: 'core' | 'socket' | 'none';
+  /** The TOPOCOLL_VIRTUAL_NODES (or topology file) node, -1 without an override. */
+  virtualNode: number;
+}
+
+interface CacheInfo {
+  level: number;
+  type: string;
+  bytes: number;
+  lineBytes: number;
+  sharedCpus: number[];
+}
+
+/** What hierarchy() returns. */
+export interface HierarchyInfo {
+  ranks: RankPlace[];
+  caches: CacheInfo[];
+  nodeCount: number;
+  virtualNodes: boolean;
+  numaMachine: boolean;
+  sharedCacheBytes: number;
+  sharedCacheRanks: number;
+  /** With `{shm: true}`: the node's shared memory. */
+  shm?: { available: boolean; why: string; channels: number; parts: number; partBytes: number; namePrefix: string };
+}
+
+// --- native/addon/topology.cc ---
+
+/** A topology as the engine reads it: the TypeScript reader's Topology without the key lines. */
+type EngineTopology = Omit<Topology, 'lines'>;
+
+/** A topology resolved for a job: per level, each rank's module, the modules' labels and parents; z(p, q). */
+interface EngineResolution {
+  levels: Array<{ moduleOf: number[]; labels: string[]; parent: number[] }>;
+  z: number[][];
+}
+
+/** What worldTopology() returns when the job has a topology file. */
+export interface EngineWorldTopology {
+  topology: EngineTopology;
+  resolved: EngineResolution;
+}
+
+// --- native/addon/schedules.cc, bench.cc ---
+
+/** The algorithms of each collective the build has builders for, and what is wrong with the registry ('' when nothing). */
+export type RegisteredAlgorithms = Record<CollectiveName, string[]> & { problems: string };
+
+/** benchCollective's options; absent or null: the default in parentheses. */
+export interface BenchOptions {
+  /** Calls per repetition (0: from a probe, to last about targetUs). */
+  iterations?: number;
+  /** (20000) */
+  targetUs?: number;
+  /** (3) */
+  minIterations?: number;
+  /** (100000) */
+  maxIterations?: number;
+  /** (0: a tenth of the iterations) */
+  warmup?: number;
+  /** (5) */
+  repetitions?: number;
+  /** Bytes the buffers rotate over (0: one slot). */
+  rotateBytes?: number;
+  /** Check every byte received (false). */
+  check?: boolean;
+  /** (0) */
+  root?: number;
+  /** Time each call from a common start (false: back-to-back calls). */
+  window?: boolean;
+  /** The window (0: from the probe). */
+  windowUs?: number;
+}
+
+interface BenchResult {
+  /** Per repetition, µs per call; null where every window of it had a rank start late. */
+  timesUs: (number | null)[];
+  iterations: number;
+  slots: number;
+  errors: number;
+  windowUs: number;
+  invalid: number;
+}
+
+// --- native/addon/model.cc ---
+
+/** Seconds and seconds per byte. */
+interface LinkCost {
+  alpha: number;
+  beta: number;
+}
+
+/** predictAlgorithms' options: those of the builders, the block size, and the levels' costs. */
+export interface PredictionOptions extends ScheduleParams {
+  /** Bytes of one block (bcast: one element); default 1. */
+  blockBytes?: number;
+  /** Levels instead of the engine's defaults. */
+  intra?: LinkCost;
+  inter?: LinkCost;
+}
+
+export interface EnginePrediction {
+  readonly algorithm: string;
+  readonly predicted_us?: number;
+  readonly rounds?: number;
+  readonly messages?: number;
+  readonly bytes?: number;
+  readonly alcd?: number;
+  /** Why the engine could not predict it. */
+  readonly skipped?: string;
+}
+
+/** A schedule flattened for the timing simulator (src/model/compiled.ts's CompiledRank, without spans). */
+interface NativeCompiled {
+  rank: number;
+  rounds: number;
+  stream: Int32Array;
+  tmpBlocks: number;
+  unitsPerBlock: number;
+  note: string;
+  flagSlot?: Uint8Array;
+  flagStage?: Int32Array;
+}
+
+/** The machine of simulateHockney, per (level, switch hops) entry and per rank. */
+interface HockneyMachine {
+  /** [α, β] per entry. */
+  costs: Float64Array;
+  usesNic: Uint8Array;
+  /** A flag's latency per entry (absent: α). */
+  signalAlpha?: Float64Array;
+  /** β of a send to a rank that sends back in the round, per entry (absent: β). */
+  exchangeBeta?: Float64Array;
+  /** Switch hops + 1: entries per level. */
+  stride: number;
+  /** The level of the socket, node and system scopes. */
+  levelByScope: Int32Array;
+  node: Int32Array;
+  socket: Int32Array;
+  nic: Int32Array;
+  hops: number;
+  /** 0: unknown. */
+  nodesPerSwitch: number;
+  copyBeta: number;
+  /** Seconds per round entered. */
+  roundOverhead?: number;
+  blockBytes: number;
+}
+
+export interface NativeTiming {
+  readonly seconds: number;
+  readonly rounds: number;
+  readonly messages: number;
+  readonly bytes: number;
+  readonly alcd: number;
+  readonly note: string;
+}
+
+// --- native/addon/mapping.cc ---
+
+/** A weighted undirected graph in CSR form; every edge appears in both rows. */
+export interface InformationGraph {
+  readonly n: number;
+  readonly xadj: Float64Array;
+  readonly adjncy: Int32Array;
+  /** Bytes the pair exchanges over the whole algorithm, both directions summed. */
+  readonly adjwgt: Float64Array;
+}
+
+/** A graph as the partitioner takes it: an InformationGraph, or one written by hand (vertex weights optional). */
+interface GraphInput {
+  readonly n: number;
+  readonly xadj: Integers;
+  readonly adjncy: Integers;
+  readonly adjwgt: Integers;
+  readonly vwgt?: Integers;
+}
+
+/** Vertex v of the algorithm runs on rank pi[v]; rank r runs vertex piInv[r]. */
+export interface RankMapping {
+  readonly pi: Int32Array;
+  readonly piInv: Int32Array;
+}
+
+export interface PartitionOptions {
+  seed?: number;
+  threads?: number;
+}
+
+/**
+ * The levels above the nodes, as a topology file gives them: modules[l][q] is the module of node
+ * q at level l (widest first), bandwidths[l] the bytes/s of the links inside a module of level l.
+ */
+export interface MachineLevels {
+  modules: number[][];
+  bandwidths: number[];
+}
+
+/** The addon: every export, by the file of native/addon that sets it. */
+export interface NativeAddon {
+  // lifecycle.cc
+  /** MPI_Init_thread (unless MPI is initialized) at a level of threadLevels, then the engine. */
+  init(threadLevel: number): { provided: number; initializedHere: boolean };
+  finalize(): void;
+  /** MPI_Abort on COMM_WORLD; errorcode in [0, 255]. */
+  abort(errorcode: number): void;
+  state(): { initialized: boolean; finalized: boolean };
+  commRank(comm: CommHandle): number;
+  commSize(comm: CommHandle): number;
+  processorName(): string;
+  wtime(): number;
+  wtick(): number;
+  /** The provided level, as a value of threadLevels. */
+  queryThread(): number;
+  isThreadMain(): boolean;
+  version(): { major: number; minor: number; libraryVersion: string };
+  buildInfo(): { flavour: MpiFlavour; libraryVersion: string; mpiVersion: string; largeCount: boolean; library?: string };
+  /** MPI_THREAD_* of this MPI. */
+  readonly threadLevels: Readonly<Record<ThreadLevel, number>>;
+
+  // engine_collectives.cc (sendbuf null: in place)
+  readonly NativeRequest: new () => NativeRequest;
+  allgather: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike], NativeRequest>;
+  alltoall: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike], NativeRequest>;
+  bcast: Completing<[comm: CommHandle, buffer: BufferLike, root: number], NativeRequest>;
+  barrier: Completing<[comm: CommHandle], NativeRequest>;
+
+  // schedules.cc
+  buildSchedule(collective: CollectiveName, algorithm: string, p: number, rank: number, options?: ScheduleParams): Schedule;
+  /** The engine's choice under the environment's configuration (loadConfig() first). */
+  selectAlgorithm(collective: CollectiveName, p: number, blockBytes: number, totalBytes: number, nodes?: number): { algorithm: string; reason: string };
+  /** Validates the TOPOCOLL_* environment; throws the message naming the variable. */
+  loadConfig(): void;
+  /** A TOPOCOLL_* parameter as the engine parsed it: a number (booleans, integers) or a string (choices, text). */
+  parameter(name: string): number | string;
+  registeredAlgorithms(): RegisteredAlgorithms;
+
+  // hierarchy.cc (collective over comm on first use)
+  hierarchy(comm: CommHandle, options?: { shm?: boolean }): HierarchyInfo;
+  shmNamePrefix(): string;
+
+  // topology.cc
+  parseTopologyFile(path: string): EngineTopology;
+  parseTopologyText(text: string, source: string): EngineTopology;
+  resolveTopologyFile(path: string, hosts: readonly string[]): EngineResolution;
+  /** Hands over a topology TypeScript read (as JSON), with the lines of the original file, before init(). */
+  installTopology(json: string, source: string, lines?: { levels?: readonly number[]; groups?: number; virtual_nodes?: number }): void;
+  worldTopology(): EngineWorldTopology | null;
+
+  // bench.cc
+  /** Forces `name` (an algorithm, 'native'; null or 'auto' clears it). */
+  setAlgorithm(collective: CollectiveName, name: string | null): void;
+  getAlgorithm(collective: CollectiveName): string | null;
+  takeFallback(collective: CollectiveName): string | null;
+  benchCollective(comm: CommHandle, collective: CollectiveName, bytes: number, options?: BenchOptions): BenchResult;
+  /** a's half round-trip in µs, on every rank. */
+  pingPong(comm: CommHandle, a: number, b: number, bytes: number, iterations: number): number;
+  /** peer -1: none. */
+  pairedLink(comm: CommHandle, peer: number, bytes: number, iterations: number, burst: number): { halfRttUs: number; perMessageUs: number };
+  /** Hands over a rules file TypeScript read (as JSON); lines[i] is rule i's line. */
+  installRules(json: string, source: string, lines?: readonly number[]): void;
+
+  // comm.cc
+  commDup(comm: CommHandle): CommHandle;
+  /** color: >= 0 or UNDEFINED; -1 when this rank joins no communicator. */
+  commSplit(comm: CommHandle, color: number, key: number): CommHandle;
+  commSplitShared(comm: CommHandle, key: number): CommHandle;
+  commFree(comm: CommHandle): void;
+  /** 0 ident, 1 congruent, 2 similar, 3 unequal. */
+  commCompare(comm: CommHandle, other: CommHandle): 0 | 1 | 2 | 3;
+  commErrorsReturn(comm: CommHandle): void;
+
+  // mpi_binding.cc
+  readonly MpiRequest: new () => MpiRequest;
+  /** The class MPI failures are thrown as. */
+  setMpiErrorClass(errorClass: typeof MpiError): void;
+  readonly ANY_SOURCE: typeof ANY_SOURCE;
+  readonly ANY_TAG: typeof ANY_TAG;
+  readonly PROC_NULL: typeof PROC_NULL;
+  readonly UNDEFINED: typeof UNDEFINED;
+
+  // p2p.cc
+  send(comm: CommHandle, buf: BufferLike, dest: number, tag: number, synchronous: boolean): void;
+  recv(comm: CommHandle, buf: BufferLike, source: number, tag: number): Status;
+  sendrecv(comm: CommHandle, sendbuf: BufferLike, dest: number, sendtag: number, recvbuf: BufferLike, source: number, recvtag: number): Status;
+  isend(comm: CommHandle, buf: BufferLike, dest: number, tag: number, synchronous: boolean): MpiRequest;
+  irecv(comm: CommHandle, buf: BufferLike, source: number, tag: number): MpiRequest;
+  /** count in bytes. */
+  probe(comm: CommHandle, source: number, tag: number): Status;
+  /** null when no message matches yet. */
+  iprobe(comm: CommHandle, source: number, tag: number): Status | null;
+  /** The next matching message, whatever its size. */
+  recvBytes(comm: CommHandle, source: number, tag: number): Status & { data: Buffer };
+  /** data() is the message once the request completes. */
+  irecvBytes(comm: CommHandle, source: number, tag: number): MpiRequest;
+  tagUpperBound(): number;
+
+  // mpi_collectives.cc (sendbuf null: in place; root-only arguments may be null elsewhere;
+  // counts and displs: an Array or a TypedArray, displs absent: packed in rank order)
+  gather: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike | null, root: number], MpiRequest>;
+  gatherv: Completing<
+    [comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike | null, counts: ArrayLike<number> | undefined, displs: ArrayLike<number> | undefined, root: number],
+    MpiRequest
+  >;
+  /** recvbuf null: in place at the root. */
+  scatter: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike | null, root: number], MpiRequest>;
+  scatterv: Completing<
+    [comm: CommHandle, sendbuf: BufferLike | null, counts: ArrayLike<number> | undefined, displs: ArrayLike<number> | undefined, recvbuf: BufferLike | null, root: number],
+    MpiRequest
+  >;
+  allgatherv: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, counts: ArrayLike<number>, displs: ArrayLike<number> | undefined], MpiRequest>;
+  alltoallv: Completing<
+    [
+      comm: CommHandle,
+      sendbuf: BufferLike | null,
+      sendcounts: ArrayLike<number> | undefined,
+      sdispls: ArrayLike<number> | undefined,
+      recvbuf: BufferLike,
+      recvcounts: ArrayLike<number>,
+      rdispls: ArrayLike<number> | undefined,
+    ],
+    MpiRequest
+  >;
+  /** op: an index into OPS (src/mpi/ops.ts). */
+  reduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike | null, op: number, root: number], MpiRequest>;
+  allreduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], MpiRequest>;
+  scan: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], MpiRequest>;
+  exscan: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], MpiRequest>;
+  reduceScatterBlock: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], MpiRequest>;
+
+  // model.cc
+  compiledSchedule(collective: CollectiveName, algorithm: string, p: number, rank: number, options?: ScheduleParams): NativeCompiled;
+  /** The engine's Hockney model (TOPOCOLL_SELECT=model) for every algorithm; choice null above its size limit. */
+  predictAlgorithms(
+    collective: CollectiveName,
+    p: number,
+    options?: PredictionOptions,
+  ): { choice: { algorithm: string; reason: string } | null; predictions: EnginePrediction[] };
+  simulateHockney(collective: CollectiveName, algorithm: string, p: number, options: ScheduleParams, machine: HockneyMachine): NativeTiming;
+
+  // mapping.cc
+  informationGraph(collective: CollectiveName, algorithm: string, p: number, options?: { blockBytes?: number; count?: number; root?: number }): InformationGraph;
+  /** The part of every vertex. */
+  partitionGraph(graph: GraphInput, partSizes: Integers, options?: PartitionOptions): Int32Array;
+  /** Bytes on edges between parts. */
+  cutWeight(graph: GraphInput, part: Integers): number;
+  rankMapping(graph: GraphInput, nodeOfRank: Integers, options?: PartitionOptions): RankMapping;
+  allgatherRankMapping(algorithm: string, nodeOfRank: Integers, machine?: MachineLevels): RankMapping & { base: string };
+  machineCost(graph: GraphInput, nodeOfVertex: Integers, machine: MachineLevels): number;
+  /** The pi the engine caches for comm (collective on first use). */
+  commRankMapping(
+    comm: CommHandle,
+    algorithm: string,
+  ): RankMapping & { base: string; nodes: Int32Array; machineLevels: boolean; milliseconds: number };
+}

@@ -33,9 +33,10 @@ describe.each(FLAVOURS)('topocoll bench --quick (%s)', (flavour: Flavour) => {
     const svg = path.join(tmp, `svg-${flavour}`);
     const run = await topocoll(['bench', '--np', '2', '--mpi', flavour, '--quick', '--check', '--json', json, '--svg', svg, '--time-ms', '1']);
     expectSuccess(run);
-    // The table: one section per collective, the best algorithm and its speedup per size.
+    // The table: one section per collective, median (spread) per algorithm, the best algorithm
+    // (or a tie) and its speedup per size, to 3 significant digits (≈: within the noise).
     for (const c of COLLECTIVES) expect(run.stdout).toContain(`# ${c.name} (size: `);
-    expect(run.stdout).toMatch(/^ {2}64K +[\d.]+ .* \d+\.\d\dx$/m);
+    expect(run.stdout).toMatch(/^ {2}64K +[\d.]+ \([\d.]+\) .* ≈?\d[\d.]*x$/m);
 
     const report = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
     expect(validateSchema(BENCH_SCHEMA, report)).toEqual([]);

@@ -75,5 +75,6 @@ export function lastLevelCacheBytes(): number {
  */
 export function loadWarning(command: string, load = os.loadavg()[0], cores = os.availableParallelism()): string | null {
   if (!(load > cores)) return null;
-  return `topocoll ${command}: warning: the 1-minute load average (${load.toFixed(2)}) exceeds the ${cores} core${cores === 1 ? '' : 's'}: other work competes for the CPUs, the numbers will be noisy (differences within the spread are marked as ties)`;
+  const consequence = command === 'tune' ? 'differences within the noise keep the defaults' : 'differences within the spread are marked as ties';
+  return `topocoll ${command}: warning: the 1-minute load average (${load.toFixed(2)}) exceeds the ${cores} core${cores === 1 ? '' : 's'}: other work competes for the CPUs, the numbers will be noisy (${consequence})`;
 }

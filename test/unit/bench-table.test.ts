@@ -12,6 +12,7 @@ import { loadWarning } from '../../src/bench/machine';
 import { formatSig, formatUs, spreadOf } from '../../src/bench/stats';
 import type { BenchRecord, BenchReport } from '../../src/bench/sweep';
 import { formatCsv, formatLongTable, formatSkipped, formatSummaryTable, isTie } from '../../src/bench/table';
+import { decide, describeKept } from '../../src/bench/tune';
 
 const repoRoot = path.resolve(__dirname, '../..');
 const tmp = mkdtempSync(path.join(tmpdir(), 'topocoll-table-'));
@@ -133,10 +134,24 @@ describe('formatCsv', () => {
   });
 });
 
+describe('tune keeps the default within the noise, and says so', () => {
+  it('names the faster algorithm, by how much and the noise', () => {
+    const rec = (algorithm: string, bytes: number, median: number) => ({ ...cell('allgather', algorithm, bytes, [median, median, median]), ranks: 4 });
+    const r4 = (records: BenchRecord[]): BenchReport => ({ ...report(records), job: { ranks: 4, nodes: 1, ranksPerNode: [4] } });
+    // 8 and 64 B: ring 2% faster than the default (recursive_doubling at 4 ranks), under the 3% floor; 1 KiB: ring 25% faster.
+    const records = [8, 64, 1024].flatMap((b) => [rec('native', b, 20), rec('recursive_doubling', b, b === 1024 ? 8 : 5.1), rec('ring', b, b === 1024 ? 6 : 5)]);
+    const decisions = decide(r4(records), { noiseFloor: 0.03 });
+    expect(decisions.map((d) => d.chosen)).toEqual(['recursive_doubling', 'recursive_doubling', 'ring']);
+    expect(describeKept(decisions)).toEqual(['allgather 8 B..64 B: kept the default (recursive_doubling): difference within noise (it took 2% longer than ring; noise 3%)']);
+    // A clear winner everywhere: nothing kept.
+    expect(describeKept(decide(r4(records.filter((r) => r.bytes === 1024)), { noiseFloor: 0.03 }))).toEqual([]);
+  });
+});
+
 describe('the load warning', () => {
   it('warns when the 1-minute load average exceeds the cores, not otherwise', () => {
     expect(loadWarning('bench', 3.52, 2)).toBe('topocoll bench: warning: the 1-minute load average (3.52) exceeds the 2 cores: other work competes for the CPUs, the numbers will be noisy (differences within the spread are marked as ties)');
-    expect(loadWarning('tune', 1.5, 1)).toMatch(/^topocoll tune: warning: .* exceeds the 1 core: /);
+    expect(loadWarning('tune', 1.5, 1)).toMatch(/^topocoll tune: warning: .* exceeds the 1 core: .* \(differences within the noise keep the defaults\)$/);
     expect(loadWarning('bench', 2, 2)).toBeNull();
     expect(loadWarning('bench', 0.1, 16)).toBeNull();
   });

@@ -44,11 +44,11 @@ export function shortBytes(n: number): string {
   return String(n);
 }
 
-/** A number to 3 significant digits, never in exponent form: 0.0123, 1.20, 12.3, 123, 1230. */
-export function formatSig(x: number): string {
+/** A number to `digits` significant digits, never in exponent form: 0.0123, 1.20, 12.3, 123, 1230. */
+export function formatSig(x: number, digits = 3): string {
   if (!Number.isFinite(x)) return '-';
   // toPrecision keeps the zeros that are significant (10.0) but writes 1230 as 1.23e+3.
-  return Math.abs(x) >= 1000 ? String(Number(x.toPrecision(3))) : x.toPrecision(3);
+  return Math.abs(x) >= 10 ** digits ? String(Number(x.toPrecision(digits))) : x.toPrecision(digits);
 }
 
 /** Microseconds in tables: 3 significant digits (the repetitions rarely agree on a fourth). */

@@ -21,7 +21,7 @@ function header(report: BenchReport): string[] {
     `# topocoll bench ${report.generator.replace(/^topocoll /, '')}: ${report.mpi.library}`,
     `# ${m.hostname}: ${m.cpuModel}, ${m.cpus} CPUs, ${load}; ${shape}`,
     `# times in microseconds: median of ${report.options.repetitions} repetitions, each the slowest rank's mean over the iterations`,
-    '# spread: interquartile range of the repetitions (max - min under 4); "≈"/"tie": the medians differ by less than the larger spread',
+    '# spread: interquartile range of the repetitions (max - min under 4); "≈", "tie": the medians differ by less than the larger spread',
   ];
 }
 
@@ -31,13 +31,18 @@ function spreadWidth(r: BenchRecord): number {
   return s.hi - s.lo;
 }
 
+/** The spread as the tables print it: 2 significant digits (5 repetitions do not pin a third). */
+export function formatSpread(r: BenchRecord): string {
+  return formatSig(spreadWidth(r), 2);
+}
+
 /** Two cells tie when their medians differ by no more than the larger of their spreads: noise, not a winner. */
 export function isTie(a: BenchRecord, b: BenchRecord): boolean {
   return Math.abs(a.median_us - b.median_us) <= Math.max(spreadWidth(a), spreadWidth(b));
 }
 
 /** The fastest record of a row (auto left out), and the others within its noise, fastest first. */
-function verdictOf(row: readonly (BenchRecord | undefined)[]): { best: BenchRecord; tied: BenchRecord[] } | undefined {
+export function verdictOf(row: readonly (BenchRecord | undefined)[]): { best: BenchRecord; tied: BenchRecord[] } | undefined {
   const candidates = row.filter((r): r is BenchRecord => r !== undefined && r.algorithm !== AUTO);
   const best = bestOf(candidates);
   if (!best) return undefined;
@@ -46,14 +51,14 @@ function verdictOf(row: readonly (BenchRecord | undefined)[]): { best: BenchReco
 }
 
 /** "1.35x", or "≈1.02x" when the cell ties with native; "-" without a native measurement. */
-function speedupText(r: BenchRecord | undefined, native: BenchRecord | undefined): string {
+export function speedupText(r: BenchRecord | undefined, native: BenchRecord | undefined): string {
   if (!r?.speedup_vs_native) return '-';
   const tie = native !== undefined && r !== native && isTie(r, native);
   return `${tie ? '≈' : ''}${formatSig(r.speedup_vs_native)}x`;
 }
 
 /** The best column: the winner, or "tie: a, b +N" when others are within its noise. */
-function bestText(v: { best: BenchRecord; tied: BenchRecord[] } | undefined): string {
+export function bestText(v: { best: BenchRecord; tied: BenchRecord[] } | undefined): string {
   if (!v) return '-';
   if (v.tied.length === 0) return v.best.algorithm;
   const names = [v.best, ...v.tied].map((r) => r.algorithm);
@@ -72,7 +77,7 @@ export function formatSummaryTable(report: BenchReport): string {
     const algorithms = [...new Set(records.map((r) => r.algorithm))];
     const sizes = [...new Set(records.map((r) => r.bytes))];
     const rows = sizes.map((bytes) => algorithms.map((a) => records.find((r) => r.algorithm === a && r.bytes === bytes)));
-    const text = rows.map((row) => row.map((r) => (r ? `${formatUs(r.median_us)} (${formatSig(spreadWidth(r))})` : '-')));
+    const text = rows.map((row) => row.map((r) => (r ? `${formatUs(r.median_us)} (${formatSpread(r)})` : '-')));
     const widths = algorithms.map((a, i) => Math.max(9, a.length, ...text.map((t) => t[i].length)));
     const verdicts = rows.map((row) => verdictOf(row));
     const bestWidth = Math.max(20, ...verdicts.map((v) => bestText(v).length));
@@ -98,7 +103,7 @@ export function formatLongTable(report: BenchReport): string {
     for (const r of records) {
       const native = records.find((x) => x.bytes === r.bytes && x.algorithm === NATIVE);
       out.push(
-        `  ${(coll === 'barrier' ? '-' : formatBytes(r.bytes)).padEnd(10)} ${r.algorithm.padEnd(20)} ${formatUs(r.median_us).padStart(11)} ${formatSig(spreadWidth(r)).padStart(11)} ${formatUs(r.min_us).padStart(11)} ${formatUs(r.max_us).padStart(11)} ${speedupText(r, native).padStart(9)} ${String(r.iterations).padStart(10)}${report.options.check ? `  ${r.check}` : ''}`,
+        `  ${(coll === 'barrier' ? '-' : formatBytes(r.bytes)).padEnd(10)} ${r.algorithm.padEnd(20)} ${formatUs(r.median_us).padStart(11)} ${formatSpread(r).padStart(11)} ${formatUs(r.min_us).padStart(11)} ${formatUs(r.max_us).padStart(11)} ${speedupText(r, native).padStart(9)} ${String(r.iterations).padStart(10)}${report.options.check ? `  ${r.check}` : ''}`,
       );
     }
   }

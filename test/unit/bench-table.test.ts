@@ -78,7 +78,9 @@ describe('3 significant digits', () => {
   it('rounds every magnitude to 3 digits, never in exponent form', () => {
     expect([0.0012345, 0.12345, 1.2345, 12.345, 123.45, 1234.5, 123456].map(formatUs)).toEqual(['0.00123', '0.123', '1.23', '12.3', '123', '1230', '123000']);
     // Significant zeros stay: 10.0 is not 10.
-    expect([10, 1.5, 0.15, 0].map(formatSig)).toEqual(['10.0', '1.50', '0.150', '0.00']);
+    expect([10, 1.5, 0.15, 0].map((x) => formatSig(x))).toEqual(['10.0', '1.50', '0.150', '0.00']);
+    // The spread, to 2 (5 repetitions do not pin a third).
+    expect([0.00349, 0.6, 47.2, 1234].map((x) => formatSig(x, 2))).toEqual(['0.0035', '0.60', '47', '1200']);
     expect(formatUs(NaN)).toBe('-');
   });
 });
@@ -92,7 +94,7 @@ describe('formatSummaryTable', () => {
     expect(text).toContain('# allgather (size: bytes of one rank\'s block); cell: median (spread)');
     const row8 = lines.find((l) => l.startsWith('  8 '))!;
     // native: median 10, spread 10.4 - 9.8 = 0.6; ring: 9.8 (0.8); bruck 12.1 (0.2).
-    expect(row8.match(/[\d.]+ \([\d.]+\)/g)).toEqual(['10.0 (0.600)', '9.80 (0.800)', '12.1 (0.200)', '9.90 (0.00)']);
+    expect(row8.match(/[\d.]+ \([\d.]+\)/g)).toEqual(['10.0 (0.60)', '9.80 (0.80)', '12.1 (0.20)', '9.90 (0.0)']);
   });
 
   it('marks a best inside the spread as a tie, and its speedup with ≈; a clear winner plainly', () => {
@@ -113,8 +115,8 @@ describe('formatLongTable', () => {
   it('has a spread column and marks speedups within the noise', () => {
     const lines = formatLongTable(report(RECORDS)).split('\n');
     expect(lines).toContain(`# ${'Size'.padEnd(10)} ${'Algorithm'.padEnd(20)}  Median(us)  Spread(us)     Min(us)     Max(us) vs native Iterations`);
-    expect(lines.find((l) => /^ {2}8 B +ring /.test(l))!.split(/\s+/).slice(3)).toEqual(['ring', '9.80', '0.800', '9.50', '10.3', '≈1.02x', '100']);
-    expect(lines.find((l) => /^ {2}1 KiB +ring /.test(l))!.split(/\s+/).slice(3)).toEqual(['ring', '10.0', '0.150', '9.95', '10.1', '2.00x', '100']);
+    expect(lines.find((l) => /^ {2}8 B +ring /.test(l))!.split(/\s+/).slice(3)).toEqual(['ring', '9.80', '0.80', '9.50', '10.3', '≈1.02x', '100']);
+    expect(lines.find((l) => /^ {2}1 KiB +ring /.test(l))!.split(/\s+/).slice(3)).toEqual(['ring', '10.0', '0.15', '9.95', '10.1', '2.00x', '100']);
   });
 });
 

@@ -12,9 +12,10 @@ import path from 'node:path';
 import { packageRoot } from '../mpi/native';
 import type { RulesFile } from '../select/rules';
 import { formatBytes, formatUs, median, quantile } from './stats';
+import { bestText, formatSpread, speedupText, verdictOf } from './table';
 import { ruleMatches } from './tune';
 import { latencyChart, speedupChart } from './svg';
-import type { BenchRecord, BenchReport } from './sweep';
+import type { BenchReport } from './sweep';
 
 const DOC = path.join(packageRoot, 'docs', 'benchmarks.md');
 const IMG = path.join(packageRoot, 'docs', 'img');
@@ -171,14 +172,19 @@ function measure(e: Experiment, quick: boolean): BenchReport {
   return JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
 }
 
-/** A markdown table per collective: median (us) and speedup vs native in the same run. */
+/**
+ * A markdown table per collective: median µs (spread) and speedup vs native in the same run, as
+ * `topocoll bench` prints them (src/bench/table.ts): ties within the noise marked, the best bold
+ * only when it is a clear winner.
+ */
 function markdownTables(report: BenchReport): string {
   const out: string[] = [];
   const j = report.job;
   out.push(
     `Measured ${report.created.slice(0, 16).replace('T', ' ')} UTC on \`${report.machine.hostname}\` (${report.machine.cpuModel}, ${report.machine.cpus} CPUs, load average ${report.machine.loadAverage} at the end), ` +
       `${report.mpi.library.split(',')[0]}, ${j.ranks} ranks on ${j.nodes} node${j.nodes === 1 ? '' : 's'}; ` +
-      `median of ${report.options.repetitions} repetitions of ~${report.options.targetUs / 1000} ms each, algorithms interleaved; cell = median µs (speedup vs native).`,
+      `median of ${report.options.repetitions} repetitions of ~${report.options.targetUs / 1000} ms each, algorithms interleaved; ` +
+      'cell = median µs (spread: interquartile range, max − min under 4 repetitions), speedup vs native; ≈ and "tie": within the larger spread.',
   );
   for (const coll of [...new Set(report.records.map((r) => r.collective))]) {
     const recs = report.records.filter((r) => r.collective === coll);
@@ -189,14 +195,14 @@ function markdownTables(report: BenchReport): string {
     out.push(`|---:|${algorithms.map(() => '---:').join('|')}|---|`);
     for (const bytes of sizes) {
       const row = algorithms.map((a) => recs.find((r) => r.algorithm === a && r.bytes === bytes));
-      const candidates = row.filter((r): r is BenchRecord => r !== undefined && r.algorithm !== 'auto');
-      const best = candidates.reduce((a, b) => (b.median_us < a.median_us ? b : a));
+      const native = row.find((r) => r?.algorithm === 'native');
+      const v = verdictOf(row);
       const cells = row.map((r) => {
         if (!r) return '–';
-        const text = `${formatUs(r.median_us)} (${r.speedup_vs_native?.toFixed(2) ?? '–'}×)`;
-        return r === best ? `**${text}**` : text;
+        const text = `${formatUs(r.median_us)} (${formatSpread(r)}), ${speedupText(r, native).replace(/x$/, '×')}`;
+        return r === v?.best && v.tied.length === 0 ? `**${text}**` : text;
       });
-      out.push(`| ${coll === 'barrier' ? '–' : formatBytes(bytes)} | ${cells.join(' | ')} | ${best.algorithm} |`);
+      out.push(`| ${coll === 'barrier' ? '–' : formatBytes(bytes)} | ${cells.join(' | ')} | ${bestText(v)} |`);
     }
   }
   if (report.skipped.length) {

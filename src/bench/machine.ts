@@ -68,3 +68,13 @@ export function lastLevelCacheBytes(): number {
   }
   return 0;
 }
+
+/**
+ * The warning `bench` and `tune` print when they start on a machine busier than its cores (the
+ * 1-minute load average above os.availableParallelism()); null when it is not.
+ */
+export function loadWarning(command: string, load = os.loadavg()[0], cores = os.availableParallelism()): string | null {
+  if (!(load > cores)) return null;
+  const consequence = command === 'tune' ? 'differences within the noise keep the defaults' : 'differences within the spread are marked as ties';
+  return `topocoll ${command}: warning: the 1-minute load average (${load.toFixed(2)}) exceeds the ${cores} core${cores === 1 ? '' : 's'}: other work competes for the CPUs, the numbers will be noisy (${consequence})`;
+}

@@ -44,8 +44,29 @@ export function shortBytes(n: number): string {
   return String(n);
 }
 
-/** Microseconds with 3 significant digits at least, as OSU prints them (2 decimals). */
+/** A number to `digits` significant digits, never in exponent form: 0.0123, 1.20, 12.3, 123, 1230. */
+export function formatSig(x: number, digits = 3): string {
+  if (!Number.isFinite(x)) return '-';
+  // toPrecision keeps the zeros that are significant (10.0) but writes 1230 as 1.23e+3.
+  return Math.abs(x) >= 10 ** digits ? String(Number(x.toPrecision(digits))) : x.toPrecision(digits);
+}
+
+/** Microseconds in tables: 3 significant digits (the repetitions rarely agree on a fourth). */
 export function formatUs(us: number): string {
-  if (!Number.isFinite(us)) return '-';
-  return us >= 100000 ? us.toFixed(0) : us.toFixed(2);
+  return formatSig(us);
+}
+
+/**
+ * The spread of a cell's repetitions: the interquartile range (q1..q3), or min..max when there
+ * are fewer than 4 (quartiles of 3 samples are interpolated, not measured).
+ */
+export interface Spread {
+  lo: number;
+  hi: number;
+  kind: 'iqr' | 'range';
+}
+
+export function spreadOf(xs: readonly number[]): Spread {
+  if (xs.length < 4) return { lo: quantile(xs, 0), hi: quantile(xs, 1), kind: 'range' };
+  return { lo: quantile(xs, 0.25), hi: quantile(xs, 0.75), kind: 'iqr' };
 }

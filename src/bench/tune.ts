@@ -26,6 +26,8 @@ export interface SizeDecision {
   defaultAlgorithm: string;
   defaultUs: number | undefined;
   tolerance: number;
+  /** The noise the chosen algorithm was judged within: max(tolerance, its own relative spread). */
+  noise: number;
 }
 
 export interface TuneResult {
@@ -83,25 +85,28 @@ export function decide(report: BenchReport, opts: TuneOptions): SizeDecision[] {
       const tolerance = toleranceOf(best, opts.noiseFloor);
       // Within the noise of either cell: a noisy default is kept unless something beats it by
       // more than its own spread (as the check of `auto` afterwards judges, src/bench/docs.ts).
+      const noiseOf = (r: BenchRecord) => Math.max(tolerance, r.relative_spread);
       const within = (name: string | undefined) => {
         const r = row.find((x) => x.algorithm === name);
-        return r !== undefined && r.median_us <= best.median_us * (1 + Math.max(tolerance, r.relative_spread));
+        return r !== undefined && r.median_us <= best.median_us * (1 + noiseOf(r));
       };
       const fallbackDefault = defaultChoice(coll, p, bytes, available, report.job.nodes, report.mpi.flavour);
       // Within the noise: keep the default (no change for nothing), else the previous size's
       // choice (fewer ranges), else the fastest.
       const chosen = within(fallbackDefault) ? fallbackDefault : within(previous) ? previous! : best.algorithm;
       previous = chosen;
+      const chosenRecord = row.find((r) => r.algorithm === chosen)!;
       decisions.push({
         collective: coll,
         bytes,
         chosen,
-        chosenUs: row.find((r) => r.algorithm === chosen)!.median_us,
+        chosenUs: chosenRecord.median_us,
         best: best.algorithm,
         bestUs: best.median_us,
         defaultAlgorithm: fallbackDefault,
         defaultUs: row.find((r) => r.algorithm === fallbackDefault)?.median_us,
         tolerance,
+        noise: noiseOf(chosenRecord),
       });
     }
   }
@@ -178,6 +183,45 @@ export function describeChanges(decisions: readonly SizeDecision[]): string[] {
       const gains = run.filter((d) => d.defaultUs !== undefined).map((d) => d.defaultUs! / d.chosenUs);
       const sizes = coll === 'barrier' ? '' : i === j ? ` ${formatBytes(ds[i].bytes)}` : ` ${formatBytes(ds[i].bytes)}..${formatBytes(ds[j].bytes)}`;
       lines.push(`${coll}${sizes}: ${ds[i].defaultAlgorithm} -> ${ds[i].chosen}${gains.length ? ` (${median(gains).toFixed(2)}x faster)` : ''}`);
+      i = j + 1;
+    }
+  }
+  return lines;
+}
+
+function percent(x: number): string {
+  return `${Number((x * 100).toPrecision(2))}%`;
+}
+
+function percentRange(xs: readonly number[]): string {
+  const lo = Math.min(...xs);
+  const hi = Math.max(...xs);
+  return percent(lo) === percent(hi) ? percent(lo) : `${percent(lo)}..${percent(hi)}`;
+}
+
+/**
+ * Where the built-in default was kept although another algorithm measured faster, by less than
+ * the noise: one line per run of neighbouring sizes, with how much longer the default took and
+ * the noise it was judged within (max(--noise, the cell's interquartile spread)).
+ */
+export function describeKept(decisions: readonly SizeDecision[]): string[] {
+  const kept = (d: SizeDecision) => d.chosen === d.defaultAlgorithm && d.best !== d.chosen;
+  const lines: string[] = [];
+  for (const coll of [...new Set(decisions.map((d) => d.collective))]) {
+    const ds = decisions.filter((d) => d.collective === coll);
+    let i = 0;
+    while (i < ds.length) {
+      if (!kept(ds[i])) {
+        i++;
+        continue;
+      }
+      let j = i;
+      while (j + 1 < ds.length && kept(ds[j + 1]) && ds[j + 1].defaultAlgorithm === ds[i].defaultAlgorithm) j++;
+      const run = ds.slice(i, j + 1);
+      const sizes = coll === 'barrier' ? '' : i === j ? ` ${formatBytes(ds[i].bytes)}` : ` ${formatBytes(ds[i].bytes)}..${formatBytes(ds[j].bytes)}`;
+      const slower = run.map((d) => d.chosenUs / d.bestUs - 1);
+      const fastest = [...new Set(run.map((d) => d.best))].join(', ');
+      lines.push(`${coll}${sizes}: kept the default (${ds[i].defaultAlgorithm}): difference within noise (it took ${percentRange(slower)} longer than ${fastest}; noise ${percentRange(run.map((d) => d.noise))})`);
       i = j + 1;
     }
   }

@@ -1,19 +1,20 @@
 // `topocoll bench`: every algorithm of each collective against the system MPI's own (native),
 // over a range of sizes; an OSU-style table, JSON and SVG plots. Runs under mpirun, or starts
 // itself under it with --np. `--calibrate` measures the machine's levels instead (ping-pong).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { validateSchema } from '../bench/json-schema';
 import { calibrate, topologyYaml } from '../bench/calibrate';
+import { loadWarning } from '../bench/machine';
 import { launchSelfIfNeeded, SWEEP_OPTIONS, SWEEP_USAGE, sweepOptions } from '../bench/options';
 import { maybeProgress } from '../bench/progress';
 import { latencyChart, speedupChart } from '../bench/svg';
 import { libraryName, runSweep, sweepSteps, type BenchReport } from '../bench/sweep';
-import { formatLongTable, formatSkipped, formatSummaryTable } from '../bench/table';
+import { formatCsv, formatLongTable, formatSkipped, formatSummaryTable } from '../bench/table';
 import { getWorld } from '../mpi/comm';
 import { init } from '../mpi/lifecycle';
 import { packageRoot } from '../mpi/native';
-import { parseOptions, UsageError } from './args';
+import { parseOptions, UsageError, type ParsedOptions } from './args';
 import type { Command } from './main';
 
 const DEFAULT_PLOT_DIR = 'topocoll-bench';
@@ -49,6 +50,44 @@ export function writeReportJson(report: BenchReport, file: string): void {
   writeFileSync(file, `${JSON.stringify(report, null, 1)}\n`);
 }
 
+/** A saved report (`bench --json`), checked against its schema: a file that is not one is a runtime failure. */
+function readReport(file: string): BenchReport {
+  let report: unknown;
+  try {
+    report = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Error(`topocoll bench: --render ${file}: ${(e as Error).message}`);
+  }
+  const errors = validateSchema(benchSchema(), report);
+  if (errors.length) throw new Error(`topocoll bench: --render ${file} is not a bench report (schemas/bench.schema.json): ${errors.slice(0, 5).join('; ')}`);
+  return report as BenchReport;
+}
+
+/** The table (or CSV) on stdout and the files asked for; shared by a sweep and --render. */
+function output(report: BenchReport, o: ParsedOptions, rendered: boolean): void {
+  const csv = o.csv as string | undefined;
+  if (csv === '-') process.stdout.write(formatCsv(report));
+  else console.log(o.long ? formatLongTable(report) : `${formatSummaryTable(report)}${formatSkipped(report)}`);
+  const wrote: string[] = [];
+  if (csv && csv !== '-') {
+    mkdirSync(path.dirname(path.resolve(csv)), { recursive: true });
+    writeFileSync(csv, formatCsv(report));
+    wrote.push(`wrote ${csv}`);
+  }
+  if (o.json) {
+    writeReportJson(report, o.json as string);
+    wrote.push(`wrote ${o.json}`);
+  }
+  // A sweep plots by default; a saved report (like --json) only with --svg.
+  const plotDir = (o.svg as string | undefined) ?? (rendered || o.json || o['no-svg'] ? undefined : DEFAULT_PLOT_DIR);
+  if (plotDir && !o['no-svg']) wrote.push(`wrote ${writePlots(report, plotDir).length} plots in ${plotDir}/`);
+  // With the CSV on stdout, the rest goes to stderr.
+  if (wrote.length) (csv === '-' ? console.error : console.log)(['', ...wrote].join('\n'));
+}
+
+/** What --render cannot take: every option that measures. */
+const MEASURING = [...Object.keys(SWEEP_OPTIONS).filter((k) => k !== 'quiet'), 'json', 'calibrate', 'topology-out'];
+
 export const bench: Command = {
   summary: 'measure every algorithm against the system MPI (native): table, JSON, SVG plots; --calibrate for the topology',
   usage: [
@@ -58,7 +97,9 @@ export const bench: Command = {
     '  --json FILE          write every cell (schemas/bench.schema.json)',
     `  --svg DIR            write latency and speedup plots per collective (default ./${DEFAULT_PLOT_DIR}/ unless --json or --no-svg)`,
     '  --no-svg             write no plots',
-    '  --long               OSU-style rows per cell: median, min, max, speedup, iterations',
+    '  --long               OSU-style rows per cell: median, spread, min, max, speedup, iterations',
+    '  --csv FILE           write every cell as CSV: median, spread, min, max, speedup, ties (--csv -: on stdout, no table)',
+    '  --render FILE        re-render a saved report (--json FILE): tables, --long, --csv, --svg DIR; measures nothing',
     '  --calibrate          measure latency, bandwidth and exchange bandwidth per level, write a topology file',
     '  --topology-out FILE  where --calibrate writes (default topology.calibrated.yaml)',
   ].join('\n'),
@@ -69,10 +110,18 @@ export const bench: Command = {
       svg: { type: 'string' as const },
       'no-svg': { type: 'flag' as const },
       long: { type: 'flag' as const },
+      csv: { type: 'string' as const },
+      render: { type: 'string' as const },
       calibrate: { type: 'flag' as const },
       'topology-out': { type: 'string' as const },
     };
     const { options: o } = parseOptions(args, spec);
+    if (o.render !== undefined) {
+      const measuring = MEASURING.find((k) => o[k] !== undefined);
+      if (measuring) throw new UsageError(`--render re-renders a saved report and measures nothing: --${measuring} does not go with it`);
+      output(readReport(o.render as string), o, true);
+      return 0;
+    }
     const sweep = sweepOptions(o); // bad options fail here, before any launch
     const launched = await launchSelfIfNeeded('bench', args, o);
     if (launched !== null) return launched;
@@ -83,6 +132,10 @@ export const bench: Command = {
     init();
     const world = getWorld();
     const rank = world.rank;
+    if (rank === 0) {
+      const warning = loadWarning('bench');
+      if (warning) console.error(warning);
+    }
     if (o.calibrate) {
       if (world.size < 2) throw new UsageError('--calibrate needs at least 2 ranks');
       const c = calibrate(world, o.quick === true, sweep.timing ?? 'loop', sweep.rotateBytes);
@@ -102,16 +155,7 @@ export const bench: Command = {
     const progress = maybeProgress(rank, o.quiet === true, sweepSteps(sweep));
     const report = runSweep(world, sweep, progress);
     if (rank !== 0) return 0;
-    console.log(o.long ? formatLongTable(report) : `${formatSummaryTable(report)}${formatSkipped(report)}`);
-    if (o.json) {
-      writeReportJson(report, o.json as string);
-      console.log(`\nwrote ${o.json}`);
-    }
-    const plotDir = (o.svg as string | undefined) ?? (o.json || o['no-svg'] ? undefined : DEFAULT_PLOT_DIR);
-    if (plotDir && !o['no-svg']) {
-      const files = writePlots(report, plotDir);
-      console.log(`${o.json ? '' : '\n'}wrote ${files.length} plots in ${plotDir}/`);
-    }
+    output(report, o, false);
     const failed = report.records.filter((r) => r.check === 'failed');
     if (failed.length) {
       console.error(`topocoll bench: --check found wrong data in ${failed.length} cells: ${failed.map((r) => `${r.collective}/${r.algorithm}/${r.bytes} B`).join(', ')}`);

@@ -7,7 +7,8 @@ import { stringify as toYaml } from 'yaml';
 import { launchSelfIfNeeded, SWEEP_OPTIONS, SWEEP_USAGE, sweepOptions } from '../bench/options';
 import { maybeProgress } from '../bench/progress';
 import { runSweep, sweepSteps } from '../bench/sweep';
-import { describeChanges, tune as tuneRules } from '../bench/tune';
+import { loadWarning } from '../bench/machine';
+import { describeChanges, describeKept, tune as tuneRules } from '../bench/tune';
 import { getWorld } from '../mpi/comm';
 import { init } from '../mpi/lifecycle';
 import { loadRules, RulesError, rulesFromObject, rulesToJson, type RulesFile } from '../select/rules';
@@ -61,6 +62,10 @@ export const tune: Command = {
     process.env.TOPOCOLL_FALLBACK = 'silent';
     init();
     const world = getWorld();
+    if (world.rank === 0) {
+      const warning = loadWarning('tune');
+      if (warning) console.error(warning);
+    }
     const progress = maybeProgress(world.rank, o.quiet === true, sweepSteps(sweep));
     const report = runSweep(world, sweep, progress);
     if (world.rank !== 0) return 0;
@@ -77,6 +82,11 @@ export const tune: Command = {
     } else {
       console.log('changes against the built-in defaults:');
       for (const line of changes) console.log(`  ${line}`);
+    }
+    const kept = describeKept(decisions);
+    if (kept.length) {
+      console.log('kept the defaults where a faster algorithm was within the noise:');
+      for (const line of kept) console.log(`  ${line}`);
     }
     console.log(`wrote ${output} (${file.rules.length} rules); use it with TOPOCOLL_RULES=${output}`);
     return 0;

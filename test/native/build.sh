@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds and runs the standalone (MPI-free) native tests and benchmarks of the rank-mapping core
 # (native/engine/mapping/*.cc; the engine-facing mapping/remap/ is tested through the addon) and
-# the tests of the engine's JSON reader (native/engine/topology/json.cc).
+# the tests of the engine's JSON reader (native/engine/topology/json.cc) and rules-file reader
+# (native/engine/rules.cc).
 #   test/native/build.sh            build, run the tests, run the benchmark
 #   test/native/build.sh --no-bench build and run the tests only
 #   test/native/build.sh --bench-only [bench args]  build and run the benchmark only
@@ -28,6 +29,9 @@ if [ "$mode" != "--bench-only" ]; then
   "$out/partitioner_test"
   $CXX $CXXFLAGS -I"$root/native/engine" -I"$root/test/native" -o "$out/json_test" "$root/test/native/json_test.cc" "$root/native/engine/topology/json.cc"
   "$out/json_test"
+  $CXX $CXXFLAGS -I"$root/native/engine" -I"$root/test/native" -o "$out/rules_test" "$root/test/native/rules_test.cc" \
+    "$root/native/engine/rules.cc" "$root/native/engine/topology/json.cc" "$root/native/engine/algorithm_registry.cc"
+  "$out/rules_test"
 fi
 if [ "$mode" != "--no-bench" ]; then
   # shellcheck disable=SC2086

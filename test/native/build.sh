@@ -1,8 +1,11 @@
 #!/bin/sh
 # Builds and runs the standalone (MPI-free) native tests and benchmarks of the rank-mapping core
 # (native/engine/mapping/*.cc; the engine-facing mapping/remap/ is tested through the addon) and
-# the tests of the engine's JSON reader (native/engine/topology/json.cc) and rules-file reader
-# (native/engine/rules.cc).
+# the tests of the engine's JSON reader (native/engine/topology/json.cc), rules-file reader
+# (native/engine/rules.cc) and configuration (native/engine/config.cc). config.cc includes
+# <mpi.h>, so its test alone compiles with an MPI wrapper's flags and links the MPI library
+# (it never initializes MPI): TOPOCOLL_MPICC names the wrapper, else mpicc.openmpi, else mpicc
+# (Open MPI's --showme or MPICH's -compile_info).
 #   test/native/build.sh            build, run the tests, run the benchmark
 #   test/native/build.sh --no-bench build and run the tests only
 #   test/native/build.sh --bench-only [bench args]  build and run the benchmark only
@@ -32,6 +35,19 @@ if [ "$mode" != "--bench-only" ]; then
   $CXX $CXXFLAGS -I"$root/native/engine" -I"$root/test/native" -o "$out/rules_test" "$root/test/native/rules_test.cc" \
     "$root/native/engine/rules.cc" "$root/native/engine/topology/json.cc" "$root/native/engine/algorithm_registry.cc"
   "$out/rules_test"
+  mpicc=${TOPOCOLL_MPICC:-$(command -v mpicc.openmpi || command -v mpicc || echo mpicc)}
+  if mpi_compile=$("$mpicc" --showme:compile 2>/dev/null); then
+    mpi_link=$("$mpicc" --showme:link)
+  else
+    mpi_compile=$("$mpicc" -compile_info | cut -d' ' -f2-)
+    mpi_link=$("$mpicc" -link_info | cut -d' ' -f2-)
+  fi
+  # shellcheck disable=SC2086
+  $CXX $CXXFLAGS -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1 -I"$root/native/engine" -I"$root/test/native" $mpi_compile \
+    -o "$out/config_test" "$root/test/native/config_test.cc" "$root/native/engine/config.cc" "$root/native/engine/rules.cc" \
+    "$root/native/engine/topology/json.cc" "$root/native/engine/algorithm_registry.cc" \
+    "$root/native/engine/hierarchy/node_override.cc" $mpi_link
+  "$out/config_test"
 fi
 if [ "$mode" != "--no-bench" ]; then
   # shellcheck disable=SC2086

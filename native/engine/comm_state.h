@@ -51,7 +51,8 @@ class CommState {
     }
     return acquireShadow(out);
   }
-  bool hasShadow() const { return shadow_ != nullptr; }
+  // The engine's side if acquired already, else null (no communication).
+  ShadowComm* shadowIfAcquired() const { return shadow_.get(); }
   // A reference for a request in flight.
   std::shared_ptr<ShadowComm> shadowRef() const { return shadow_; }
   // The hierarchy of the shadow (collective on first use); *error says why it failed.

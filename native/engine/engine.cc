@@ -165,7 +165,7 @@ int choose(const Call& call, CommState* state, bool nonblocking, Choice* choice,
     ShadowComm* shadow = nullptr;
     if (!config().get(Parameter::Shm)) {
       why = "shared memory is off (TOPOCOLL_SHM=0)";
-    } else if (nonblocking && !forced(call.coll) && (state->shadow(&shadow) != MPI_SUCCESS || !shadow->shmIfCreated())) {
+    } else if (nonblocking && !forced(call.coll) && !(state->shadowIfAcquired() && state->shadowIfAcquired()->shmIfCreated())) {
       *deferred = true;
       *choice = kSetupDeferred;
       return MPI_SUCCESS;
@@ -284,7 +284,7 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native, bool* ran
   uint64_t epoch = selectionEpoch();
   bool deferred = false;
   const bool nonblocking = !request.nativeBlocks();  // the user's call (a polled one is blocking on every rank)
-  if (nonblocking && !state->isInter() && !state->hasShadow() && !forced(call.coll)) {
+  if (nonblocking && !state->isInter() && !state->shadowIfAcquired() && !forced(call.coll)) {
     chosen = &kSetupDeferred;
   } else if (recent.epoch == epoch && recent.block_bytes == call.block_bytes && recent.total_bytes == call.total_bytes) {
     chosen = &recent.choice;

@@ -122,7 +122,7 @@ bool parseAlgorithmChoice(Collective coll, const char* text, int* value, std::st
   }
   int index = algorithmIndex(coll, text);
   if (index < 0) {
-    *error = std::string(entry.env) + "=" + quoted(text) + " is not a " + entry.name +
+    *error = std::string(entry.env) + "=" + quoted(text) + " names no " + entry.name +
              " algorithm; valid choices: " + joinChoices(entry.algorithms, entry.algorithm_count, "auto, native");
     return false;
   }

@@ -83,7 +83,7 @@ export const explain: Command = {
     const only = options.algorithm as string | undefined;
     if (only !== undefined) {
       const valid = collectiveInfo(coll)!.algorithms.map((a) => a.name);
-      if (!valid.includes(only)) throw new UsageError(`--algorithm=${only} is not a ${coll} algorithm; valid choices: ${valid.join(', ')}`);
+      if (!valid.includes(only)) throw new UsageError(`--algorithm=${only} names no ${coll} algorithm; valid choices: ${valid.join(', ')}`);
     }
     const e = explainCall(coll, Number(options.np), bytes, only, (options.ppn as number | undefined) ?? Number(options.np));
     if (options.json) {

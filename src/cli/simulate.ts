@@ -240,7 +240,7 @@ export const simulate: Command = {
     const algorithm = (options.algorithm as string | undefined) ?? 'all';
     const known = collectiveInfo(coll)!.algorithms.map((a) => a.name);
     if (algorithm !== 'all' && !known.includes(algorithm)) {
-      throw new UsageError(`--algorithm=${algorithm} is not a ${coll} algorithm; valid choices: ${known.join(', ')}, all`);
+      throw new UsageError(`--algorithm=${algorithm} names no ${coll} algorithm; valid choices: ${known.join(', ')}, all`);
     }
     const model = (options.model as ModelName | undefined) ?? 'hockney';
     let rho: number | undefined;

@@ -172,11 +172,11 @@ void testAlgorithmChoices() {
         "shm_numa");
   Chosen ring = choice(Collective::Bcast, "ring");
   CHECK(!ring.ok && ring.error ==
-                        "TOPOCOLL_BCAST_ALGORITHM=\"ring\" is not a bcast algorithm; valid choices: auto, native, binomial, "
+                        "TOPOCOLL_BCAST_ALGORITHM=\"ring\" names no bcast algorithm; valid choices: auto, native, binomial, "
                         "scatter_allgather, shm_numa, hierarchical",
         "%s", ring.error.c_str());
   Chosen upper = choice(Collective::Allgather, "Ring");
-  CHECK(!upper.ok && upper.error.rfind("TOPOCOLL_ALLGATHER_ALGORITHM=\"Ring\" is not a allgather algorithm; valid choices: auto, native, ring, ", 0) == 0,
+  CHECK(!upper.ok && upper.error.rfind("TOPOCOLL_ALLGATHER_ALGORITHM=\"Ring\" names no allgather algorithm; valid choices: auto, native, ring, ", 0) == 0,
         "%s", upper.error.c_str());
 }
 
@@ -246,7 +246,7 @@ void testLoadErrors() {
     std::string error;
   } cases[] = {
       {"TOPOCOLL_BCAST_ALGORITHM", " ring ",
-       "TOPOCOLL_BCAST_ALGORITHM=\"ring\" is not a bcast algorithm; valid choices: auto, native, binomial, scatter_allgather, shm_numa, hierarchical"},
+       "TOPOCOLL_BCAST_ALGORITHM=\"ring\" names no bcast algorithm; valid choices: auto, native, binomial, scatter_allgather, shm_numa, hierarchical"},
       {"TOPOCOLL_VERBOSE", "  ", "TOPOCOLL_VERBOSE=\"\" is not an integer in [0, 2]"},
       {"TOPOCOLL_VERBOSE", "1 2", "TOPOCOLL_VERBOSE=\"1 2\" is not an integer in [0, 2]"},
       {"TOPOCOLL_STATS", " maybe\n", "TOPOCOLL_STATS=\"maybe\" is not a boolean; valid choices: 0, 1, false, true, no, yes, off, on"},

@@ -87,7 +87,7 @@ describe('surrounding whitespace is trimmed, for every variable', () => {
 
   it('a bad value is still named, trimmed, with the valid choices', () => {
     process.env.TOPOCOLL_BCAST_ALGORITHM = ' fastest ';
-    expect(() => native.loadConfig()).toThrow('topocoll: TOPOCOLL_BCAST_ALGORITHM="fastest" is not a bcast algorithm; valid choices: auto, native, binomial');
+    expect(() => native.loadConfig()).toThrow('topocoll: TOPOCOLL_BCAST_ALGORITHM="fastest" names no bcast algorithm; valid choices: auto, native, binomial');
   });
 });
 

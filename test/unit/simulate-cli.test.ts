@@ -97,7 +97,7 @@ describe('topocoll simulate', () => {
   });
 
   it('names the bad argument', async () => {
-    await expect(run(['--coll', 'allgather', '--np', '8', '--algorithm', 'bogus'])).rejects.toThrow(/--algorithm=bogus is not a allgather algorithm; valid choices: ring/);
+    await expect(run(['--coll', 'allgather', '--np', '8', '--algorithm', 'bogus'])).rejects.toThrow(/--algorithm=bogus names no allgather algorithm; valid choices: ring/);
     await expect(run(['--coll', 'allgather', '--np', '8', '--machine', '/nonexistent/m.yaml'])).rejects.toThrow(/\/nonexistent\/m.yaml: cannot read/);
     await expect(run(['--coll', 'allgather'])).rejects.toThrow(UsageError);
     await expect(run(['--coll', 'allgather', '--np', '8', '--rho', '1.5'])).rejects.toThrow(/--rho=1.5 must be a number in \[0, 1\)/);

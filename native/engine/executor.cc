@@ -1,5 +1,6 @@
 #include "executor.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -206,6 +207,7 @@ int ScheduleRequest::start() {
 // Posts the current round (every round is posted once, in order).
 int ScheduleRequest::startRound() {
   if (round_ >= schedule_->rounds.size()) return MPI_SUCCESS;
+  posted_ = true;
   return postRound(schedule_->rounds[round_], bindings_, comm_, tag_, &requests_);
 }
 
@@ -215,7 +217,30 @@ int ScheduleRequest::finishRound() {
   int rc = runCopies(round, bindings_);
   if (rc == MPI_SUCCESS && schedule_->shm != ShmUse::None) signalFlags(round, shm_, call_);
   ++round_;
+  posted_ = false;
   return rc;
+}
+
+static bool hasMessages(const Round& round) {
+  return std::any_of(round.ops.begin(), round.ops.end(), [](const Op& op) { return op.kind == OpKind::Send || op.kind == OpKind::Recv; });
+}
+
+// Rounds of flags and copies only; posting messages, testing them, the start (channel, bindings)
+// and the end (unpack) stay with the thread that calls MPI.
+void ScheduleRequest::advanceWithoutMpi() {
+  if (error_ != MPI_SUCCESS || !begun_) return;
+  while (round_ < schedule_->rounds.size()) {
+    const Round& round = schedule_->rounds[round_];
+    if (!posted_) {
+      if (hasMessages(round)) return;
+      posted_ = true;
+    }
+    if (!requests_.empty() || (hasFlagWaits(round) && !flagsReached(round, shm_, call_))) return;
+    if (int rc = finishRound(); rc != MPI_SUCCESS) {
+      error_ = rc;
+      return;
+    }
+  }
 }
 
 int ScheduleRequest::advance(bool blocking) {
@@ -227,11 +252,11 @@ int ScheduleRequest::advance(bool blocking) {
       if (!blocking) return MPI_SUCCESS;
       if ((rc = shm_->waitUntil([&] { return shm_->channelFree(call_); }, this)) != MPI_SUCCESS) return fail(rc);
     }
-    begun_ = true;
     if ((rc = prepareBindings(*schedule_, shm_, call_, &bindings_)) != MPI_SUCCESS) return fail(rc);
-    if ((rc = startRound()) != MPI_SUCCESS) return fail(rc);
+    begun_ = true;
   }
   while (round_ < schedule_->rounds.size()) {
+    if (!posted_ && (rc = startRound()) != MPI_SUCCESS) return fail(rc);
     if (!requests_.empty()) {
       if (blocking) {
         rc = waitRequests(&requests_, shm_, this);
@@ -247,7 +272,7 @@ int ScheduleRequest::advance(bool blocking) {
       if (!blocking) return MPI_SUCCESS;
       if ((rc = shm_->waitUntil([&] { return flagsReached(round, shm_, call_); }, this)) != MPI_SUCCESS) return fail(rc);
     }
-    if ((rc = finishRound()) != MPI_SUCCESS || (rc = startRound()) != MPI_SUCCESS) return fail(rc);
+    if ((rc = finishRound()) != MPI_SUCCESS) return fail(rc);
   }
   if (in_flight_) {
     shm_->markDone(call_);

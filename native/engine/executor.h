@@ -49,6 +49,10 @@ class CollectiveRequest {
   virtual ~CollectiveRequest() = default;
   virtual int test(bool* done) = 0;
   virtual int wait() = 0;
+  // Moves on as far as it can without calling MPI (shared-memory flags and copies), for a thread
+  // other than the one that calls MPI: MPICH 4.0 has no progress hook (interpose/requests.cc).
+  // The caller excludes every other progress of this request.
+  virtual void advanceWithoutMpi() {}
 };
 
 // A schedule progressed round by round by test()/wait() on `shadow`, which it keeps (with its
@@ -63,6 +67,7 @@ class ScheduleRequest final : public CollectiveRequest {
   int start();
   int test(bool* done) override;
   int wait() override;
+  void advanceWithoutMpi() override;
 
  private:
   int startRound();
@@ -80,7 +85,8 @@ class ScheduleRequest final : public CollectiveRequest {
   std::vector<MPI_Request> requests_;
   ShmContext* shm_ = nullptr;
   ShmContext::Call call_;
-  bool begun_ = false;     // the channel was free and round 0 is posted
+  bool begun_ = false;     // the channel was free and the bindings prepared
+  bool posted_ = false;    // the current round's messages are posted (or it has none)
   bool in_flight_ = false; // registered with shm_ for progress
   int error_ = MPI_SUCCESS;
 };

@@ -30,7 +30,10 @@
 #include <sched.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "interpose.h"
@@ -75,6 +78,10 @@ int freeFn(void* extra) {
 
 int cancelFn(void*, int) { return MPI_SUCCESS; }
 
+#if !defined(OMPI_MAJOR_VERSION)
+void wakeMover();  // the thread that moves shared-memory rounds (below)
+#endif
+
 // Called with g_mutex held, e already out of g_pending. `e` may be gone when this returns.
 void complete(Entry* e) {
   e->op.reset();
@@ -101,6 +108,9 @@ int adopt(std::unique_ptr<CollectiveRequest> op, MPI_Request* request) {
     g_pending.push_back(e);
     g_pending_count.fetch_add(1);
   }
+#if !defined(OMPI_MAJOR_VERSION)
+  wakeMover();
+#endif
   progress();  // posts what can be posted now; a collective with nothing to move completes here
   return MPI_SUCCESS;
 }
@@ -157,8 +167,55 @@ void unhookMpiProgress() {
   g_hooked = false;
 }
 #else
-void hookMpiProgress() {}
-void unhookMpiProgress() {}
+// MPICH exports no progress hook: a rank blocked in a call we do not define (MPI_Allreduce, ...)
+// would leave its part of our pending collectives undone while a peer waits for it. A thread
+// moves their shared-memory rounds on meanwhile; it calls no MPI (the program may not be at
+// MPI_THREAD_MULTIPLE), so rounds of messages still wait for this rank's next MPI call.
+namespace {
+std::thread g_mover;
+std::atomic<bool> g_stop{false};
+std::mutex g_wake_mutex;
+std::condition_variable g_wake;
+
+void moveWithoutMpi() {
+  while (!g_stop.load(std::memory_order_relaxed)) {
+    if (!anyPending()) {
+      std::unique_lock<std::mutex> lock(g_wake_mutex);
+      g_wake.wait(lock, [] { return g_stop.load() || anyPending(); });
+      continue;
+    }
+    {
+      std::unique_lock<std::recursive_mutex> lock(g_mutex, std::try_to_lock);
+      if (lock.owns_lock()) {
+        for (Entry* e : g_pending) e->op->advanceWithoutMpi();
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+void wakeMover() {
+  std::lock_guard<std::mutex> lock(g_wake_mutex);
+  g_wake.notify_all();
+}
+}  // namespace
+
+void hookMpiProgress() {
+  if (g_mover.joinable()) return;
+  g_stop = false;
+  g_mover = std::thread(moveWithoutMpi);
+}
+
+void unhookMpiProgress() {
+  if (!g_mover.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(g_wake_mutex);
+    g_stop = true;
+  }
+  g_wake.notify_all();
+  g_mover.join();
+}
+
 #endif
 
 void idle() { sched_yield(); }

@@ -169,13 +169,15 @@ void unhookMpiProgress() {
 #else
 // MPICH exports no progress hook: a rank blocked in a call we do not define (MPI_Allreduce, ...)
 // would leave its part of our pending collectives undone while a peer waits for it. A thread
-// moves their shared-memory rounds on meanwhile; it calls no MPI (the program may not be at
-// MPI_THREAD_MULTIPLE), so rounds of messages still wait for this rank's next MPI call.
+// moves them on meanwhile: below MPI_THREAD_MULTIPLE it calls no MPI and moves only their
+// shared-memory rounds (rounds of messages wait for this rank's next MPI call); at
+// MPI_THREAD_MULTIPLE it progresses them fully.
 namespace {
 std::thread g_mover;
 std::atomic<bool> g_stop{false};
 std::mutex g_wake_mutex;
 std::condition_variable g_wake;
+bool g_multiple = false;  // MPI_THREAD_MULTIPLE: the thread may call MPI
 
 void moveWithoutMpi() {
   while (!g_stop.load(std::memory_order_relaxed)) {
@@ -184,7 +186,9 @@ void moveWithoutMpi() {
       g_wake.wait(lock, [] { return g_stop.load() || anyPending(); });
       continue;
     }
-    {
+    if (g_multiple) {
+      progress();  // the program's thread level lets this thread call MPI: messages move too
+    } else {
       std::unique_lock<std::recursive_mutex> lock(g_mutex, std::try_to_lock);
       if (lock.owns_lock()) {
         for (Entry* e : g_pending) e->op->advanceWithoutMpi();
@@ -202,6 +206,9 @@ void wakeMover() {
 
 void hookMpiProgress() {
   if (g_mover.joinable()) return;
+  int provided = MPI_THREAD_SINGLE;
+  PMPI_Query_thread(&provided);
+  g_multiple = provided == MPI_THREAD_MULTIPLE;
   g_stop = false;
   g_mover = std::thread(moveWithoutMpi);
 }

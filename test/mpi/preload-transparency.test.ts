@@ -43,4 +43,26 @@ describe.each(FLAVOURS)('legal programs the preload must not change (%s)', (flav
     expect(run.stdout).toMatch(/round \d+: allgather=\w+ bcast=\w+ barrier=\w+ alltoall=\w+/);
     expect(run.stdout).not.toMatch(/=system/);
   });
+
+  // test/c/progress.c: rank 0 blocks in MPI_Allreduce with a 32 MiB MPI_Ibcast pending that the
+  // others wait for. Under MPICH (no progress hook) the library's thread moves it on: its
+  // shared-memory rounds at any thread level, its messages too at MPI_THREAD_MULTIPLE.
+  it.each([
+    ['shared memory (default selection), MPI_THREAD_SINGLE', {}, []],
+    ['messages (scatter_allgather), MPI_THREAD_MULTIPLE', { TOPOCOLL_BCAST_ALGORITHM: 'scatter_allgather' }, ['multiple']],
+  ] as const)('a pending Ibcast moves on while its rank blocks in MPI_Allreduce: %s', async (_what, env, extra) => {
+    const np = flavour === 'mpich' ? 2 : 3;
+    const run = await mpirun({
+      flavour,
+      np,
+      args: [path.join(bin, 'progress'), String(32 << 20), '0', ...extra],
+      mpirunArgs: preloadArgs(flavour),
+      env: { ...env, TOPOCOLL_STATS: '1' },
+      timeoutMs: 60_000,
+    });
+    expectSuccess(run);
+    expect(run.stdout).toMatch(new RegExp(`progress: ok on ${np} ranks`));
+    // The Ibcast ran through the library, not the MPI.
+    expect(run.stderr).toMatch(env.TOPOCOLL_BCAST_ALGORITHM ? /bcast\s+scatter_allgather\s+calls 2/ : /bcast\s+(?!native\b)\w+\s+calls 2/);
+  });
 });

@@ -43,6 +43,18 @@ export interface Status {
   count: number;
   /** Bytes received. */
   bytes: number;
+  /**
+   * Whether the operation was cancelled (MPI_Test_cancelled) rather than completed; false for
+   * every status of a probe and of an operation that was not cancelled.
+   */
+  cancelled: boolean;
+  /**
+   * The MPI error class of the status's MPI_ERROR: MPI_SUCCESS (0) here in every case, since an
+   * operation that fails throws (or rejects with) an MpiError instead of returning a status, and
+   * MPI itself sets MPI_ERROR only in multiple-completion calls. For code that reads it
+   * (mpi4py's `Status.Get_error()`).
+   */
+  error: number;
 }
 
 /** A buffer of a v-collective: counts[i] elements for rank i at displs[i] (default: packed in rank order). */
@@ -119,7 +131,7 @@ function split(data: Buffer, counts: ArrayLike<number>): unknown[] {
 }
 
 function fillStatus(status: Partial<Status> | undefined, from: Status): void {
-  if (status) Object.assign(status, { source: from.source, tag: from.tag, count: from.count, bytes: from.bytes });
+  if (status) Object.assign(status, { source: from.source, tag: from.tag, count: from.count, bytes: from.bytes, cancelled: from.cancelled, error: from.error });
 }
 
 // How getWorld/getSelf make a Comm: the constructor is private, so that a Comm only comes from

@@ -231,17 +231,17 @@ export class Comm {
   }
 
   isend(buf: BufferLike, dest: number, tag = 0): Request<void> {
-    return new Request(addon().isend(this.handle, buf, dest, tag, false), () => undefined, [buf]);
+    return new Request(addon().isend(this.handle, buf, dest, tag, false), () => undefined, [buf], true);
   }
 
   issend(buf: BufferLike, dest: number, tag = 0): Request<void> {
-    return new Request(addon().isend(this.handle, buf, dest, tag, true), () => undefined, [buf]);
+    return new Request(addon().isend(this.handle, buf, dest, tag, true), () => undefined, [buf], true);
   }
 
   /** Nonblocking receive; the request resolves to the Status. */
   irecv(buf: BufferLike, source = ANY_SOURCE, tag = ANY_TAG): Request<Status> {
     const native = addon().irecv(this.handle, buf, source, tag);
-    return new Request(native, () => native.status(), [buf]);
+    return new Request(native, () => native.status(), [buf], true);
   }
 
   /** Waits for a matching message without receiving it (count in bytes). */
@@ -465,13 +465,13 @@ export class Comm {
 
   isendObject(value: unknown, dest: number, tag = 0): Request<void> {
     const data = v8.serialize(value);
-    return new Request(addon().isend(this.handle, data, dest, tag, false), () => undefined, [data]);
+    return new Request(addon().isend(this.handle, data, dest, tag, false), () => undefined, [data], true);
   }
 
   /** Nonblocking receive of a JS value of any size (matched probe, then receive). */
   irecvObject<T = unknown>(source = ANY_SOURCE, tag = ANY_TAG): Request<T> {
     const native = addon().irecvBytes(this.handle, source, tag);
-    return new Request(native, () => v8.deserialize(native.data()!) as T, []);
+    return new Request(native, () => v8.deserialize(native.data()!) as T, [], true);
   }
 
   /** Sends `value` to `dest` and receives a value from `source`, without deadlock. */

@@ -4,13 +4,15 @@ import { MpiError } from './mpi/errors';
 import { abort, finalize, init, initialized, isFinalized, isThreadMain, queryThread } from './mpi/lifecycle';
 import { addon } from './mpi/native';
 import { BAND, BOR, BXOR, LAND, LOR, LXOR, MAX, MIN, OPS, PROD, SUM } from './mpi/ops';
-import { Request, waitAll, waitAllSync, waitAny } from './mpi/request';
+import { Request, testAll, testAny, testSome, waitAll, waitAllSync, waitAny, waitSome } from './mpi/request';
 
 export type { BlockOf, BufferLike, Comparison, SendBuffer, Status, VectorBuffer } from './mpi/comm';
 export type { InitOptions, InitResult, ThreadLevel } from './mpi/lifecycle';
 export type { ObjectOp, Op } from './mpi/ops';
+export type { SomeCompleted } from './mpi/request';
 export { Comm, IN_PLACE, ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED, MpiError, Request, abort, finalize, init, initialized, waitAll, waitAllSync, waitAny };
 export { isFinalized, queryThread, isThreadMain };
+export { waitSome, testAll, testAny, testSome };
 export { SUM, PROD, MIN, MAX, LAND, LOR, LXOR, BAND, BOR, BXOR, OPS };
 
 /** MPI_COMM_WORLD (MPI is initialized on first access). */

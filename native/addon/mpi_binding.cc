@@ -163,6 +163,12 @@ Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype 
   o.Set("tag", Napi::Number::New(env, status.MPI_TAG == MPI_ANY_TAG ? kJsAnyTag : status.MPI_TAG));
   o.Set("count", Napi::Number::New(env, static_cast<double>(count)));
   o.Set("bytes", Napi::Number::New(env, static_cast<double>(bytes)));
+  int cancelled = 0;
+  PMPI_Test_cancelled(&status, &cancelled);
+  o.Set("cancelled", Napi::Boolean::New(env, cancelled != 0));
+  int errorClass = MPI_SUCCESS;
+  if (status.MPI_ERROR != MPI_SUCCESS) PMPI_Error_class(status.MPI_ERROR, &errorClass);
+  o.Set("error", Napi::Number::New(env, errorClass));
   return o;
 }
 

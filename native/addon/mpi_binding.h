@@ -40,7 +40,9 @@ std::string elementTypeName(MPI_Datatype type);
 // against the element type of `buf`: a TypeError lists the ops valid for it.
 MPI_Op opArg(const Napi::Value& v, const BufferView& buf, const char* what);
 
-// {source, tag, count, bytes}: count in elements of `type`, sources translated for JS.
+// {source, tag, count, bytes, cancelled, error}: count in elements of `type`, sources translated
+// for JS, cancelled by MPI_Test_cancelled, error the class of MPI_ERROR. MPI sets MPI_ERROR only
+// in multiple-completion calls, so every caller passes a zeroed status (MPI_ERROR = MPI_SUCCESS).
 Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype type);
 
 // Registers MpiRequest, setMpiErrorClass and the rank/tag sentinels (called by initPointToPoint).

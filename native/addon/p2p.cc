@@ -52,7 +52,7 @@ Napi::Value Send(const Napi::CallbackInfo& info) {
 Napi::Value Recv(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Message m = messageArgs(info, "recv", true);
-  MPI_Status status;
+  MPI_Status status{};
   check(env, TOPOCOLL_COUNT_CALL(m.large, Recv, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &status), "MPI_Recv");
   return statusObject(env, status, m.b.type);
 }
@@ -68,7 +68,7 @@ Napi::Value Sendrecv(const Napi::CallbackInfo& info) {
   int source = sourceArg(info[5], comm, "source");
   int recvtag = tagArg(info[6], "recvtag", true);
   bool big = largeCount(env, s.count, "sendrecv") | largeCount(env, r.count, "sendrecv");
-  MPI_Status status;
+  MPI_Status status{};
   check(env,
         TOPOCOLL_COUNT_CALL(big, Sendrecv, s.data, s.count, s.type, dest, sendtag, r.data, r.count, r.type, source, recvtag, comm, &status),
         "MPI_Sendrecv");
@@ -99,7 +99,7 @@ Napi::Value Irecv(const Napi::CallbackInfo& info) {
 Napi::Value Probe(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Envelope e = envelopeArgs(info);
-  MPI_Status status;
+  MPI_Status status{};
   check(env, PMPI_Probe(e.source, e.tag, e.comm, &status), "MPI_Probe");
   return statusObject(env, status, MPI_BYTE);
 }
@@ -109,7 +109,7 @@ Napi::Value Iprobe(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Envelope e = envelopeArgs(info);
   int flag = 0;
-  MPI_Status status;
+  MPI_Status status{};
   check(env, PMPI_Iprobe(e.source, e.tag, e.comm, &flag, &status), "MPI_Iprobe");
   return flag ? Napi::Value(statusObject(env, status, MPI_BYTE)) : env.Null();
 }
@@ -119,7 +119,7 @@ Napi::Value RecvBytes(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Envelope e = envelopeArgs(info);
   MPI_Message message;
-  MPI_Status status;
+  MPI_Status status{};
   check(env, PMPI_Mprobe(e.source, e.tag, e.comm, &message, &status), "MPI_Mprobe");
   MPI_Count bytes = 0;
   PMPI_Get_elements_x(&status, MPI_BYTE, &bytes);

@@ -43,6 +43,18 @@ export interface Status {
   count: number;
   /** Bytes received. */
   bytes: number;
+  /**
+   * Whether the operation was cancelled (MPI_Test_cancelled) rather than completed; false for
+   * every status of a probe and of an operation that was not cancelled.
+   */
+  cancelled: boolean;
+  /**
+   * The MPI error class of the status's MPI_ERROR: MPI_SUCCESS (0) here in every case, since an
+   * operation that fails throws (or rejects with) an MpiError instead of returning a status, and
+   * MPI itself sets MPI_ERROR only in multiple-completion calls. For code that reads it
+   * (mpi4py's `Status.Get_error()`).
+   */
+  error: number;
 }
 
 /** A buffer of a v-collective: counts[i] elements for rank i at displs[i] (default: packed in rank order). */
@@ -119,7 +131,7 @@ function split(data: Buffer, counts: ArrayLike<number>): unknown[] {
 }
 
 function fillStatus(status: Partial<Status> | undefined, from: Status): void {
-  if (status) Object.assign(status, { source: from.source, tag: from.tag, count: from.count, bytes: from.bytes });
+  if (status) Object.assign(status, { source: from.source, tag: from.tag, count: from.count, bytes: from.bytes, cancelled: from.cancelled, error: from.error });
 }
 
 // How getWorld/getSelf make a Comm: the constructor is private, so that a Comm only comes from
@@ -219,17 +231,17 @@ export class Comm {
   }
 
   isend(buf: BufferLike, dest: number, tag = 0): Request<void> {
-    return new Request(addon().isend(this.handle, buf, dest, tag, false), () => undefined, [buf]);
+    return new Request(addon().isend(this.handle, buf, dest, tag, false), () => undefined, [buf], true);
   }
 
   issend(buf: BufferLike, dest: number, tag = 0): Request<void> {
-    return new Request(addon().isend(this.handle, buf, dest, tag, true), () => undefined, [buf]);
+    return new Request(addon().isend(this.handle, buf, dest, tag, true), () => undefined, [buf], true);
   }
 
   /** Nonblocking receive; the request resolves to the Status. */
   irecv(buf: BufferLike, source = ANY_SOURCE, tag = ANY_TAG): Request<Status> {
     const native = addon().irecv(this.handle, buf, source, tag);
-    return new Request(native, () => native.status(), [buf]);
+    return new Request(native, () => native.status(), [buf], true);
   }
 
   /** Waits for a matching message without receiving it (count in bytes). */
@@ -453,13 +465,13 @@ export class Comm {
 
   isendObject(value: unknown, dest: number, tag = 0): Request<void> {
     const data = v8.serialize(value);
-    return new Request(addon().isend(this.handle, data, dest, tag, false), () => undefined, [data]);
+    return new Request(addon().isend(this.handle, data, dest, tag, false), () => undefined, [data], true);
   }
 
   /** Nonblocking receive of a JS value of any size (matched probe, then receive). */
   irecvObject<T = unknown>(source = ANY_SOURCE, tag = ANY_TAG): Request<T> {
     const native = addon().irecvBytes(this.handle, source, tag);
-    return new Request(native, () => v8.deserialize(native.data()!) as T, []);
+    return new Request(native, () => v8.deserialize(native.data()!) as T, [], true);
   }
 
   /** Sends `value` to `dest` and receives a value from `source`, without deadlock. */

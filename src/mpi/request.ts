@@ -16,21 +16,79 @@ const MAX_DELAY_MS = 4;
 // the program drops the Request.
 const inFlight = new Map<Request<any>, unknown[]>();
 
-export class Request<T = void> implements PromiseLike<T> {
+// Freed requests (free()): the program has let go of them, but MPI still reads or writes their
+// buffers until the operation completes. They are tested whenever a request is made or progressed,
+// and their buffers let go of once complete (an error there has no one left to report to).
+const detached = new Map<NativeRequest, unknown[]>();
+const freedRequests = new WeakSet<Request<any>>();
+
+function sweepDetached(): void {
+  for (const native of detached.keys()) {
+    let complete = true;
+    try {
+      complete = native.test();
+    } catch {
+      // MPI has ended the request with an error: nothing is in flight any more.
+    }
+    if (complete) detached.delete(native);
+  }
+}
+
+// Calls `step` now, then from the event loop until it returns true (or throws: a rejection), and
+// resolves with `value()`.
+function poll<R>(step: () => boolean, value: () => R): Promise<R> {
+  return new Promise<R>((resolve, reject) => {
+    const started = performance.now();
+    let slowPolls = 0;
+    const again = () => {
+      try {
+        if (step()) return resolve(value());
+      } catch (e) {
+        return reject(e);
+      }
+      if (performance.now() - started < SPIN_MS) setImmediate(again);
+      else setTimeout(again, Math.min(MAX_DELAY_MS, slowPolls++ >> 4));
+    };
+    again();
+  });
+}
+
+/**
+ * A nonblocking operation. It is a Promise in all but its prototype: `await`, `then`, `catch`,
+ * `finally`, `Promise.all`/`race`/`allSettled`/`any` and `Promise.resolve` take it, TypeScript
+ * accepts it where a `Promise<T>` is expected, and `Object.prototype.toString` calls it a Promise.
+ * It does not extend Promise, for three reasons: a Promise subclass makes the Promises its
+ * `then`/`catch`/`finally` return through `Symbol.species`, that is by calling this class's
+ * constructor with an executor; a Promise settles whether or not anyone listens, so a request
+ * that fails while the program handles the error through `wait()` would also leave a rejected
+ * Promise that nobody handles (an unhandled rejection ends the job); and polling from the event
+ * loop starts only once something awaits the request, so `wait()`/`test()` alone cost no polls.
+ * `promise()` gives the real Promise (`req instanceof Promise` is false).
+ */
+export class Request<T = void> implements Promise<T> {
   #native: NativeRequest | null;
   #result: (() => T) | null;
   #value: T | undefined;
   #done = false;
+  #freeable: boolean;
   #promise?: Promise<T>;
 
   /**
    * @internal `result` computes the value once the operation has completed; `keepAlive` holds the
-   * buffers MPI is reading or writing until then.
+   * buffers MPI is reading or writing until then; `freeable`: a point-to-point operation, which
+   * free() may release (MPI forbids it for a nonblocking collective).
    */
-  constructor(native: NativeRequest, result: () => T, keepAlive: unknown[]) {
+  constructor(native: NativeRequest, result: () => T, keepAlive: unknown[], freeable = false) {
+    if (detached.size > 0) sweepDetached();
     this.#native = native;
     this.#result = result;
+    this.#freeable = freeable;
     inFlight.set(this, keepAlive);
+  }
+
+  /** 'Promise', as a Promise's: `Object.prototype.toString.call(req)` is `[object Promise]`. */
+  get [Symbol.toStringTag](): string {
+    return 'Promise';
   }
 
   /** True once the operation has completed (without progressing it). */
@@ -40,47 +98,75 @@ export class Request<T = void> implements PromiseLike<T> {
 
   /** True once the operation has completed (progresses it once). */
   test(): boolean {
-    if (!this.#done && this.#progress(() => this.#native!.test())) this.#complete();
+    if (!this.#done) {
+      if (detached.size > 0) sweepDetached();
+      if (this.#progress('test', () => this.#native!.test())) this.#complete();
+    }
     return this.#done;
   }
 
   /** Blocks until the operation completes and returns its result. */
   wait(): T {
     if (!this.#done) {
-      this.#progress(() => this.#native!.wait());
+      if (detached.size > 0) sweepDetached();
+      this.#progress('wait', () => this.#native!.wait());
       this.#complete();
     }
     return this.#value as T;
   }
 
-  /** The result, once the operation has completed without blocking the event loop. */
+  /**
+   * MPI_Request_free for a point-to-point request: the program lets go of the request, and the
+   * operation still completes (a send is still delivered, a receive still consumes its message),
+   * unobserved; its buffers stay alive until then. Later test(), wait() or awaits throw a
+   * TypeError. A request that has completed (or failed) is left as it is. A nonblocking
+   * collective's request cannot be freed (MPI makes that erroneous): free() throws a TypeError and
+   * leaves it pending.
+   */
+  free(): void {
+    if (!inFlight.has(this)) return; // completed, failed or freed already: nothing in flight
+    if (!this.#freeable) {
+      throw new TypeError('free: a nonblocking collective cannot be freed (MPI forbids MPI_Request_free on its request); complete it with await, wait() or test()');
+    }
+    if (this.#promise) throw new TypeError('free: the request is being awaited; a request cannot be freed once something waits for it');
+    freedRequests.add(this);
+    detached.set(this.#native!, inFlight.get(this)!);
+    inFlight.delete(this);
+    this.#native = null;
+    this.#result = null;
+  }
+
+  /**
+   * The result as a real Promise, the same one on every call: the request progressed from the
+   * event loop until it completes; it rejects with the MpiError if the operation fails.
+   */
   promise(): Promise<T> {
-    this.#promise ??= new Promise<T>((resolve, reject) => {
-      const started = performance.now();
-      let slowPolls = 0;
-      const poll = () => {
-        try {
-          if (this.test()) return resolve(this.#value as T);
-        } catch (e) {
-          return reject(e);
-        }
-        if (performance.now() - started < SPIN_MS) setImmediate(poll);
-        else setTimeout(poll, Math.min(MAX_DELAY_MS, slowPolls++ >> 4));
-      };
-      poll();
-    });
+    if (!this.#promise && freedRequests.has(this)) return Promise.reject(freedError('promise'));
+    this.#promise ??= poll(
+      () => this.test(),
+      () => this.#value as T,
+    );
     return this.#promise;
   }
 
   then<R1 = T, R2 = never>(
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
-    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+    onrejected?: ((reason: any) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
     return this.promise().then(onfulfilled, onrejected);
   }
 
+  catch<R = never>(onrejected?: ((reason: any) => R | PromiseLike<R>) | null): Promise<T | R> {
+    return this.promise().catch(onrejected);
+  }
+
+  finally(onfinally?: (() => void) | null): Promise<T> {
+    return this.promise().finally(onfinally);
+  }
+
   // An MPI error ends the request (the addon has released it): stop tracking it, and rethrow.
-  #progress<R>(step: () => R): R {
+  #progress<R>(what: string, step: () => R): R {
+    if (freedRequests.has(this)) throw freedError(what);
     try {
       return step();
     } catch (e) {
@@ -98,6 +184,48 @@ export class Request<T = void> implements PromiseLike<T> {
   }
 }
 
+function freedError(what: string): TypeError {
+  return new TypeError(`${what}: the request has been freed`);
+}
+
+// A request still active in MPI's sense: neither completed nor freed (MPI turns both into
+// MPI_REQUEST_NULL, which the -any and -some calls skip).
+function active(r: Request<unknown>): boolean {
+  return !r.done && !freedRequests.has(r);
+}
+
+function activeIndices(requests: readonly Request<unknown>[]): number[] {
+  const out: number[] = [];
+  requests.forEach((r, i) => active(r) && out.push(i));
+  return out;
+}
+
+// Of the requests at `indices` (active when the call began), those complete now, each progressed
+// once; a request completed meanwhile by another waiter counts too. `first`: stop at the first.
+function completing(requests: readonly Request<unknown>[], indices: readonly number[], first: boolean): number[] {
+  const out: number[] = [];
+  for (const i of indices) {
+    const r = requests[i];
+    if (freedRequests.has(r)) continue;
+    if (r.done || r.test()) {
+      out.push(i);
+      if (first) break;
+    }
+  }
+  return out;
+}
+
+// True when the program has freed every request at `indices` (while a waitAny/waitSome waited).
+function allFreed(requests: readonly Request<unknown>[], indices: readonly number[]): boolean {
+  return indices.every((i) => freedRequests.has(requests[i]));
+}
+
+/** The requests that completed, by index into the array given, and their results in that order. */
+export interface SomeCompleted<T> {
+  indices: number[];
+  values: T[];
+}
+
 /** Blocks until every request has completed; returns their results in order (MPI_Waitall). */
 export function waitAllSync<T>(requests: readonly Request<T>[]): T[] {
   return requests.map((r) => r.wait());
@@ -108,7 +236,71 @@ export function waitAll<T>(requests: readonly Request<T>[]): Promise<T[]> {
   return Promise.all(requests.map((r) => r.promise()));
 }
 
-/** Resolves with the index and result of the first request to complete. */
+/**
+ * MPI_Waitany: resolves with the index and result of the first of the active requests (neither
+ * completed nor freed before the call) to complete. Rejects with a TypeError when none is active
+ * (where MPI returns the index MPI_UNDEFINED), and with the MpiError of a request that fails.
+ */
 export function waitAny<T>(requests: readonly Request<T>[]): Promise<{ index: number; value: T }> {
-  return Promise.race(requests.map((r, index) => r.promise().then((value) => ({ index, value }))));
+  const pending = activeIndices(requests);
+  if (pending.length === 0) return Promise.reject(noneActive('waitAny', requests.length));
+  let index = -1;
+  return poll(
+    () => {
+      if (([index] = completing(requests, pending, true)).length > 0) return true;
+      if (allFreed(requests, pending)) throw noneActive('waitAny', requests.length);
+      return false;
+    },
+    () => ({ index, value: requests[index].wait() }),
+  );
+}
+
+/**
+ * MPI_Waitsome: waits until at least one of the active requests (neither completed nor freed
+ * before the call) completes, and resolves with every one of them that has completed by then, in
+ * index order. Requests that completed before the call are left out, as MPI leaves out its null
+ * requests, so calling it again on the same array reports each request once; with no active
+ * request it resolves at once with empty arrays (where MPI returns MPI_UNDEFINED). Rejects with
+ * the MpiError of a request that fails.
+ */
+export function waitSome<T>(requests: readonly Request<T>[]): Promise<SomeCompleted<T>> {
+  const pending = activeIndices(requests);
+  let indices: number[] = [];
+  return poll(
+    () => (indices = completing(requests, pending, false)).length > 0 || allFreed(requests, pending),
+    () => ({ indices, values: indices.map((i) => requests[i].wait()) }),
+  );
+}
+
+/**
+ * MPI_Testsome: progresses each active request once, without blocking; the ones that complete
+ * (by index, in order), empty when none does.
+ */
+export function testSome<T>(requests: readonly Request<T>[]): SomeCompleted<T> {
+  const indices = completing(requests, activeIndices(requests), false);
+  return { indices, values: indices.map((i) => requests[i].wait()) };
+}
+
+/**
+ * MPI_Testany: progresses the active requests in order until one completes, without blocking;
+ * that one's index and result, or null when none completes (or none is active).
+ */
+export function testAny<T>(requests: readonly Request<T>[]): { index: number; value: T } | null {
+  const [index] = completing(requests, activeIndices(requests), true);
+  return index === undefined ? null : { index, value: requests[index].wait() };
+}
+
+/**
+ * MPI_Testall: progresses each active request once, without blocking; true when every request has
+ * completed (a freed one counts, as MPI's null request does). Those that have completed are done
+ * even when it returns false (MPI leaves them untouched; nothing is lost, a request keeps its
+ * result); waitAllSync() then returns the results without blocking.
+ */
+export function testAll(requests: readonly Request<unknown>[]): boolean {
+  const pending = activeIndices(requests);
+  return completing(requests, pending, false).length === pending.length;
+}
+
+function noneActive(what: string, n: number): TypeError {
+  return new TypeError(`${what}: no request is active (all ${n} have completed or been freed)`);
 }

@@ -5,7 +5,7 @@ import type { NativeRequest } from '../../src/mpi/addon';
 import { MpiError } from '../../src/mpi/errors';
 import { avoidOpenMpiAvxOp } from '../../src/mpi/lifecycle';
 import { objectOpFunction, OPS, opIndex } from '../../src/mpi/ops';
-import { Request, waitAll, waitAllSync, waitAny } from '../../src/mpi/request';
+import { Request, testAll, testAny, testSome, waitAll, waitAllSync, waitAny, waitSome } from '../../src/mpi/request';
 
 describe('ops', () => {
   it('index every op in the order of the addon table', () => {
@@ -131,5 +131,108 @@ describe('Request', () => {
     expect(await waitAll([make(5, 'a'), make(1, 'b'), make(9, 'c')])).toEqual(['a', 'b', 'c']);
     expect(waitAllSync([make(5, 'x'), make(2, 'y')])).toEqual(['x', 'y']);
     expect(await waitAny([make(50, 'slow'), make(2, 'fast')])).toEqual({ index: 1, value: 'fast' });
+  });
+
+  it('behaves as a Promise: catch, finally, Promise.all/race/allSettled, toStringTag, Promise<T> by type', async () => {
+    const make = (polls: number, v: string) => new Request(scripted(polls), () => v, []);
+    const typed: Promise<string> = make(1, 'typed');
+    expect(await typed).toBe('typed');
+    expect(Object.prototype.toString.call(make(1, 'x'))).toBe('[object Promise]');
+    expect(await Promise.all([make(3, 'a'), make(1, 'b')])).toEqual(['a', 'b']);
+    expect(await Promise.race([make(40, 'slow'), make(2, 'fast')])).toBe('fast');
+    expect(await Promise.resolve(make(2, 'adopted'))).toBe('adopted');
+    const err = new Error('MPI_Test: boom');
+    const failing = new Request(scripted(2, err), () => 'never', []);
+    let finallyRan = 0;
+    expect(await failing.catch((e) => e).finally(() => finallyRan++)).toBe(err);
+    expect(await make(1, 'ok').finally(() => finallyRan++)).toBe('ok');
+    await expect(new Request(scripted(2, err), () => 0, []).finally(() => finallyRan++)).rejects.toBe(err);
+    expect(finallyRan).toBe(3);
+    const settled = await Promise.allSettled([make(1, 'v'), new Request(scripted(1, err), () => '', [])]);
+    expect(settled).toEqual([
+      { status: 'fulfilled', value: 'v' },
+      { status: 'rejected', reason: err },
+    ]);
+    // Nothing is polled until something awaits: wait()/test() alone cost no event-loop polls.
+    const idle = scripted(2);
+    new Request(idle, () => 0, []);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(idle.tests).toBe(0);
+  });
+
+  it('waitSome, testSome, testAny and testAll report the requests that complete during the call', async () => {
+    const make = (polls: number, v: string) => new Request(scripted(polls), () => v, []);
+    const reqs = [make(30, 'a'), make(2, 'b'), make(2, 'c'), make(60, 'd')];
+    expect(testAll(reqs)).toBe(false);
+    const first = await waitSome(reqs);
+    expect(first).toEqual({ indices: [1, 2], values: ['b', 'c'] });
+    // Completed requests are inactive (MPI's null requests): each is reported once.
+    const seen = [...first.indices];
+    for (let r = await waitSome(reqs); r.indices.length > 0; r = await waitSome(reqs)) seen.push(...r.indices);
+    expect(seen).toEqual([1, 2, 0, 3]);
+    expect(await waitSome(reqs)).toEqual({ indices: [], values: [] });
+    expect(testAll(reqs)).toBe(true);
+    expect(testSome(reqs)).toEqual({ indices: [], values: [] });
+    expect(testAny(reqs)).toBeNull();
+
+    const two = [make(3, 'x'), make(2, 'y')];
+    expect(testAny(two)).toBeNull(); // each progressed once: none done yet
+    expect(testAny(two)).toEqual({ index: 1, value: 'y' });
+    expect(testAny(two)).toEqual({ index: 0, value: 'x' });
+    expect(testAny(two)).toBeNull();
+    const three = [make(1, 'p'), make(9, 'q'), make(1, 'r')];
+    expect(testSome(three)).toEqual({ indices: [0, 2], values: ['p', 'r'] });
+    expect(waitAllSync(three)).toEqual(['p', 'q', 'r']);
+    expect(testAll([])).toBe(true);
+  });
+
+  it('waitAny skips completed requests and rejects when none is active', async () => {
+    const make = (polls: number, v: string) => new Request(scripted(polls), () => v, []);
+    const done = make(1, 'done');
+    done.wait();
+    expect(await waitAny([done, make(3, 'later')])).toEqual({ index: 1, value: 'later' });
+    await expect(waitAny([done])).rejects.toThrow(/^waitAny: no request is active \(all 1 have completed or been freed\)$/);
+    await expect(waitAny([])).rejects.toThrow(TypeError);
+    // A request another waiter completes meanwhile counts as completing during the call.
+    const shared = make(4, 's');
+    const [a, b] = await Promise.all([shared, waitAny([make(1000, 'never'), shared])]);
+    expect([a, b]).toEqual(['s', { index: 1, value: 's' }]);
+  });
+
+  it('free() lets go of a point-to-point request, which completes unobserved; a collective refuses', async () => {
+    const native = scripted(3);
+    const p2p = new Request(native, () => 'v', [new Uint8Array(1)], true);
+    p2p.free();
+    expect(() => p2p.test()).toThrow(/^test: the request has been freed$/);
+    expect(() => p2p.wait()).toThrow(/^wait: the request has been freed$/);
+    await expect(p2p).rejects.toThrow(/^promise: the request has been freed$/);
+    expect(p2p.done).toBe(false);
+    p2p.free(); // again: nothing to do
+    // It is still progressed (by the next requests made or tested) until MPI completes it.
+    for (let i = 0; i < 3; i++) new Request(scripted(1), () => 0, []).test();
+    expect(native.tests).toBe(3);
+    new Request(scripted(1), () => 0, []).test();
+    expect(native.tests).toBe(3); // complete: let go
+    // Freed requests are inactive: skipped by the -any/-some calls, complete for testAll.
+    const other = new Request(scripted(2), () => 'w', [], true);
+    const gone = new Request(scripted(100), () => 'x', [], true);
+    gone.free();
+    expect(await waitSome([gone, other])).toEqual({ indices: [1], values: ['w'] });
+    expect(testAll([gone, other])).toBe(true);
+    // A completed request is left as it is; an awaited one cannot be freed.
+    const finished = new Request(scripted(1), () => 'f', [], true);
+    finished.wait();
+    finished.free();
+    expect(finished.wait()).toBe('f');
+    const failed = new Request(scripted(1, new Error('MPI_Wait: boom')), () => 'x', [], true);
+    expect(() => failed.wait()).toThrow('boom');
+    failed.free(); // nothing in flight: nothing to do
+    const awaited = new Request(scripted(5), () => 'a', [], true);
+    const result = awaited.then((v) => v);
+    expect(() => awaited.free()).toThrow(/^free: the request is being awaited/);
+    expect(await result).toBe('a');
+    const collective = new Request(scripted(2), () => 'c', []);
+    expect(() => collective.free()).toThrow(/^free: a nonblocking collective cannot be freed \(MPI forbids MPI_Request_free on its request\)/);
+    expect(await collective).toBe('c');
   });
 });

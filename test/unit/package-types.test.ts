@@ -19,7 +19,7 @@ describe('TypeScript consumers', () => {
       writeFileSync(
         path.join(dir, 'esm.mts'),
         [
-          "import { world, Comm, IN_PLACE, MpiError, OPS, type Op, Request, version, wtick, queryThread, isThreadMain, isFinalized, type ThreadLevel } from 'topocoll';",
+          "import { world, Comm, IN_PLACE, MpiError, OPS, type Op, Request, version, wtick, queryThread, isThreadMain, isFinalized, type ThreadLevel, type SomeCompleted, type Status, waitSome, testAny, testAll } from 'topocoll';",
           'const all: Float64Array = new Float64Array(4 * world.size);',
           'world.allgather(new Float64Array(4), all);',
           "world.allreduce(IN_PLACE, all, 'MAX');",
@@ -31,6 +31,11 @@ describe('TypeScript consumers', () => {
           'export const pending: Request<Float64Array> = world.iscatterv({ buffer: all, counts: [4] }, IN_PLACE);',
           'export const ops: readonly Op[] = OPS;',
           'export const promised: Promise<Float64Array> = world.iallreduce(IN_PLACE, all).promise();',
+          // A Request is a Promise by type; the -some/-any calls are typed by its value.
+          'export const request: Promise<Float64Array> = world.iallreduce(IN_PLACE, all);',
+          'export const some: Promise<SomeCompleted<Status>> = waitSome([world.irecv(all)]);',
+          'export const any: { index: number; value: Status } | null = testAny([world.irecv(all)]);',
+          'export const flags: [boolean, boolean, number] = [testAll([world.isend(all, 0)]), world.probe().cancelled, world.probe().error];',
           'export const env: [number, number, string, ThreadLevel, boolean, boolean] = [version().major, wtick(), version().libraryVersion, queryThread(), isThreadMain(), isFinalized()];',
           // A Comm comes from topocoll only: no public constructor, no handle.
           '// @ts-expect-error the constructor is private',

@@ -21,8 +21,12 @@ import topocoll, {
   queryThread,
   rank,
   size,
+  testAll,
+  testAny,
+  testSome,
   waitAll,
   waitAny,
+  waitSome,
   version,
   world,
   wtick,
@@ -246,6 +250,113 @@ section('communicators');
 }
 
 section('p2p');
+// --- requests: Promise behaviour, the -all/-any/-some calls, free(), Status.cancelled/error ---
+{
+  const right = (rank + 1) % p;
+  const left = (rank - 1 + p) % p;
+  const turn = () => new Promise((r) => setImmediate(r));
+  // testAll/testAny/testSome before any peer sends (nothing is sent until every rank has looked),
+  // then waitSome reports exactly the receive whose message was sent.
+  const a = new Int32Array(2);
+  const b = new Float64Array(3);
+  const reqs = [world.irecv(a, left, 61), world.irecv(b, left, 62)];
+  check('Request is a Promise by toStringTag', Object.prototype.toString.call(reqs[0]) === '[object Promise]');
+  check('testAll false before the peer sends', testAll(reqs) === false);
+  check('testAny null before the peer sends', testAny(reqs) === null);
+  check('testSome empty before the peer sends', testSome(reqs).indices.length === 0);
+  world.barrier();
+  await world.isend(new Float64Array([rank, 0.5, -rank]), right, 62);
+  const some = await waitSome(reqs);
+  check('waitSome: the index of the receive that completed', some.indices.length === 1 && some.indices[0] === 1, some.indices);
+  check('waitSome: its status', some.values[0]?.source === left && some.values[0]?.tag === 62 && some.values[0]?.count === 3, some.values[0]);
+  sameArray('waitSome: the data received', b, new Float64Array([left, 0.5, -left]));
+  check('testAll false while one receive is pending', testAll(reqs) === false && !reqs[0].done);
+  world.barrier();
+  await world.isend(new Int32Array([rank, 61]), right, 61);
+  let polls = 0;
+  while (!testAll(reqs)) polls++, await turn();
+  check('testAll true once the peer has sent', reqs[0].done && reqs[1].done, { polls });
+  sameArray('testAll: the data received', a, new Int32Array([left, 61]));
+  const again = await waitSome(reqs);
+  check('waitSome on completed requests: none left', again.indices.length === 0 && again.values.length === 0);
+  // testAny: null until the message arrives, then its index and status, once.
+  const late = [world.irecv(new Uint8Array(1), left, 63), world.irecv(new Uint8Array(4), left, 64)];
+  check('testAny null before the send', testAny(late) === null);
+  world.barrier();
+  await world.isend(Uint8Array.of(1, 2, 3, 4), right, 64);
+  let any = null;
+  while (!(any = testAny(late))) await turn();
+  check('testAny: the index and status of the receive that completed', any.index === 1 && any.value.source === left && any.value.bytes === 4, any);
+  check('testAny reports it once', testAny(late) === null);
+  world.barrier(); // every rank has checked before the message for late[0] is sent
+  world.send(new Uint8Array(1), right, 63);
+  const { index, value: st63 } = await waitAny(late);
+  check('waitAny skips the completed request', index === 0 && st63.tag === 63, { index, st63 });
+  // A Request as a Promise: then, Promise.all/race, catch, finally.
+  const ring = new Float32Array(2);
+  const [st, sent] = await Promise.all([world.irecv(ring, left, 65), world.isend(new Float32Array([rank, 2]), right, 65)]);
+  check('Promise.all of irecv/isend', st.source === left && sent === undefined && ring[0] === left && ring[1] === 2, st);
+  const behind = world.irecv(new Int8Array(1), left, 66);
+  const raced = await Promise.race([behind, new Promise((r) => setTimeout(() => r('timeout'), 100))]);
+  check('Promise.race: the timer wins while no message comes', raced === 'timeout' && !behind.done);
+  world.barrier(); // no rank sends before every rank's race is over
+  world.send(new Int8Array([7]), right, 66);
+  check('the receive the race left behind completes', (await behind).tag === 66);
+  const viaThen = world.irecv(new Int8Array(1), left, 67).then((s) => s.tag);
+  world.send(new Int8Array([3]), right, 67);
+  check('then(onfulfilled) of an irecv', (await viaThen) === 67);
+  // A rejected request: catch gets the MpiError, finally runs (a truncated receive, on COMM_SELF).
+  const long = COMM_SELF.isend(new Uint8Array(16), 0, 68);
+  let finallyRan = false;
+  const caught = await COMM_SELF.irecv(new Uint8Array(8), 0, 68)
+    .catch((e) => e)
+    .finally(() => (finallyRan = true));
+  check('a failed request rejects: catch gets the MpiError', caught instanceof MpiError && caught.errorClassName === 'MPI_ERR_TRUNCATE', `${caught?.name} ${caught?.errorClassName} ${caught?.message}`);
+  check('finally runs after a failed request', finallyRan);
+  let finallyOk = 0;
+  const self = COMM_SELF.irecv(new Uint8Array(2), 0, 69);
+  COMM_SELF.send(Uint8Array.of(5, 6), 0, 69);
+  const selfStatus = await self.finally(() => finallyOk++);
+  check('finally runs and passes the value through', finallyOk === 1 && selfStatus.bytes === 2);
+  await long.catch(() => {});
+  // Status.cancelled and Status.error on every kind of status.
+  const r1 = world.irecv(new Uint8Array(3), left, 71);
+  world.send(Uint8Array.of(1, 2, 3), right, 71);
+  const irecvStatus = await r1;
+  // (nonblocking sends: a blocking send to self with no receive posted may wait forever, as MPICH's does)
+  const s72 = world.isend(Uint8Array.of(4), right, 72);
+  const probed = world.probe(left, 72);
+  const recvStatus = world.recv(new Uint8Array(1), left, 72);
+  const s73 = world.isendObject({ k: rank }, right, 73);
+  const objStatus = {};
+  world.recvObject(left, 73, objStatus);
+  await Promise.all([s72, s73]);
+  for (const [what, s] of [['irecv', irecvStatus], ['probe', probed], ['recv', recvStatus], ['recvObject', objStatus], ['PROC_NULL', world.recv(new Uint8Array(1), PROC_NULL)]]) {
+    check(`Status.cancelled false (${what})`, s.cancelled === false, s);
+    check(`Status.error MPI_SUCCESS (${what})`, s.error === 0, s);
+  }
+  // free(): a freed send is still delivered; a freed receive still consumes its message (the next
+  // receive gets the next one); a nonblocking collective cannot be freed.
+  const freedSend = world.isend(new Int32Array([rank * 10]), right, 74);
+  freedSend.free();
+  throws('a freed request cannot be waited for', () => freedSend.wait(), TypeError, /^wait: the request has been freed$/);
+  const fromFreed = new Int32Array(1);
+  world.recv(fromFreed, left, 74);
+  check('a freed send is delivered', fromFreed[0] === left * 10, fromFreed[0]);
+  const consumed = world.irecv(new Int32Array(1), left, 75);
+  consumed.free();
+  const next = new Int32Array(1);
+  const nextReq = world.irecv(next, left, 75);
+  world.send(new Int32Array([1]), right, 75);
+  world.send(new Int32Array([2]), right, 75);
+  await nextReq;
+  check('a freed receive still consumes its message', next[0] === 2, next[0]);
+  const coll = world.ibarrier();
+  throws('a nonblocking collective cannot be freed', () => coll.free(), TypeError, /^free: a nonblocking collective cannot be freed \(MPI forbids MPI_Request_free on its request\)/);
+  check('the collective still completes', (await coll) === undefined && coll.done);
+}
+
+section('requests');
 // --- collectives on every element type ---
 for (const T of TYPES) {
   const name = T.name;

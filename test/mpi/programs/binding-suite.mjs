@@ -236,9 +236,14 @@ section('communicators');
     const timer = setInterval(() => ticks++, 5);
     if (rank === 0) {
       const pending = world.irecv(new Int32Array(1), 1, 12);
-      const { index } = await waitAny([pending]);
+      const waited = waitAny([pending]);
+      // Rank 1 sends 150 ms after this: a rank 0 that came late under load would otherwise find
+      // the message there already and see no tick.
+      world.send(new Int32Array([0]), 1, 14);
+      const { index } = await waited;
       check('event loop ran while irecv pending', index === 0 && ticks >= 5, { ticks });
     } else if (rank === 1) {
+      world.recv(new Int32Array(1), 0, 14);
       await new Promise((r) => setTimeout(r, 150));
       world.send(new Int32Array([1]), 0, 12);
     }

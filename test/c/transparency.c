@@ -13,10 +13,6 @@
  *              nonblocking, and rank 0 starts it before a barrier on another communicator that
  *              the others enter first: MPI lets MPI_Ibcast return at once, so nothing the library
  *              sets up may wait there
- *   progress   (default selection) rank 0 blocks in MPI_Allreduce while its own 32 MiB MPI_Ibcast
- *              (root 0) is pending, and the others wait for that Ibcast before their
- *              Allreduce: MPI's progress rule makes it correct, and under MPICH (no progress
- *              hook) only the library's own thread moves rank 0's part on
  *   reuse      a communicator made while rank 0 has freed an earlier one of the same ranks and
  *              the others have not: the library's pooled duplicates (shadow_comm.h) must never
  *              pair one rank's reused duplicate with another's new one
@@ -277,30 +273,6 @@ static void firstCase(int n) {
   MPI_Comm_free(&other);
 }
 
-/* ---- progress: a pending collective moved on while its rank blocks elsewhere -------------- */
-static void progressCase(void) {
-  /* The root blocks elsewhere while it still has to push 32 MiB through the shared segment (at
-   * 8 MiB, or with another root, it sometimes got through without help). */
-  const int n = 32 << 20, root = 0;
-  char* b = malloc(n);
-  MPI_Bcast(b, n, MPI_BYTE, 0, MPI_COMM_WORLD); /* sets up what the Ibcast needs */
-  for (int i = 0; i < n; i++) b[i] = g_rank == root ? (char)(i * 7 + 3) : 0;
-  MPI_Request r;
-  int one = 1, sum = 0;
-  MPI_Ibcast(b, n, MPI_BYTE, root, MPI_COMM_WORLD, &r);
-  if (g_rank == 0) {
-    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Wait(&r, MPI_STATUS_IGNORE);
-  } else {
-    MPI_Wait(&r, MPI_STATUS_IGNORE);
-    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  }
-  int bad = 0;
-  for (int i = 0; i < n; i++) bad += b[i] != (char)(i * 7 + 3);
-  CHECK(bad == 0 && sum == g_size, "an Ibcast pending across an Allreduce: %d wrong bytes, sum %d", bad, sum);
-  free(b);
-}
-
 /* ---- reuse: communicators of the same ranks, freed in a different order on each rank ------- */
 static void bcastAllgatherChecked(MPI_Comm comm, int n, int rep) {
   int* b = malloc(sizeof(int) * n);
@@ -454,8 +426,6 @@ int main(int argc, char** argv) {
 
   g_what = "first";
   firstCase(n);
-  g_what = "progress";
-  progressCase();
   AlgorithmsFn algorithms = (AlgorithmsFn)dlsym(RTLD_DEFAULT, "topocoll_algorithms");
   g_force = (ForceFn)dlsym(RTLD_DEFAULT, "topocoll_force_algorithm");
   /* Every algorithm of every collective, forced together: round k forces each collective's k-th

@@ -44,16 +44,19 @@ struct ShadowComm::Pool {
     idle.erase(best);
     return s;
   }
-  // Returns `s` to the pool; the oldest leaves when it is full.
+  // Returns `s` to the pool; the oldest leaves when it is full, and `s` itself once it is closed.
+  // What leaves is freed after the lock is let go.
   void put(std::unique_ptr<ShadowComm> s) {
-    std::unique_ptr<ShadowComm> evicted;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      idle.push_back(std::move(s));
-      if (idle.size() <= kPoolCapacity) return;
-      evicted = std::move(idle.front());
-      idle.pop_front();
+    std::unique_ptr<ShadowComm> leaving;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (closed) {
+      leaving = std::move(s);
+      return;
     }
+    idle.push_back(std::move(s));
+    if (idle.size() <= kPoolCapacity) return;
+    leaving = std::move(idle.front());
+    idle.pop_front();
   }
 };
 
@@ -111,11 +114,7 @@ void ShadowComm::release(ShadowComm* shadow) {
   std::unique_ptr<ShadowComm> s(shadow);
   int finalized = 0;
   PMPI_Finalized(&finalized);
-  if (!pool_ || !s->poolable_ || s->world_ranks_.empty() || finalized) return;
-  std::unique_lock<std::mutex> lock(pool_->mutex);
-  if (pool_->closed) return;
-  lock.unlock();
-  pool_->put(std::move(s));
+  if (pool_ && s->poolable_ && !s->world_ranks_.empty() && !finalized) pool_->put(std::move(s));
 }
 
 void ShadowComm::drainPool() {

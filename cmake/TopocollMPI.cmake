@@ -235,6 +235,15 @@ function(_topocoll_mpi_read_header r)
   endforeach()
 endfunction()
 
+# Hands a probe's record to the probe's caller (a macro: PARENT_SCOPE is then the caller's).
+macro(_topocoll_mpi_return_record r mpicc pkgconfig)
+  foreach(_v FLAVOUR VERSION TITLE INCLUDE_DIRS LIB_DIRS LIBS LINK_FLAGS LAUNCHER)
+    set(${r}_${_v} "${${r}_${_v}}" PARENT_SCOPE)
+  endforeach()
+  set(${r}_MPICC "${mpicc}" PARENT_SCOPE)
+  set(${r}_PKGCONFIG "${pkgconfig}" PARENT_SCOPE)
+endmacro()
+
 # Probes a compiler wrapper. Sets <r>_ERROR (empty when it is a usable MPI) and the record.
 function(_topocoll_mpi_probe_wrapper r wrapper)
   set(${r}_ERROR "" PARENT_SCOPE)
@@ -268,11 +277,7 @@ function(_topocoll_mpi_probe_wrapper r wrapper)
   endif()
   _topocoll_mpi_words(${r} "${compile}" "${link}")
   _topocoll_mpi_launcher(${r} "${given}" "${wrapper}")
-  foreach(v FLAVOUR VERSION TITLE INCLUDE_DIRS LIB_DIRS LIBS LINK_FLAGS LAUNCHER)
-    set(${r}_${v} "${${r}_${v}}" PARENT_SCOPE)
-  endforeach()
-  set(${r}_MPICC "${wrapper}" PARENT_SCOPE)
-  set(${r}_PKGCONFIG "" PARENT_SCOPE)
+  _topocoll_mpi_return_record(${r} "${wrapper}" "")
 endfunction()
 
 # A C compiler to preprocess mpi.h with when there is no wrapper.
@@ -326,11 +331,7 @@ function(_topocoll_mpi_probe_pkgconfig r pkgconfig module)
       _topocoll_mpi_check_launcher(${r}_LAUNCHER "${prefix}/bin/${n}" ${r})
     endif()
   endforeach()
-  foreach(v FLAVOUR VERSION TITLE INCLUDE_DIRS LIB_DIRS LIBS LINK_FLAGS LAUNCHER)
-    set(${r}_${v} "${${r}_${v}}" PARENT_SCOPE)
-  endforeach()
-  set(${r}_MPICC "" PARENT_SCOPE)
-  set(${r}_PKGCONFIG "${module}" PARENT_SCOPE)
+  _topocoll_mpi_return_record(${r} "" "${module}")
 endfunction()
 
 # Adds a probed candidate to the list unless it is an MPI already there; a duplicate with a

@@ -78,14 +78,18 @@ function exportRules(rules: RulesFile, o: ParsedOptions, source: string, measure
   }
 }
 
-/** Tunes `reports`, writes the rules file (and the MPI's, with --export) and says what changed. */
-function finish(reports: readonly BenchReport[], o: ParsedOptions, noise: number, measured: boolean): number {
+/**
+ * Tunes `reports`, writes the rules file (and the MPI's, with --export) and says what changed;
+ * `from`: the files they were read from, none when measured here.
+ */
+function finish(reports: readonly BenchReport[], o: ParsedOptions, noise: number, from: readonly string[] = []): number {
+  const measured = from.length === 0;
   const { file, decisions } = tuneReports(reports, { noiseFloor: noise / 100 });
   rulesFromObject(file, 'the tuned rules'); // what we write, the readers accept
   const output = (o.output as string | undefined) ?? DEFAULT_OUTPUT;
   writeFileSync(output, rulesText(file, output));
   if (measured && o.json) writeReportJson(reports[0], o.json as string);
-  const shapes = [...new Map(reports.map((r) => [shapeTitle(shapeOf(r)), r])).keys()];
+  const shapes = [...new Set(reports.map((r) => shapeTitle(shapeOf(r))))];
   console.log(`topocoll tune: ${shapes.join('; ')}${reports.length > 1 ? ` (${reports.length} reports)` : ''}; ${[...new Set(reports.map((r) => r.mpi.library))].join('; ')}`);
   const changes = describeChanges(decisions);
   if (changes.length === 0) {
@@ -104,7 +108,7 @@ function finish(reports: readonly BenchReport[], o: ParsedOptions, noise: number
   if (own) console.log(`  ${own} rule${own === 1 ? ' chooses' : 's choose'} the MPI's own algorithm (native:NAME): the engine hands those calls to the MPI, which runs NAME where its own tuning says so (--export)`);
   if (o.export) {
     const nodes = [...new Set(reports.map((r) => r.job.nodes))];
-    exportRules(file, o, measured ? 'the sweep just measured' : reports.length === 1 ? 'one report' : `${reports.length} reports`, nodes.length === 1 ? nodes[0] : undefined);
+    exportRules(file, o, measured ? 'the sweep just measured' : from.join(', '), nodes.length === 1 ? nodes[0] : undefined);
   }
   return 0;
 }
@@ -179,13 +183,16 @@ export const tune: Command = {
       exportRules(rules, o, o.rules as string, typeof job?.nodes === 'number' ? job.nodes : undefined);
       return 0;
     }
-    if (o.from !== undefined) return finish([o.from as string, ...rest].map((f) => readReport(f, 'topocoll tune: --from')), o, noise, false);
+    if (o.from !== undefined) {
+      const files = [o.from as string, ...rest];
+      return finish(files.map((f) => readReport(f, 'topocoll tune: --from')), o, noise, files);
+    }
 
     const sweep = sweepOptions(o);
     const launcher = await selfLauncher(o);
     if (launcher) {
       const report = await measureByLaunches('tune', launcher, sweep, o.quiet === true);
-      return typeof report === 'number' ? report : finish([report], o, noise, true);
+      return typeof report === 'number' ? report : finish([report], o, noise);
     }
     if (wantsNativeAlgorithms(sweep)) {
       throw new UsageError(nativeNeedsLaunches('tune'));
@@ -201,6 +208,6 @@ export const tune: Command = {
     const progress = maybeProgress(world.rank, o.quiet === true, sweepSteps(sweep));
     const report = runSweep(world, sweep, progress);
     if (world.rank !== 0) return 0;
-    return finish([report], o, noise, true);
+    return finish([report], o, noise);
   },
 };

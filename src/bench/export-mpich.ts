@@ -20,7 +20,12 @@ const INT_MAX = 2 ** 31 - 1;
 
 /** The libraries the MPICH build links (lib/native/mpich/mpi.json), most likely first. */
 function mpichLibraries(): string[] {
-  const manifest = JSON.parse(readFileSync(path.join(nativeRoot, 'mpich', 'mpi.json'), 'utf8')) as { libDirs?: string[]; libs?: string[] };
+  let manifest: { libDirs?: string[]; libs?: string[] };
+  try {
+    manifest = JSON.parse(readFileSync(path.join(nativeRoot, 'mpich', 'mpi.json'), 'utf8'));
+  } catch {
+    return []; // not built for MPICH
+  }
   const out: string[] = [];
   for (const dir of manifest.libDirs ?? []) {
     for (const lib of manifest.libs ?? []) {

@@ -13,7 +13,7 @@ import { packageRoot } from '../mpi/native';
 import type { RulesFile } from '../select/rules';
 import { formatBytes, formatUs, median, quantile } from './stats';
 import { bestText, formatSpread, speedupText, verdictOf } from './table';
-import { ruleMatches } from './tune';
+import { matchesCall } from '../select/rules';
 import { latencyChart, speedupChart } from './svg';
 import type { BenchReport } from './sweep';
 
@@ -132,7 +132,8 @@ function autoSummary(report: BenchReport, name: string): string {
     const auto = report.records.find((r) => `${r.collective}/${r.bytes}` === cell && r.algorithm === 'auto');
     if (!auto) continue;
     const total = auto.collective === 'allgather' || auto.collective === 'alltoall' ? auto.bytes * auto.ranks : auto.bytes;
-    const rule = rules.find((r) => r.collective === auto.collective && ruleMatches(r, auto.ranks, auto.bytes, total));
+    const call = { collective: auto.collective, ranks: auto.ranks, blockBytes: auto.bytes, totalBytes: total, nodes: report.job.nodes, mpi: report.mpi.flavour };
+    const rule = rules.find((r) => matchesCall(r, call));
     const forced = rule && report.records.find((r) => r.collective === auto.collective && r.bytes === auto.bytes && r.algorithm === rule.algorithm);
     if (forced) sameAlgorithm.push(auto.median_us / forced.median_us);
   }

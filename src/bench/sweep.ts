@@ -71,6 +71,8 @@ export interface BenchRecord {
   /** Window timing: the window between call starts, and the calls left out because a rank started late. */
   window_us?: number;
   late_calls?: number;
+  /** A native sweep's cells (`native:<name>`): the launch that measured it, the MPI set to run <name> (0: the main launch). */
+  launch?: number;
 }
 
 export interface SkippedAlgorithm {
@@ -139,7 +141,8 @@ function agreedFallback(comm: Comm, coll: CollectiveName): string | null {
 
 /** Runs the sweep on every rank of `comm`; every rank returns the same report. */
 export function runSweep(comm: Comm, opts: SweepOptions, progress?: Progress): BenchReport {
-  const hosts = hostsOf(comm);
+  // The nodes as the engine counts them (virtual ones included): what rules on placement match.
+  const nodes = addon().hierarchy(comm.handle).ranks.map((r) => String(r.node));
   const records: BenchRecord[] = [];
   const skipped: SkippedAlgorithm[] = [];
   const native = addon();
@@ -221,7 +224,7 @@ export function runSweep(comm: Comm, opts: SweepOptions, progress?: Progress): B
     generator: `topocoll ${packageVersion()}`,
     machine: machineInfo(),
     mpi: { flavour: loadedFlavour(), library: libraryName() },
-    job: jobShape(hosts),
+    job: jobShape(nodes),
     options: opts,
     records,
     skipped,

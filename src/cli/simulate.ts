@@ -1,9 +1,9 @@
 // `topocoll simulate`: what an algorithm will cost at a scale we cannot run. Every rank's real
 // schedule (the C++ builders, through the addon) is replayed through a cost model on a machine
 // profile (profiles/*.yaml) with the ranks placed ppn per node. No MPI launch.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { validateSchema } from '../bench/json-schema';
+import { readReport } from '../bench/report';
 import { formatBytes } from '../bench/stats';
 import type { BenchReport } from '../bench/sweep';
 import { suggestion } from '../config/closest';
@@ -21,7 +21,6 @@ import {
 } from '../model';
 import { measuredCells, rankAgreement, timingOf, type ComparedCell, type RankAgreement, type VerdictCounts } from '../model/compare';
 import { COLLECTIVES, collectiveInfo, type CollectiveName } from '../select/registry';
-import { benchSchema } from './bench';
 import type { Command } from './main';
 import { parseBytes, parseOptions, UsageError } from './args';
 
@@ -115,19 +114,6 @@ export interface SweepPoint extends SimulateRow {
   bytes_per_rank: number;
 }
 
-/** A `topocoll bench --json` report, checked against its schema. */
-export function readBenchReport(file: string): BenchReport {
-  let report: unknown;
-  try {
-    report = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new Error(`--compare: cannot read ${file}: ${(e as Error).message}`);
-  }
-  const errors = validateSchema(benchSchema(), report);
-  if (errors.length) throw new Error(`--compare: ${file} is not a topocoll bench report (schemas/bench.schema.json): ${errors.slice(0, 3).join('; ')}`);
-  return report as BenchReport;
-}
-
 /**
  * Every measured cell of the reports next to its prediction for the same communicator (ranks
  * placed in rank order, `ppn` per node: `--map-by slot`), and the pairs the model orders.
@@ -216,7 +202,7 @@ export const simulate: Command = {
       compare: { type: 'string' },
     });
     if (options.compare !== undefined) {
-      const reports = list(String(options.compare), readBenchReport);
+      const reports = list(String(options.compare), (f) => readReport(f, '--compare'));
       if (reports.length === 0) throw new UsageError('--compare needs at least one bench report');
       const machineName = (options.machine as string | undefined) ?? 'dev-vm';
       const machine = machineOption(machineName);

@@ -202,6 +202,7 @@ export const TOOL_VARIABLES: readonly { readonly env: string; readonly summary: 
   { env: 'TOPOCOLL_MPI', summary: 'which MPI to build for and load: openmpi or mpich (default: the launcher\'s, else the first built)' },
   { env: 'TOPOCOLL_MPICC', summary: 'the build: the MPI compiler wrapper to build against (before MPICC, MPI_HOME, mpicc on PATH, pkg-config, Debian\'s mpicc.openmpi/mpicc.mpich)' },
   { env: 'TOPOCOLL_BENCH_TTY', summary: 'set by `topocoll bench` for its ranks: 1 when progress lines may redraw the terminal' },
+  { env: 'TOPOCOLL_BENCH_REPORT', summary: 'set by `topocoll bench` and `tune` for the launches they make themselves: rank 0 writes the sweep (JSON) to this file instead of printing it' },
   { env: 'TOPOCOLL_SYSFS_ROOT', summary: 'a directory read in place of /sys for CPU and cache facts (tests: a machine without cache entries)' },
 ];
 

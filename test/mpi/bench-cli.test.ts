@@ -9,9 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { fitHockney } from '../../src/bench/calibrate';
 import { validateSchema } from '../../src/bench/json-schema';
 import type { BenchReport } from '../../src/bench/sweep';
-import { ruleMatches } from '../../src/bench/tune';
 import { COLLECTIVES } from '../../src/select/registry';
-import { parseRules } from '../../src/select/rules';
+import { matchesCall, parseRules } from '../../src/select/rules';
 import { loadTopology } from '../../src/topology';
 import { expectSuccess, FLAVOURS, mpirun, repoRoot, runJob, type Flavour, type MpiRun } from '../helpers/mpirun';
 
@@ -118,12 +117,12 @@ describe('topocoll tune (Open MPI)', () => {
     for (const coll of ['allgather', 'bcast'] as const) {
       for (const bytes of [8, 1024, 16384, 1 << 22]) {
         const total = coll === 'allgather' ? 2 * bytes : bytes;
-        expect(rules.file.rules.filter((r) => r.collective === coll && ruleMatches(r, 2, bytes, total))).toHaveLength(1);
+        expect(rules.file.rules.filter((r) => matchesCall(r, { collective: coll, ranks: 2, blockBytes: bytes, totalBytes: total, nodes: 1, mpi: flavour }))).toHaveLength(1);
       }
     }
 
     // A Node job under the rules: 3 ints = 12 B per block.
-    const expected = rules.file.rules.findIndex((r) => r.collective === 'allgather' && ruleMatches(r, 2, 12, 24));
+    const expected = rules.file.rules.findIndex((r) => matchesCall(r, { collective: 'allgather', ranks: 2, blockBytes: 12, totalBytes: 24, nodes: 1, mpi: flavour }));
     const job = await mpirun({ flavour, np: 2, args: ['test/mpi/programs/engine-allgather.js', '3'], env: { TOPOCOLL_RULES: rulesFile, TOPOCOLL_VERBOSE: '1' }, timeoutMs: TIMEOUT });
     expectSuccess(job);
     for (const line of job.stdout.trim().split('\n')) expect(JSON.parse(line).bad).toEqual([]);

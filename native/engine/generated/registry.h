@@ -113,6 +113,6 @@ inline constexpr ParameterEntry kParameters[] = {
 };
 
 // TOPOCOLL_* variables read outside the engine (build, addon loader, tools): known, never reported as misspelled.
-inline constexpr const char* kToolVariables[] = {"TOPOCOLL_MPI", "TOPOCOLL_MPICC", "TOPOCOLL_BENCH_TTY", "TOPOCOLL_SYSFS_ROOT"};
+inline constexpr const char* kToolVariables[] = {"TOPOCOLL_MPI", "TOPOCOLL_MPICC", "TOPOCOLL_BENCH_TTY", "TOPOCOLL_BENCH_REPORT", "TOPOCOLL_SYSFS_ROOT"};
 
 }  // namespace topocoll::generated

@@ -2,7 +2,7 @@
 // (the built-in default first, then the previous size's choice) is within the noise of it; then
 // neighbouring sizes with one choice merge into one size range. Pure functions: the CLI runs the
 // sweep (src/cli/tune.ts).
-import { DEFAULT_RULES, NATIVE, AUTO, type CollectiveName, type MpiFlavour, type Rule, type SizeBasis } from '../select/registry';
+import { DEFAULT_RULES, NATIVE, AUTO, shapeOf, totalBytes, type CollectiveName, type MpiFlavour, type Rule, type SizeBasis } from '../select/registry';
 import { RULES_VERSION, type FileRule, type RulesFile } from '../select/rules';
 import { formatBytes, median } from './stats';
 import type { BenchRecord, BenchReport } from './sweep';
@@ -35,8 +35,10 @@ export interface TuneResult {
   decisions: SizeDecision[];
 }
 
-/** The rules' size basis per collective: allgather and alltoall by block, bcast by message (= total). */
-const TUNE_BASIS: Record<CollectiveName, SizeBasis> = { allgather: 'block', alltoall: 'block', bcast: 'total', barrier: 'total' };
+/** The rules' size basis: a block collective's by block, any other's by message (= total). */
+function tuneBasis(coll: CollectiveName): SizeBasis {
+  return shapeOf(coll) === 'block' ? 'block' : 'total';
+}
 
 function isPowerOfTwo(p: number): boolean {
   return p > 0 && (p & (p - 1)) === 0;
@@ -44,7 +46,7 @@ function isPowerOfTwo(p: number): boolean {
 
 /** The first built-in default rule matching a call, among algorithms that exist here (TS mirror of select.cc). */
 export function defaultChoice(coll: CollectiveName, p: number, blockBytes: number, available: readonly string[], nodes = 1, mpi?: MpiFlavour): string {
-  const total = coll === 'allgather' || coll === 'alltoall' ? blockBytes * p : blockBytes;
+  const total = totalBytes(coll, p, blockBytes);
   const multiNode = nodes > 1 && nodes < p;
   for (const r of DEFAULT_RULES) {
     if (r.collective !== coll || !ruleMatches(r, p, blockBytes, total)) continue;
@@ -128,7 +130,7 @@ export function rulesFromDecisions(decisions: readonly SizeDecision[], ranks: nu
       const range = ds.slice(start, i + 1);
       const rule: FileRule = { collective: coll, algorithm: ds[i].chosen };
       if (coll !== 'barrier') {
-        rule.basis = TUNE_BASIS[coll];
+        rule.basis = tuneBasis(coll);
         if (start > 0) rule.minBytes = range[0].bytes;
         if (i + 1 < ds.length) rule.maxBytes = ds[i + 1].bytes;
       }
@@ -143,7 +145,7 @@ export function rulesFromDecisions(decisions: readonly SizeDecision[], ranks: nu
 }
 
 function whyOf(range: readonly SizeDecision[]): string {
-  const sizes = range[0].collective === 'barrier' ? '' : range.length === 1 ? `${formatBytes(range[0].bytes)}: ` : `${formatBytes(range[0].bytes)}..${formatBytes(range[range.length - 1].bytes)}: `;
+  const sizes = shapeOf(range[0].collective) === 'none' ? '' : range.length === 1 ? `${formatBytes(range[0].bytes)}: ` : `${formatBytes(range[0].bytes)}..${formatBytes(range[range.length - 1].bytes)}: `;
   const chosen = range[0].chosen;
   const gains = range.filter((d) => d.defaultUs !== undefined && d.defaultAlgorithm !== chosen).map((d) => d.defaultUs! / d.chosenUs);
   if (gains.length === 0) return `tune: ${sizes}the default (${chosen}) is fastest within the noise`;
@@ -181,7 +183,7 @@ export function describeChanges(decisions: readonly SizeDecision[]): string[] {
       while (j + 1 < ds.length && ds[j + 1].chosen === ds[i].chosen && ds[j + 1].defaultAlgorithm === ds[i].defaultAlgorithm) j++;
       const run = ds.slice(i, j + 1);
       const gains = run.filter((d) => d.defaultUs !== undefined).map((d) => d.defaultUs! / d.chosenUs);
-      const sizes = coll === 'barrier' ? '' : i === j ? ` ${formatBytes(ds[i].bytes)}` : ` ${formatBytes(ds[i].bytes)}..${formatBytes(ds[j].bytes)}`;
+      const sizes = shapeOf(coll) === 'none' ? '' : i === j ? ` ${formatBytes(ds[i].bytes)}` : ` ${formatBytes(ds[i].bytes)}..${formatBytes(ds[j].bytes)}`;
       lines.push(`${coll}${sizes}: ${ds[i].defaultAlgorithm} -> ${ds[i].chosen}${gains.length ? ` (${median(gains).toFixed(2)}x faster)` : ''}`);
       i = j + 1;
     }
@@ -218,7 +220,7 @@ export function describeKept(decisions: readonly SizeDecision[]): string[] {
       let j = i;
       while (j + 1 < ds.length && kept(ds[j + 1]) && ds[j + 1].defaultAlgorithm === ds[i].defaultAlgorithm) j++;
       const run = ds.slice(i, j + 1);
-      const sizes = coll === 'barrier' ? '' : i === j ? ` ${formatBytes(ds[i].bytes)}` : ` ${formatBytes(ds[i].bytes)}..${formatBytes(ds[j].bytes)}`;
+      const sizes = shapeOf(coll) === 'none' ? '' : i === j ? ` ${formatBytes(ds[i].bytes)}` : ` ${formatBytes(ds[i].bytes)}..${formatBytes(ds[j].bytes)}`;
       const slower = run.map((d) => d.chosenUs / d.bestUs - 1);
       const fastest = [...new Set(run.map((d) => d.best))].join(', ');
       lines.push(`${coll}${sizes}: kept the default (${ds[i].defaultAlgorithm}): difference within noise (it took ${percentRange(slower)} longer than ${fastest}; noise ${percentRange(run.map((d) => d.noise))})`);

@@ -123,8 +123,9 @@ struct BenchCall {
   }
 };
 
-// The system MPI's own collective, called directly: the baseline `native` of a benchmark must not
-// carry the engine's per-call cost (selection, state lookup), which auto and our algorithms pay.
+// One call through the engine; `native` calls the system MPI's own collective directly: the
+// baseline of a benchmark must not carry the engine's per-call cost (selection, state lookup),
+// which auto and our algorithms pay.
 int runOnce(Collective coll, const CollectiveArgs& args) {
   if (override_algorithm::forced(coll) == kAlgorithmNative) return systemCall(coll, args);
   return engineCall(coll, args);
@@ -312,14 +313,14 @@ Napi::Value BenchCollective(const Napi::CallbackInfo& info) {
   if (root >= p) throwRange(env, "benchCollective: root " + std::to_string(root) + " is not a rank of the communicator");
   if (collectiveEntry(coll).shape == Shape::None) bytes = 0;
 
-  BufferBytes shape = bufferBytes(coll, p, bytes);
-  if (shape.recv > (int64_t{1} << 34)) throwRange(env, "benchCollective: more than 16 GiB per call; use fewer ranks or smaller sizes");
+  BufferBytes buffers = bufferBytes(coll, p, bytes);
+  if (buffers.recv > (int64_t{1} << 34)) throwRange(env, "benchCollective: more than 16 GiB per call; use fewer ranks or smaller sizes");
   // Slots 64-byte aligned and disjoint; as many as fit in rotateBytes (at least one).
-  int64_t send_stride = roundUp(std::max<int64_t>(shape.send, 1), 64);
-  int64_t recv_stride = roundUp(std::max<int64_t>(shape.recv, 1), 64);
+  int64_t send_stride = roundUp(std::max<int64_t>(buffers.send, 1), 64);
+  int64_t recv_stride = roundUp(std::max<int64_t>(buffers.recv, 1), 64);
   int64_t slots = std::max<int64_t>(1, std::min(rotate_bytes / send_stride, rotate_bytes / recv_stride));
-  if (shape.send == 0) slots = std::max<int64_t>(1, rotate_bytes / recv_stride);
-  if (shape.recv == 0) slots = 1;
+  if (buffers.send == 0) slots = std::max<int64_t>(1, rotate_bytes / recv_stride);
+  if (buffers.recv == 0) slots = 1;
   auto& send_pool = sendPool();
   auto& recv_pool = recvPool();
   if (static_cast<int64_t>(send_pool.size()) < slots * send_stride) send_pool.resize(slots * send_stride, 0);

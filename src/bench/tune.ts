@@ -129,7 +129,7 @@ export function rulesFromDecisions(decisions: readonly SizeDecision[], ranks: nu
       if (i + 1 < ds.length && ds[i + 1].chosen === ds[i].chosen) continue;
       const range = ds.slice(start, i + 1);
       const rule: FileRule = { collective: coll, algorithm: ds[i].chosen };
-      if (coll !== 'barrier') {
+      if (shapeOf(coll) !== 'none') {
         rule.basis = tuneBasis(coll);
         if (start > 0) rule.minBytes = range[0].bytes;
         if (i + 1 < ds.length) rule.maxBytes = ds[i + 1].bytes;

@@ -34,9 +34,10 @@ export type CollectiveShape = 'block' | 'vector' | 'none';
  *   buffer    both (bcast's)                        count    elements
  *   counts    elements per rank (an array of p)     datatype an MPI_Datatype
  *   op        an MPI_Op (reductions)                root     a rank
- *   comm      the communicator                      request  the MPI_Request* of the nonblocking form
+ *   comm      the communicator
+ * The nonblocking forms add the MPI_Request* `request` last.
  */
-export type ParameterRole = 'sendbuf' | 'recvbuf' | 'buffer' | 'count' | 'counts' | 'datatype' | 'op' | 'root' | 'comm' | 'request';
+export type ParameterRole = 'sendbuf' | 'recvbuf' | 'buffer' | 'count' | 'counts' | 'datatype' | 'op' | 'root' | 'comm';
 
 export interface CParameter {
   readonly name: string;
@@ -81,6 +82,19 @@ export interface CollectiveInfo {
 export const AUTO = 'auto';
 export const NATIVE = 'native';
 
+const ALL_FORMS: readonly CollectiveForm[] = ['blocking', 'nonblocking', 'large_count', 'fortran'];
+
+/** MPI_Allgather's and MPI_Alltoall's signature (MPI-3.1). */
+const BLOCK_EXCHANGE_PARAMS: readonly CParameter[] = [
+  { name: 'sendbuf', type: 'const void*', role: 'sendbuf' },
+  { name: 'sendcount', type: 'int', role: 'count', side: 'send' },
+  { name: 'sendtype', type: 'MPI_Datatype', role: 'datatype', side: 'send' },
+  { name: 'recvbuf', type: 'void*', role: 'recvbuf' },
+  { name: 'recvcount', type: 'int', role: 'count' },
+  { name: 'recvtype', type: 'MPI_Datatype', role: 'datatype' },
+  { name: 'comm', type: 'MPI_Comm', role: 'comm' },
+];
+
 export const COLLECTIVES: readonly CollectiveInfo[] = [
   {
     name: 'allgather',
@@ -89,16 +103,8 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
     rooted: false,
     reducing: false,
     blocks: { send: 1, recv: 'p' },
-    params: [
-      { name: 'sendbuf', type: 'const void*', role: 'sendbuf' },
-      { name: 'sendcount', type: 'int', role: 'count', side: 'send' },
-      { name: 'sendtype', type: 'MPI_Datatype', role: 'datatype', side: 'send' },
-      { name: 'recvbuf', type: 'void*', role: 'recvbuf' },
-      { name: 'recvcount', type: 'int', role: 'count' },
-      { name: 'recvtype', type: 'MPI_Datatype', role: 'datatype' },
-      { name: 'comm', type: 'MPI_Comm', role: 'comm' },
-    ],
-    forms: ['blocking', 'nonblocking', 'large_count', 'fortran'],
+    params: BLOCK_EXCHANGE_PARAMS,
+    forms: ALL_FORMS,
     algorithms: [
       { name: 'ring', summary: 'p-1 steps, each rank forwards the block it received last', origin: 'seed 000; MPICH' },
       { name: 'recursive_doubling', summary: 'log p steps for power-of-two p, exchange of doubling halves; non-power-of-two via fold-in', origin: 'seed 000; MPICH' },
@@ -125,7 +131,7 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
       { name: 'root', type: 'int', role: 'root' },
       { name: 'comm', type: 'MPI_Comm', role: 'comm' },
     ],
-    forms: ['blocking', 'nonblocking', 'large_count', 'fortran'],
+    forms: ALL_FORMS,
     algorithms: [
       { name: 'binomial', summary: 'binomial tree from the root, log p steps', origin: 'MPICH' },
       { name: 'scatter_allgather', summary: 'binomial scatter of p segments, then ring allgather (van de Geijn)', origin: 'MPICH; seed 001 (inter-node part)' },
@@ -155,16 +161,8 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
     rooted: false,
     reducing: false,
     blocks: { send: 'p', recv: 'p' },
-    params: [
-      { name: 'sendbuf', type: 'const void*', role: 'sendbuf' },
-      { name: 'sendcount', type: 'int', role: 'count', side: 'send' },
-      { name: 'sendtype', type: 'MPI_Datatype', role: 'datatype', side: 'send' },
-      { name: 'recvbuf', type: 'void*', role: 'recvbuf' },
-      { name: 'recvcount', type: 'int', role: 'count' },
-      { name: 'recvtype', type: 'MPI_Datatype', role: 'datatype' },
-      { name: 'comm', type: 'MPI_Comm', role: 'comm' },
-    ],
-    forms: ['blocking', 'nonblocking', 'large_count', 'fortran'],
+    params: BLOCK_EXCHANGE_PARAMS,
+    forms: ALL_FORMS,
     algorithms: [
       { name: 'bruck', summary: 'ceil(log p) steps moving half the blocks each step, for short blocks', origin: 'seed 002; MPICH' },
       { name: 'isend_irecv', summary: 'all exchanges posted at once in staggered order, bounded requests in flight', origin: 'seed 002; MPICH' },

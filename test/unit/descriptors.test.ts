@@ -61,7 +61,8 @@ const REDUCTIONS: CollectiveInfo[] = [
   reduction('reduce_scatter_block', 'block', false, { send: 'p', recv: 1 }, [sendbuf, recvbuf, { name: 'recvcount', type: 'int', role: 'count' }, datatype, op, comm]),
   reduction('reduce_scatter', 'block', false, { send: 'p', recv: 1 }, [sendbuf, recvbuf, { name: 'recvcounts', type: 'const int*', role: 'counts' }, datatype, op, comm]),
 ];
-const ALL = [...COLLECTIVES, ...REDUCTIONS];
+// The registry's collectives and the reductions it does not hold (yet): what a build would render.
+const ALL = [...COLLECTIVES, ...REDUCTIONS.filter((r) => !COLLECTIVES.some((c) => c.name === r.name))];
 
 describe('collective descriptors', () => {
   it('every descriptor of the registry is renderable', () => {
@@ -84,7 +85,7 @@ describe('collective descriptors', () => {
   });
 
   it("renders the reductions' engine entry points as the engine declares them (issue 18)", () => {
-    const text = renderEngineDeclarations(ALL);
+    const text = renderEngineDeclarations([...COLLECTIVES.filter((c) => !REDUCTIONS.some((r) => r.name === c.name)), ...REDUCTIONS]);
     for (const line of [
       'int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, RequestOut request = nullptr);',
       'int reduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, RequestOut request = nullptr);',
@@ -99,7 +100,7 @@ describe('collective descriptors', () => {
   });
 
   it('hands a call to the MPI with exactly its arguments, and remembers what decides its selection', () => {
-    const text = renderEngineEntryPoints(ALL);
+    const text = renderEngineEntryPoints(REDUCTIONS);
     expect(text).toContain(
       [
         'int nativeReduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* r) {',
@@ -119,7 +120,7 @@ describe('collective descriptors', () => {
   });
 
   it('renders every preload form of the reductions', () => {
-    expect(renderInterpose(ALL, 'blocking')).toContain(
+    expect(renderInterpose(REDUCTIONS, 'blocking')).toContain(
       [
         'int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {',
         '  if (bypass()) return TOPOCOLL_PASS(MPI_Allreduce)(sendbuf, recvbuf, count, datatype, op, comm);',
@@ -127,10 +128,10 @@ describe('collective descriptors', () => {
         '}',
       ].join('\n'),
     );
-    expect(renderInterpose(ALL, 'nonblocking')).toContain(
+    expect(renderInterpose(REDUCTIONS, 'nonblocking')).toContain(
       'int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {',
     );
-    const large = renderInterpose(ALL, 'large_count');
+    const large = renderInterpose(ALL, 'large_count') + renderInterpose(REDUCTIONS, 'large_count');
     expect(large).toContain('int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {');
     expect(large).toContain('  if (bypass() || !fitsInt(count)) return TOPOCOLL_PASS(MPI_Reduce_c)(sendbuf, recvbuf, count, datatype, op, root, comm);');
     expect(large).toContain(
@@ -140,7 +141,7 @@ describe('collective descriptors', () => {
     expect(large).toContain('if (bypass() || (sendbuf != MPI_IN_PLACE && !fitsInt(sendcount)) || !fitsInt(recvcount))');
     // No large-count barrier: it has no count.
     expect(large).not.toContain('MPI_Barrier_c');
-    const fortran = renderFortran(ALL);
+    const fortran = renderFortran(REDUCTIONS);
     expect(fortran).toContain(
       '  *ierr = MPI_Allreduce(sendBuffer(sendbuf), dataBuffer(recvbuf), *count, PMPI_Type_f2c(*datatype), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm));',
     );
@@ -150,18 +151,17 @@ describe('collective descriptors', () => {
   });
 
   it("renders the addon's calls, the registry header and the schemas' enums with the reductions", () => {
-    expect(renderAddonCalls(ALL)).toContain(
+    expect(renderAddonCalls(REDUCTIONS)).toContain(
       'case generated::Collective::ReduceScatter: return engine::reduceScatter(a.sendbuf, a.recvbuf, a.counts, a.type, a.op, a.comm, request);',
     );
-    const header = renderRegistryHeader({ COLLECTIVES: ALL, DEFAULT_RULES: [], PARAMETERS: [], TOOL_VARIABLES: [] });
+    const header = renderRegistryHeader({ COLLECTIVES: REDUCTIONS, DEFAULT_RULES: [], PARAMETERS: [], TOOL_VARIABLES: [] });
     expect(header).toContain('inline constexpr const char* const* kAllreduceAlgorithms = nullptr;');
     expect(header).toContain(
       '{"reduce", "TOPOCOLL_REDUCE_ALGORITHM", kReduceAlgorithms, 0, kReduceAlgorithmUsesShm, Shape::Vector, true, true, Blocks::One, Blocks::One},',
     );
     const schema = readFileSync(path.join(repoRoot, 'schemas/rules.schema.json'), 'utf8');
-    expect(renderSchemaEnums(schema, ALL)).toContain(
-      '"collective": { "enum": ["allgather", "bcast", "barrier", "alltoall", "allreduce", "reduce", "reduce_scatter_block", "reduce_scatter"] }',
-    );
+    expect(renderSchemaEnums(schema, ALL)).toContain(`"collective": { "enum": [${ALL.map((c) => `"${c.name}"`).join(', ')}] }`);
+    expect(ALL.map((c) => c.name)).toEqual(expect.arrayContaining(['allgather', 'bcast', 'barrier', 'alltoall', 'allreduce', 'reduce', 'reduce_scatter_block', 'reduce_scatter']));
   });
 
   describe('the rendered code compiles against each built MPI', () => {

@@ -55,11 +55,10 @@ struct Call {
   Collective coll;
   MPI_Comm comm;
   int64_t block_bytes;
-  int64_t total_bytes;  // allgather and alltoall: set by dispatch (p blocks)
-  int64_t count;        // builders' units per block: bytes of a block (bcast: of the vector, a block being one byte)
+  int64_t total_bytes;  // a block collective's: set by dispatch (p blocks)
+  int64_t count;        // builders' units per block: bytes of a block (a vector's: of the vector, a block being one byte)
   int root = 0;
   bool in_place = false;
-  bool rooted = false;
 };
 
 // What the builders learn of the call itself (the engine adds the communicator's part).
@@ -75,7 +74,7 @@ void trace(const Call& call, CommState* state, const Choice& choice) {
   if (state->rank() != 0 || !state->firstOfSizeClass(call.coll, call.block_bytes)) return;
   std::fprintf(stderr, "topocoll: comm %d (p=%d) %s %lld B%s -> %s (%s)\n", state->serial(), state->size(),
                collectiveEntry(call.coll).name, static_cast<long long>(call.block_bytes),
-               call.coll == Collective::Allgather || call.coll == Collective::Alltoall ? "/block" : "",
+               collectiveEntry(call.coll).shape == Shape::Block ? "/block" : "",
                choiceName(call.coll, choice.algorithm), choice.reason);
 }
 
@@ -104,9 +103,9 @@ int modelCall(const Call& call, CommState* state, model::ModelCall* out) {
   out->params.max_outstanding = static_cast<int>(cfg.get(Parameter::AlltoallMaxOutstanding));
   out->params.bcast_concurrency = static_cast<int>(cfg.get(Parameter::BcastConcurrency));
   out->params.tile_bytes = cfg.get(Parameter::AlltoallTileBytes);
-  // A bcast block is one element; the others one rank's block (count elements).
+  // A vector's block is one element; a block collective's one rank's block (count elements).
   int64_t count = std::max<int64_t>(call.count, 1);
-  out->block_bytes = call.coll == Collective::Bcast ? double(call.block_bytes) / double(count) : double(call.block_bytes);
+  out->block_bytes = collectiveEntry(call.coll).shape == Shape::Vector ? double(call.block_bytes) / double(count) : double(call.block_bytes);
   int64_t element = std::max<int64_t>(1, call.block_bytes / count);
   out->params.element_bytes = element;
   if (cfg.get(Parameter::Shm)) out->params.shm_elements = cfg.get(Parameter::ShmBytes) / element;  // before the segment exists
@@ -268,10 +267,11 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native, bool* ran
   CommState* state = nullptr;
   int rc = CommState::get(call.comm, &state);
   if (rc != MPI_SUCCESS) return rc;
-  if (call.coll == Collective::Allgather || call.coll == Collective::Alltoall) call.total_bytes = call.block_bytes * state->size();
+  const generated::CollectiveEntry& entry = collectiveEntry(call.coll);
+  if (entry.shape == Shape::Block) call.total_bytes = call.block_bytes * state->size();
   if (!state->isInter()) {
-    if (call.rooted && (call.root < 0 || call.root >= state->size())) return runNative(request, native);
-    if (call.total_bytes == 0 && call.coll != Collective::Barrier) return completed(request);
+    if (entry.rooted && (call.root < 0 || call.root >= state->size())) return runNative(request, native);
+    if (call.total_bytes == 0 && entry.shape != Shape::None) return completed(request);
     // Spans of the MPI-3 calls carry int byte counts: bigger calls go to the MPI (every rank
     // agrees: the sizes are the type signature's).
     if (call.total_bytes > INT_MAX) return runNative(request, native);
@@ -359,8 +359,8 @@ uintptr_t handleBits(Handle h) {
 
 // Runs a call through the engine (`run(&ran_native)`); a blocking one is remembered by its `words`
 // for NativeRepeat. The entry points check for a repeat first and run the rest out of line
-// (blockThroughEngine, bcastThroughEngine, ...): the closures built there would otherwise cost
-// the repeat their set-up.
+// (<coll>ThroughEngine, generated): the closures built there would otherwise cost the repeat
+// their set-up.
 template <typename Run, typename... Words>
 int runRemembered(Collective coll, RequestOut request, Run run, Words... words) {
   bool ran_native = false;
@@ -376,7 +376,7 @@ bool repeatsNative(Collective coll, RequestOut request, Words... words) {
   return !request && g_native_repeats[static_cast<int>(coll)].matches(words...);
 }
 
-// allgather and alltoall: p blocks of recvcount elements each. Arguments the MPI rejects leave
+// A block collective: p blocks of recvcount elements each. Arguments the MPI rejects leave
 // block_bytes negative: dispatch hands such a call to the MPI, which raises its own error.
 int blockCall(Collective coll, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, MPI_Count recvcount,
               MPI_Datatype recvtype, MPI_Comm comm, Call* call) {
@@ -388,6 +388,66 @@ int blockCall(Collective coll, const void* sendbuf, MPI_Count sendcount, MPI_Dat
   int rc = signatureBytes(recvcount, recvtype, &call->block_bytes);
   call->count = call->block_bytes;
   return rc;
+}
+
+// runThroughEngine: one call through the engine, one overload per signature of the generated
+// entry points (generated/entry_points.inc, which builds `native`, the MPI's own collective with
+// the caller's arguments, and remembers the call for NativeRepeat). Each describes the call (its
+// size in signature bytes) and how its buffers bind to the schedule's, then dispatches.
+
+// A block collective exchanging blocks (allgather, alltoall): p blocks of recvcount elements in
+// recvbuf; the send side holds one block or p, as the descriptor says.
+template <typename Native>
+int runThroughEngine(Collective coll, RequestOut request, Native& native, bool* ran_native, const void* sendbuf, MPI_Count sendcount,
+                     MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  Call call;
+  int rc = blockCall(coll, sendbuf, sendcount, sendtype, recvcount, recvtype, comm, &call);
+  if (rc != MPI_SUCCESS) return rc;
+  const bool sends_all = collectiveEntry(coll).send_blocks == generated::Blocks::PerRank;
+  auto bind = [&](Bindings* b, StagedBuffers* staged, int p, int rank) {
+    const int64_t block = call.block_bytes;
+    const int64_t send_blocks = sends_all ? p : 1;
+    if (call.in_place) {
+      // The input is in recv: this rank's block (builders read it there), or all p blocks (the
+      // builders first copy them to tmp; their send binding is unused).
+      int rc = staged->bind(recvbuf, recvcount, recvtype, block, p, sends_all ? 0 : rank, send_blocks, true, &b->recv);
+      if (sends_all) b->send = b->recv;
+      return rc;
+    }
+    int rc = staged->bindSend(sendbuf, sendcount, sendtype, block, send_blocks, &b->send);
+    if (rc != MPI_SUCCESS) return rc;
+    return staged->bind(recvbuf, recvcount, recvtype, block, p, 0, 0, true, &b->recv);
+  };
+  return dispatch(call, request, bind, native, ran_native);
+}
+
+// A rooted vector (bcast): the root's buffer is the input, every other rank's the output.
+template <typename Native>
+int runThroughEngine(Collective coll, RequestOut request, Native& native, bool* ran_native, void* buffer, MPI_Count count,
+                     MPI_Datatype type, int root, MPI_Comm comm) {
+  Call call{coll, comm, -1, 0, 0, root};
+  if (count >= 0 && type != MPI_DATATYPE_NULL) {
+    if (!fitsInt(count)) return MPI_ERR_COUNT;
+    int rc = signatureBytes(count, type, &call.block_bytes);
+    if (rc != MPI_SUCCESS) return rc;
+    call.total_bytes = call.count = call.block_bytes;
+  }
+  // A vector's block is one byte, so that algorithms can cut it into segments anywhere.
+  auto bind = [&](Bindings* b, StagedBuffers* staged, int, int rank) {
+    bool at_root = rank == root;
+    int rc = staged->bind(buffer, count, type, call.total_bytes, 1, 0, at_root ? 1 : 0, !at_root, &b->recv);
+    b->recv.blockBytes = 1;
+    return rc;
+  };
+  return dispatch(call, request, bind, native, ran_native);
+}
+
+// No payload (barrier).
+template <typename Native>
+int runThroughEngine(Collective coll, RequestOut request, Native& native, bool* ran_native, MPI_Comm comm) {
+  Call call{coll, comm, 0, 0, 0};
+  auto bind = [](Bindings*, StagedBuffers*, int, int) { return MPI_SUCCESS; };
+  return dispatch(call, request, bind, native, ran_native);
 }
 
 }  // namespace
@@ -450,116 +510,12 @@ void finalize() {
   }
 }
 
-namespace {
+}  // namespace topocoll::engine
 
-// The system MPI's own collectives (r == nullptr: the blocking form), for the repeat check and
-// for dispatch alike.
-int nativeAllgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
-                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* r) {
-  return r ? PMPI_Iallgather(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm, r)
-           : PMPI_Allgather(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
-}
+// Per collective: its native thunk, its way through the engine, its entry point.
+#include "generated/entry_points.inc"
 
-int nativeBcast(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* r) {
-  return r ? PMPI_Ibcast(buffer, int(count), type, root, comm, r) : PMPI_Bcast(buffer, int(count), type, root, comm);
-}
-
-int nativeBarrier(MPI_Comm comm, MPI_Request* r) { return r ? PMPI_Ibarrier(comm, r) : PMPI_Barrier(comm); }
-
-int nativeAlltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
-                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* r) {
-  return r ? PMPI_Ialltoall(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm, r)
-           : PMPI_Alltoall(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
-}
-
-// allgather and alltoall: p blocks of recvcount elements each, through the engine.
-[[gnu::noinline]] int blockThroughEngine(Collective coll, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                                         void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                                         RequestOut request) {
-  const auto native_fn = coll == Collective::Allgather ? nativeAllgather : nativeAlltoall;
-  auto native = [&](MPI_Request* r) { return native_fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r); };
-  return runRemembered(coll, request, [&](bool* ran_native) {
-    Call call;
-    int rc = blockCall(coll, sendbuf, sendcount, sendtype, recvcount, recvtype, comm, &call);
-    if (rc != MPI_SUCCESS) return rc;
-    auto bind = [&](Bindings* b, StagedBuffers* staged, int p, int rank) {
-      const int64_t block = call.block_bytes;
-      int rc;
-      if (coll == Collective::Allgather) {
-        // In place, builders read this rank's block from recv.
-        if (!call.in_place && (rc = staged->bindSend(sendbuf, sendcount, sendtype, block, 1, &b->send)) != MPI_SUCCESS) return rc;
-        return staged->bind(recvbuf, recvcount, recvtype, block, p, rank, call.in_place ? 1 : 0, true, &b->recv);
-      }
-      if (call.in_place) {
-        // Alltoall builders first copy the receive buffer to tmp; their send binding is unused.
-        rc = staged->bind(recvbuf, recvcount, recvtype, block, p, 0, p, true, &b->recv);
-        b->send = b->recv;
-        return rc;
-      }
-      if ((rc = staged->bindSend(sendbuf, sendcount, sendtype, block, p, &b->send)) != MPI_SUCCESS) return rc;
-      return staged->bind(recvbuf, recvcount, recvtype, block, p, 0, 0, true, &b->recv);
-    };
-    return dispatch(call, request, bind, native, ran_native);
-  }, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(sendtype), sendcount, handleBits(recvtype), recvcount);
-}
-
-[[gnu::noinline]] int bcastThroughEngine(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, RequestOut request) {
-  auto native = [&](MPI_Request* r) { return nativeBcast(buffer, count, type, root, comm, r); };
-  return runRemembered(Collective::Bcast, request, [&](bool* ran_native) {
-    Call call{Collective::Bcast, comm, -1, 0, 0, root};
-    call.rooted = true;
-    if (count >= 0 && type != MPI_DATATYPE_NULL) {
-      if (!fitsInt(count)) return MPI_ERR_COUNT;
-      int rc = signatureBytes(count, type, &call.block_bytes);
-      if (rc != MPI_SUCCESS) return rc;
-      call.total_bytes = call.count = call.block_bytes;
-    }
-    // A bcast block is one byte, so that algorithms can cut the vector into segments anywhere.
-    auto bind = [&](Bindings* b, StagedBuffers* staged, int, int rank) {
-      bool at_root = rank == root;
-      int rc = staged->bind(buffer, count, type, call.total_bytes, 1, 0, at_root ? 1 : 0, !at_root, &b->recv);
-      b->recv.blockBytes = 1;
-      return rc;
-    };
-    return dispatch(call, request, bind, native, ran_native);
-  }, handleBits(comm), handleBits(type), count, root);
-}
-
-[[gnu::noinline]] int barrierThroughEngine(MPI_Comm comm, RequestOut request) {
-  auto native = [&](MPI_Request* r) { return nativeBarrier(comm, r); };
-  return runRemembered(Collective::Barrier, request, [&](bool* ran_native) {
-    Call call{Collective::Barrier, comm, 0, 0, 0};
-    auto bind = [](Bindings*, StagedBuffers*, int, int) { return MPI_SUCCESS; };
-    return dispatch(call, request, bind, native, ran_native);
-  }, handleBits(comm));
-}
-
-}  // namespace
-
-int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
-              MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
-  if (repeatsNative(Collective::Allgather, request, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(sendtype), sendcount, handleBits(recvtype), recvcount))
-    return handedToMpi(nativeAllgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr));
-  return blockThroughEngine(Collective::Allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-}
-
-int bcast(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, RequestOut request) {
-  if (repeatsNative(Collective::Bcast, request, handleBits(comm), handleBits(type), count, root))
-    return handedToMpi(nativeBcast(buffer, count, type, root, comm, nullptr));
-  return bcastThroughEngine(buffer, count, type, root, comm, request);
-}
-
-int barrier(MPI_Comm comm, RequestOut request) {
-  if (repeatsNative(Collective::Barrier, request, handleBits(comm))) return handedToMpi(nativeBarrier(comm, nullptr));
-  return barrierThroughEngine(comm, request);
-}
-
-int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
-             MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
-  if (repeatsNative(Collective::Alltoall, request, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(sendtype), sendcount, handleBits(recvtype), recvcount))
-    return handedToMpi(nativeAlltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr));
-  return blockThroughEngine(Collective::Alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-}
+namespace topocoll::engine {
 
 bool takeRaisedByMpi() {
   bool raised = t_raised_by_mpi;

@@ -1,5 +1,6 @@
-// The engine's entry points: one per collective, shared by the preload library (MPI_* symbols)
-// and the Node addon. Each call selects an algorithm, fetches its cached schedule and runs it.
+// The engine: one entry point per collective (generated/entry_points.h, from the registry's
+// descriptors), shared by the preload library (MPI_* symbols) and the Node addon. Each call
+// selects an algorithm, fetches its cached schedule and runs it.
 #pragma once
 
 #include <mpi.h>
@@ -48,13 +49,6 @@ class RequestOut {
   bool native_blocks_ = false;
 };
 
-int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
-              MPI_Datatype recvtype, MPI_Comm comm, RequestOut request = nullptr);
-int bcast(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, RequestOut request = nullptr);
-int barrier(MPI_Comm comm, RequestOut request = nullptr);
-int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
-             MPI_Datatype recvtype, MPI_Comm comm, RequestOut request = nullptr);
-
 // True, once, when the last call that failed on this thread was handed to the MPI's own
 // collective, which has already called the communicator's error handler.
 bool takeRaisedByMpi();
@@ -64,3 +58,7 @@ bool takeRaisedByMpi();
 bool buildSchedule(generated::Collective coll, int algorithm, const BuildParams& params, Schedule* out, std::string* error);
 
 }  // namespace topocoll::engine
+
+// The entry points, one per collective of the registry (allgather, bcast, ...), declared from
+// its descriptors; engine.cc defines them through generated/entry_points.inc.
+#include "generated/entry_points.h"

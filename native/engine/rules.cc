@@ -125,9 +125,7 @@ class Reader {
     std::string name;
     if (!string(*coll, at + ".collective", &name)) return false;
     if (!collectiveByName(name, &r->collective)) {
-      std::string valid;
-      for (const auto& c : generated::kCollectives) valid += std::string(valid.empty() ? "" : ", ") + c.name;
-      return fail(coll->line, at + ".collective", "\"" + name + "\" is not a collective; valid choices: " + valid);
+      return fail(coll->line, at + ".collective", "\"" + name + "\" is not a collective; valid choices: " + collectiveNames());
     }
     const auto& entry = collectiveEntry(r->collective);
     const json::Value* algo = v.find("algorithm");

@@ -3,7 +3,7 @@
 // not define still resolves to the MPI library. The engine only ever calls PMPI_*; a call we
 // hand on (TOPOCOLL_PASSTHROUGH, init, finalize) goes to the next definition (TOPOCOLL_NEXT),
 // which is a profiler preloaded after us, or the MPI's own.
-// This file: init/finalize and the blocking collectives.
+// This file: init/finalize and the blocking collectives (generated from the registry).
 #include <mpi.h>
 
 #include <cstdio>
@@ -77,30 +77,7 @@ int MPI_Finalize(void) {
   return TOPOCOLL_NEXT(MPI_Finalize)();
 }
 
-int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                  MPI_Datatype recvtype, MPI_Comm comm) {
-  if (bypass()) return TOPOCOLL_PASS(MPI_Allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  return runBlocking(comm, [&](engine::RequestOut r) {
-    return engine::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);
-  });
-}
-
-int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  if (bypass()) return TOPOCOLL_PASS(MPI_Bcast)(buffer, count, datatype, root, comm);
-  return runBlocking(comm, [&](engine::RequestOut r) { return engine::bcast(buffer, count, datatype, root, comm, r); });
-}
-
-int MPI_Barrier(MPI_Comm comm) {
-  if (bypass()) return TOPOCOLL_PASS(MPI_Barrier)(comm);
-  return runBlocking(comm, [&](engine::RequestOut r) { return engine::barrier(comm, r); });
-}
-
-int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                 MPI_Datatype recvtype, MPI_Comm comm) {
-  if (bypass()) return TOPOCOLL_PASS(MPI_Alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  return runBlocking(comm, [&](engine::RequestOut r) {
-    return engine::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);
-  });
-}
+// MPI_Allgather, MPI_Bcast, ...: one per collective of the registry.
+#include "generated/blocking.inc"
 
 }  // extern "C"

@@ -6,7 +6,7 @@
 // rule whose algorithm cannot run: the next matching rule decides, else the MPI's own choice.
 // The MPIs key their tables on communicator and message size only: the placement conditions of
 // a rule are judged for communicators spread over `nodes` nodes (min(nodes, ranks) of them).
-import { COLLECTIVES, MPI_FLAVOUR_TITLES, NATIVE, type CollectiveName, type MpiFlavour } from '../select/registry';
+import { COLLECTIVES, MPI_FLAVOUR_TITLES, NATIVE, shapeOf, totalBytes, type CollectiveName, type MpiFlavour } from '../select/registry';
 import { nativeAlgorithm, nativeAlgorithms, sameAsOurs, type NativeAlgorithm } from '../select/native-algorithms';
 import { matchesCall, NATIVE_PREFIX, type FileRule, type RuleCall } from '../select/rules';
 import { formatBytes } from './stats';
@@ -49,12 +49,12 @@ export interface ExportTable {
 /** Communicator sizes taken one by one up to this; above, ranges between the rules' breakpoints. */
 const ENUMERATED_RANKS = 4096;
 
-const spansRanks = (coll: CollectiveName) => coll === 'allgather' || coll === 'alltoall';
+const spansRanks = (coll: CollectiveName) => shapeOf(coll) === 'block';
 
 /** The call of `p` ranks with one rank's block of `block` bytes (the message, for bcast). */
 function callOf(coll: CollectiveName, p: number, block: number, nodes: number, mpi: MpiFlavour): RuleCall {
-  if (coll === 'barrier') return { collective: coll, ranks: p, blockBytes: 0, totalBytes: 0, nodes: Math.min(nodes, p), mpi };
-  return { collective: coll, ranks: p, blockBytes: block, totalBytes: spansRanks(coll) ? block * p : block, nodes: Math.min(nodes, p), mpi };
+  const bytes = shapeOf(coll) === 'none' ? 0 : block;
+  return { collective: coll, ranks: p, blockBytes: bytes, totalBytes: totalBytes(coll, p, bytes), nodes: Math.min(nodes, p), mpi };
 }
 
 /** The metric threshold equivalent, for calls of p ranks, to a rule's byte bound. */

@@ -6,7 +6,7 @@
 // ratios stay fair even when the absolute times wander.
 import type { Comm } from '../mpi/comm';
 import { addon, loadedFlavour } from '../mpi/native';
-import { AUTO, NATIVE, type CollectiveName } from '../select/registry';
+import { AUTO, NATIVE, shapeOf, sizeBasisOf, type CollectiveName, type SizeBasisName } from '../select/registry';
 import { jobShape, machineInfo, type JobShape, type MachineInfo, type MpiInfo } from './machine';
 import { setAlgorithm, takeFallback } from './override';
 import { formatBytes, median, quantile, relativeSpread } from './stats';
@@ -14,16 +14,6 @@ import type { Progress } from './progress';
 
 const BENCH_FORMAT = 'topocoll-bench';
 const BENCH_VERSION = 1;
-
-/** What `bytes` counts: one rank's block (allgather, alltoall), the message (bcast), nothing (barrier). */
-export type SizeBasisName = 'block' | 'message' | 'none';
-
-export const SIZE_BASIS: Record<CollectiveName, SizeBasisName> = {
-  allgather: 'block',
-  alltoall: 'block',
-  bcast: 'message',
-  barrier: 'none',
-};
 
 /**
  * `loop`: the slowest rank's mean time per call over back-to-back calls (OSU, IMB): throughput,
@@ -53,6 +43,7 @@ export interface BenchRecord {
   collective: CollectiveName;
   algorithm: string;
   bytes: number;
+  /** What `bytes` counts: one rank's block (allgather, alltoall), the message (bcast), nothing (barrier). */
   basis: SizeBasisName;
   ranks: number;
   iterations: number;
@@ -108,7 +99,7 @@ function algorithmsFor(coll: CollectiveName, wanted: readonly string[]): string[
 }
 
 function sizesFor(coll: CollectiveName, sizes: readonly number[]): number[] {
-  return coll === 'barrier' ? [0] : [...sizes];
+  return shapeOf(coll) === 'none' ? [0] : [...sizes];
 }
 
 /** The number of (cell, repetition) steps a sweep takes, for the progress bar. */
@@ -152,7 +143,7 @@ export function runSweep(comm: Comm, opts: SweepOptions, progress?: Progress): B
       const cells: Cell[] = algorithms.map((algorithm) => ({ algorithm, iterations: 0, windowUs: 0, times: [], lateCalls: 0, errors: 0 }));
       for (let rep = 0; rep < opts.repetitions; rep++) {
         for (const cell of cells) {
-          progress?.step(`${coll} ${coll === 'barrier' ? '' : `${formatBytes(bytes)} `}${cell.algorithm}`);
+          progress?.step(`${coll} ${shapeOf(coll) === 'none' ? '' : `${formatBytes(bytes)} `}${cell.algorithm}`);
           if (cell.skipped) continue;
           setAlgorithm(coll, cell.algorithm === AUTO ? null : cell.algorithm);
           const first = rep === 0;
@@ -199,7 +190,7 @@ export function runSweep(comm: Comm, opts: SweepOptions, progress?: Progress): B
           collective: coll,
           algorithm: cell.algorithm,
           bytes,
-          basis: SIZE_BASIS[coll],
+          basis: sizeBasisOf(coll),
           ranks: comm.size,
           iterations: cell.iterations,
           repetitions: cell.times.length,

@@ -5,7 +5,7 @@
 // ones, as Open MPI's dynamic rules key communicator sizes: a measured value's rules hold from it
 // up to the next measured value, the largest's for itself only. Pure functions: the CLI measures
 // or reads the reports (src/cli/tune.ts).
-import { DEFAULT_RULES, NATIVE, AUTO, MPI_FLAVOUR_TITLES, type CollectiveName, type MpiFlavour, type SizeBasis } from '../select/registry';
+import { DEFAULT_RULES, NATIVE, AUTO, MPI_FLAVOUR_TITLES, shapeOf as payloadOf, totalBytes, type CollectiveName, type MpiFlavour, type SizeBasis } from '../select/registry';
 import { matchesCall, NATIVE_PREFIX, RULES_VERSION, type FileRule, type RulesFile } from '../select/rules';
 import { mergeReports } from './report';
 import { formatBytes, median } from './stats';
@@ -47,14 +47,16 @@ export interface TuneResult {
   decisions: SizeDecision[];
 }
 
-/** The rules' size basis per collective: allgather and alltoall by block, bcast by message (= total). */
-const TUNE_BASIS: Record<CollectiveName, SizeBasis> = { allgather: 'block', alltoall: 'block', bcast: 'total', barrier: 'total' };
+/** The rules' size basis: a block collective's by block, any other's by message (= total). */
+function tuneBasis(coll: CollectiveName): SizeBasis {
+  return payloadOf(coll) === 'block' ? 'block' : 'total';
+}
 
 /** The first built-in default rule matching a call, among algorithms that exist here (TS mirror of select.cc). */
 export function defaultChoice(coll: CollectiveName, p: number, blockBytes: number, available: readonly string[], nodes = 1, mpi?: MpiFlavour): string {
-  const totalBytes = coll === 'allgather' || coll === 'alltoall' ? blockBytes * p : blockBytes;
+  const call = { collective: coll, ranks: p, blockBytes, totalBytes: totalBytes(coll, p, blockBytes), nodes, mpi };
   for (const r of DEFAULT_RULES) {
-    if (!matchesCall(r, { collective: coll, ranks: p, blockBytes, totalBytes, nodes, mpi })) continue;
+    if (!matchesCall(r, call)) continue;
     if (r.algorithm === NATIVE || available.includes(r.algorithm)) return r.algorithm;
   }
   return NATIVE;
@@ -136,8 +138,8 @@ export function rulesFromDecisions(decisions: readonly SizeDecision[], condition
       if (i + 1 < ds.length && ds[i + 1].chosen === ds[i].chosen) continue;
       const range = ds.slice(start, i + 1);
       const rule: FileRule = { collective: coll, algorithm: ds[i].chosen };
-      if (coll !== 'barrier') {
-        rule.basis = TUNE_BASIS[coll];
+      if (payloadOf(coll) !== 'none') {
+        rule.basis = tuneBasis(coll);
         if (start > 0) rule.minBytes = range[0].bytes;
         if (i + 1 < ds.length) rule.maxBytes = ds[i + 1].bytes;
       }
@@ -152,7 +154,7 @@ export function rulesFromDecisions(decisions: readonly SizeDecision[], condition
 }
 
 function whyOf(range: readonly SizeDecision[]): string {
-  const sizes = range[0].collective === 'barrier' ? '' : range.length === 1 ? `${formatBytes(range[0].bytes)}: ` : `${formatBytes(range[0].bytes)}..${formatBytes(range[range.length - 1].bytes)}: `;
+  const sizes = payloadOf(range[0].collective) === 'none' ? '' : range.length === 1 ? `${formatBytes(range[0].bytes)}: ` : `${formatBytes(range[0].bytes)}..${formatBytes(range[range.length - 1].bytes)}: `;
   const chosen = range[0].chosen;
   const gains = range.filter((d) => d.defaultUs !== undefined && d.defaultAlgorithm !== chosen).map((d) => d.defaultUs! / d.chosenUs);
   if (gains.length === 0) return `tune: ${sizes}the default (${chosen}) is fastest within the noise`;
@@ -239,7 +241,7 @@ function runs(decisions: readonly SizeDecision[], keep: (d: SizeDecision) => boo
 /** "allgather 1 KiB..4 KiB", with the shape when several were tuned. */
 function runTitle(run: readonly SizeDecision[], shapes: number): string {
   const d = run[0];
-  const sizes = d.collective === 'barrier' ? '' : run.length === 1 ? ` ${formatBytes(d.bytes)}` : ` ${formatBytes(d.bytes)}..${formatBytes(run[run.length - 1].bytes)}`;
+  const sizes = payloadOf(d.collective) === 'none' ? '' : run.length === 1 ? ` ${formatBytes(d.bytes)}` : ` ${formatBytes(d.bytes)}..${formatBytes(run[run.length - 1].bytes)}`;
   return `${shapes > 1 ? `${shapeTitle(d.shape)}: ` : ''}${d.collective}${sizes}`;
 }
 

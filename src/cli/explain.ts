@@ -3,7 +3,7 @@
 import { formatBytes } from '../bench/stats';
 import type { EnginePrediction } from '../mpi/addon';
 import { addon } from '../mpi/native';
-import { collectiveInfo, COLLECTIVES, type CollectiveName } from '../select/registry';
+import { collectiveInfo, COLLECTIVES, shapeOf, totalBytes, type CollectiveName } from '../select/registry';
 import type { Schedule } from '../select/schedule';
 import { summarize, type ScheduleSummary } from '../select/summary';
 import { enginePredictions } from '../model/native';
@@ -34,12 +34,12 @@ export function explainCall(coll: CollectiveName, np: number, bytes: number, onl
   const native = addon();
   installRulesFromEnvironment(native);
   native.loadConfig();
-  const total = coll === 'allgather' || coll === 'alltoall' ? bytes * np : bytes;
+  const total = totalBytes(coll, np, bytes);
   const chosen = native.selectAlgorithm(coll, np, bytes, total, Math.ceil(np / ppn));
   const registered: string[] = native.registeredAlgorithms()[coll];
   const names = only ? [only] : registered;
-  // Blocks are bytes here: one rank's block for allgather/alltoall, one element of a byte vector for bcast.
-  const [count, blockBytes] = coll === 'bcast' ? [bytes, 1] : [1, bytes];
+  // Blocks are bytes here: one rank's block of a block collective, one element of a byte vector.
+  const [count, blockBytes] = shapeOf(coll) === 'vector' ? [bytes, 1] : [1, bytes];
   const candidates = names.map((algorithm) => ({
     algorithm,
     summary: summarize(allRankSchedules(coll, algorithm, np, count), blockBytes),
@@ -90,7 +90,7 @@ export const explain: Command = {
       console.log(JSON.stringify(e, null, 2));
       return 0;
     }
-    const what = coll === 'allgather' || coll === 'alltoall' ? 'per rank block' : coll === 'bcast' ? 'message' : '';
+    const what = { block: 'per rank block', vector: 'message', none: '' }[shapeOf(coll)];
     console.log(`${coll} on ${e.np} ranks${what ? `, ${formatBytes(bytes)} ${what}` : ''}`);
     console.log(`chosen: ${e.chosen.algorithm} (${e.chosen.reason})\n`);
     const header = ['algorithm', 'predicted', 'rounds', 'msgs/rank', 'max bytes/rank', 'max distance', 'ALCD'];

@@ -20,7 +20,7 @@ import {
   type SimulateRow,
 } from '../model';
 import { measuredCells, rankAgreement, timingOf, type ComparedCell, type RankAgreement, type VerdictCounts } from '../model/compare';
-import { COLLECTIVES, collectiveInfo, type CollectiveName } from '../select/registry';
+import { COLLECTIVES, collectiveInfo, shapeOf, type CollectiveName } from '../select/registry';
 import type { Command } from './main';
 import { parseBytes, parseOptions, UsageError } from './args';
 
@@ -149,7 +149,7 @@ function formatComparison(cells: readonly ComparedCell[], agreement: RankAgreeme
   const header = ['collective', 'size', 'algorithm', 'predicted', 'measured', 'launches (lowest-highest)'];
   const lines = cells.map((c) => [
     c.collective,
-    c.collective === 'barrier' ? '-' : formatBytes(c.bytes),
+    shapeOf(c.collective) === 'none' ? '-' : formatBytes(c.bytes),
     c.algorithm,
     formatMicros(c.predicted_us),
     formatMicros(c.measured_us),
@@ -162,7 +162,7 @@ function formatComparison(cells: readonly ComparedCell[], agreement: RankAgreeme
     .filter((p) => p.verdict !== 'same')
     .map(
       (p) =>
-        `  ${p.verdict}: ${p.collective} ${p.collective === 'barrier' ? '' : `${formatBytes(p.bytes)} `}${p.faster} measured ${p.measured_ratio.toFixed(2)}x faster than ${p.slower}` +
+        `  ${p.verdict}: ${p.collective} ${shapeOf(p.collective) === 'none' ? '' : `${formatBytes(p.bytes)} `}${p.faster} measured ${p.measured_ratio.toFixed(2)}x faster than ${p.slower}` +
         `${p.every_launch ? ' (in every launch)' : ''}, predicted ${p.predicted_ratio.toFixed(2)}x`,
     );
   const orders = (c: VerdictCounts) => `the model orders ${c.same} the same way, ${c.reversed} the other way, and ties ${c.tied}`;
@@ -271,7 +271,7 @@ export const simulate: Command = {
         console.log(JSON.stringify(rows, null, 2));
         return 0;
       }
-      const what = coll === 'bcast' ? 'message' : coll === 'barrier' ? '' : 'per rank block';
+      const what = { block: 'per rank block', vector: 'message', none: '' }[shapeOf(coll)];
       console.log(
         `${coll} on ${np} ranks, ${ppnFor(np)} per node${what ? `, ${formatBytes(bytes)} ${what}` : ''}; machine ${machineName}, ${model} model${rho !== undefined ? ` (rho ${rho})` : ''}\n`,
       );
@@ -306,7 +306,7 @@ export const simulate: Command = {
       svgPath,
       logLogPlotSvg(series, {
         title: `${coll}: predicted time (${machineName}, ${model})`,
-        xLabel: bySize ? (coll === 'bcast' ? 'message bytes' : 'bytes per rank block') : 'ranks',
+        xLabel: bySize ? (shapeOf(coll) === 'vector' ? 'message bytes' : 'bytes per rank block') : 'ranks',
         yLabel: 'predicted time (us)',
         formatX: bySize ? formatBytes : String,
       }),

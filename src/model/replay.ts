@@ -1,19 +1,20 @@
 // Symbolic replay: runs the schedules of all p ranks without MPI, tracking which symbolic block
 // every buffer slot of every rank holds, and checks the end state against the collective's
-// definition. This is how every schedule builder is proven correct for many p (design §2).
+// definition, read from its descriptor (src/select/registry.ts: shape, rooted, blocks). This is
+// how every schedule builder is proven correct for many p (design §2).
 //
-// Symbols, per unit (a block is unitsPerBlock units): allgather, the origin rank of a block;
-// alltoall, origin x p + index (send block j of rank o); bcast, the element index; each times
-// unitsPerBlock plus the unit. Barrier has no data and is checked for happens-before instead:
-// every rank must have heard, through a chain of messages or flags, from every other rank
-// before it can finish.
+// Symbols, per unit (a block is unitsPerBlock units): input block j of rank o is o x n + j, where
+// n is the blocks a rank puts in (allgather: 1, the origin rank; alltoall: p); a rooted vector
+// (bcast) has only the root's input, element j being j; each times unitsPerBlock plus the unit.
+// A collective without payload (barrier) is checked for happens-before instead: every rank must
+// have heard, through a chain of messages or flags, from every other rank before it can finish.
 //
 // The node's shared data area (buffer `shm`) is one buffer for all ranks of a node, so its
 // accesses race unless ordered. With vector clocks over messages and flags the replay checks
 // that every read of the area comes after the write it reads, and every write after the reads
 // and writes it replaces: a missing flag is an error even if this replay's order happened to
 // work.
-import type { CollectiveName } from '../select/registry';
+import { collectiveInfo, type BlockCount, type CollectiveInfo, type CollectiveName } from '../select/registry';
 import type { Schedule } from '../select/schedule';
 import {
   BUF_RECV,
@@ -76,19 +77,19 @@ interface Place {
   at: number;
 }
 
-/** Buffer sizes, in blocks, that the collective's definition gives every rank. */
-function layoutOf(coll: CollectiveName, p: number, count: number, inPlace: boolean): Layout {
-  switch (coll) {
-    case 'allgather':
-      return { sendBlocks: inPlace ? 0 : 1, recvBlocks: p };
-    case 'alltoall':
-      return { sendBlocks: inPlace ? 0 : p, recvBlocks: p };
-    case 'bcast':
-      return { sendBlocks: 0, recvBlocks: count };
-    case 'barrier':
-      return { sendBlocks: 0, recvBlocks: 0 };
-  }
+const blocksOf = (n: BlockCount, p: number): number => (n === 'p' ? p : n);
+
+/**
+ * Buffer sizes, in blocks, that the collective's definition gives every rank: its descriptor's
+ * blocks, of one block each (a block collective) or of the vector's `count` one-element blocks.
+ */
+function layoutOf(info: CollectiveInfo, p: number, count: number, inPlace: boolean): Layout {
+  const unit = { block: 1, vector: count, none: 0 }[info.shape];
+  return { sendBlocks: inPlace ? 0 : blocksOf(info.blocks.send, p) * unit, recvBlocks: blocksOf(info.blocks.recv, p) * unit };
 }
+
+/** Only the root puts data in (bcast): its elements are the symbols, from 0. */
+const rootInputOnly = (info: CollectiveInfo): boolean => info.rooted && info.blocks.send === 0;
 
 /**
  * Replays the schedules of a p-rank collective and checks the result. Never throws for a bad
@@ -134,18 +135,22 @@ function checkHeader(s: Schedule, coll: CollectiveName, p: number, r: number, ex
   if (s.collective !== coll) throw bad(`is for ${s.collective}, not ${coll}`);
   if (s.p !== p || s.rank !== r) throw bad(`was built for rank ${s.rank} of ${s.p}`);
   if (!Number.isInteger(s.tmpBlocks) || s.tmpBlocks < 0) throw bad(`has tmpBlocks ${s.tmpBlocks}`);
-  if (coll === 'bcast') {
-    if (s.count !== expect.count) throw bad(`has count ${s.count}, expected ${expect.count}`);
+  const info = collectiveInfo(coll)!;
+  if (info.shape === 'vector' && s.count !== expect.count) throw bad(`has count ${s.count}, expected ${expect.count}`);
+  if (info.rooted) {
     if (s.root !== expect.root) throw bad(`has root ${s.root}, expected ${expect.root}`);
     if (!Number.isInteger(expect.root) || expect.root < 0 || expect.root >= p) throw bad(`root ${expect.root} is not a rank`);
   }
-  if ((coll === 'allgather' || coll === 'alltoall') && s.inPlace !== expect.inPlace) {
+  if (info.blocks.send !== 0 && s.inPlace !== expect.inPlace) {
     throw bad(`has inPlace ${s.inPlace}, expected ${expect.inPlace}`);
   }
   if ((s.unitsPerBlock ?? 1) !== expect.unitsPerBlock) throw bad(`has unitsPerBlock ${s.unitsPerBlock}, expected ${expect.unitsPerBlock}`);
 }
 
 class SymbolicReplay implements EngineHooks {
+  private readonly info: CollectiveInfo;
+  /** Blocks a rank puts in: symbols of rank o's input are o x inputBlocks + j. */
+  private readonly inputBlocks: number;
   private readonly layout: Layout;
   private readonly unit: number;
   /** Per rank: send, recv and tmp units, in that order, holding symbols. */
@@ -170,14 +175,17 @@ class SymbolicReplay implements EngineHooks {
   private readonly signalled: Int32Array[] = [];
 
   constructor(
-    private readonly coll: CollectiveName,
+    coll: CollectiveName,
     private readonly p: number,
     private readonly ranks: readonly CompiledRank[],
     private readonly params: Expected,
     private readonly messages: MessageLog,
   ) {
     this.unit = params.unitsPerBlock;
-    const blocks = layoutOf(coll, p, params.count, params.inPlace);
+    this.info = collectiveInfo(coll)!;
+    if (this.info.reducing) throw new ScheduleError(`${coll}: the replay does not check reductions yet`);
+    this.inputBlocks = layoutOf(this.info, p, params.count, false).sendBlocks;
+    const blocks = layoutOf(this.info, p, params.count, params.inPlace);
     this.layout = { sendBlocks: blocks.sendBlocks * this.unit, recvBlocks: blocks.recvBlocks * this.unit };
     const { sendBlocks, recvBlocks } = this.layout;
 
@@ -211,7 +219,7 @@ class SymbolicReplay implements EngineHooks {
     }
     this.claims = new Int32Array(maxSlots + shmUnits);
 
-    this.clocked = coll === 'barrier' || usesShm;
+    this.clocked = this.info.shape === 'none' || usesShm;
     if (this.clocked) {
       if (p > MAX_CLOCKED_RANKS) throw new ScheduleError(`ordering checks (barriers, shared memory) support at most ${MAX_CLOCKED_RANKS} ranks`);
       this.posted = new Int32Array(p * p);
@@ -225,24 +233,18 @@ class SymbolicReplay implements EngineHooks {
     const fill = (slots: Float64Array, at: number, symbol: number) => {
       for (let u = 0; u < unit; u++) slots[at + u] = symbol * unit + u;
     };
+    const { info, inputBlocks } = this;
     for (let r = 0; r < p; r++) {
       const slots = this.slots[r];
       const base = this.bufBase[r];
-      switch (this.coll) {
-        case 'allgather':
-          fill(slots, params.inPlace ? base[BUF_RECV] + r * unit : base[BUF_SEND], r);
-          break;
-        case 'alltoall': {
-          const at = base[params.inPlace ? BUF_RECV : BUF_SEND];
-          for (let j = 0; j < p; j++) fill(slots, at + j * unit, r * p + j);
-          break;
-        }
-        case 'bcast':
-          if (r === params.root) for (let e = 0; e < params.count; e++) fill(slots, base[BUF_RECV] + e * unit, e);
-          break;
-        case 'barrier':
-          break;
+      if (rootInputOnly(info)) {
+        if (r === params.root) for (let e = 0; e < params.count; e++) fill(slots, base[BUF_RECV] + e * unit, e);
+        continue;
       }
+      // In place the input is in recv: this rank's block of p (allgather), or the whole buffer (alltoall).
+      const ownBlock = info.blocks.send === 1 && info.blocks.recv === 'p';
+      const at = params.inPlace ? base[BUF_RECV] + (ownBlock ? r * unit : 0) : base[BUF_SEND];
+      for (let j = 0; j < inputBlocks; j++) fill(slots, at + j * unit, r * inputBlocks + j);
     }
   }
 
@@ -257,7 +259,7 @@ class SymbolicReplay implements EngineHooks {
   private shmCapacity(): number {
     const { shmElements, count } = this.params;
     if (shmElements === Infinity) return Infinity;
-    const elementsPerBlock = this.coll === 'bcast' ? 1 : count;
+    const elementsPerBlock = this.info.shape === 'vector' ? 1 : count;
     return elementsPerBlock === 0 ? 0 : Math.floor((shmElements * this.unit) / elementsPerBlock);
   }
 
@@ -462,8 +464,8 @@ class SymbolicReplay implements EngineHooks {
   }
 
   checkFinalState(): void {
-    const { p, coll, unit } = this;
-    if (coll === 'barrier') {
+    const { p, unit, info } = this;
+    if (info.shape === 'none') {
       for (let r = 0; r < p; r++) {
         for (let q = 0; q < p; q++) {
           if (q !== r && this.known![r * p + q] < 1) {
@@ -479,7 +481,7 @@ class SymbolicReplay implements EngineHooks {
       const recv = this.bufBase[r][BUF_RECV];
       for (let i = 0; i < n; i++) {
         const block = Math.floor(i / unit);
-        const want = (coll === 'alltoall' ? block * p + r : block) * unit + (i % unit);
+        const want = this.expectedSymbol(block, r) * unit + (i % unit);
         const got = slots[recv + i];
         if (got !== want) {
           const where = unit === 1 ? `recv[${i}]` : `recv unit ${i} (block ${block})`;
@@ -489,19 +491,24 @@ class SymbolicReplay implements EngineHooks {
     }
   }
 
+  /**
+   * The symbol recv block `block` of rank r must hold: the root's element, or the block of
+   * rank `block`'s input meant for r (its only one, or its r-th of p).
+   */
+  private expectedSymbol(block: number, r: number): number {
+    const { inputBlocks, info } = this;
+    if (rootInputOnly(info)) return block;
+    return block * inputBlocks + (info.blocks.send === 'p' ? r : 0);
+  }
+
   private describe(symbol: number): string {
     if (symbol === EMPTY) return 'nothing';
-    const { unit, p } = this;
+    const { unit, inputBlocks } = this;
     const block = Math.floor(symbol / unit);
     const part = unit === 1 ? '' : ` (unit ${symbol % unit})`;
-    switch (this.coll) {
-      case 'allgather':
-        return `the block of rank ${block}${part}`;
-      case 'alltoall':
-        return `block ${block % p} of rank ${Math.floor(block / p)}${part}`;
-      default:
-        return `element ${block}${part}`;
-    }
+    if (rootInputOnly(this.info)) return `element ${block}${part}`;
+    if (this.info.blocks.send !== 'p') return `the block of rank ${block}${part}`;
+    return `block ${block % inputBlocks} of rank ${Math.floor(block / inputBlocks)}${part}`;
   }
 }
 

@@ -1,6 +1,9 @@
 // The one registry of collectives, algorithms and default rules. Everything that names an
-// algorithm reads it: env parsing, `explain`, docs, tests, benchmarks, and the native build
-// (scripts/gen-native-registry.mjs writes native/engine/generated/registry.h from it).
+// algorithm reads it: env parsing, `explain`, docs, tests, benchmarks, and the native build.
+// Each collective is a descriptor (its shape, whether it is rooted or reduces, its C signature):
+// scripts/gen-native-registry.mjs generates every per-collective seam from it (the engine's
+// entry points and native thunks, the preload's MPI_* / MPI_I* / _c / Fortran wrappers, the
+// addon's calls, the schemas' enums), as MPICH generates its dispatch from coll_algorithms.txt.
 
 export type CollectiveName = 'allgather' | 'bcast' | 'barrier' | 'alltoall';
 
@@ -16,20 +19,92 @@ export interface AlgorithmInfo {
   readonly remapped?: boolean;
 }
 
+/**
+ * What a call's size is. `block`: one rank's block of a p-block vector (allgather, alltoall,
+ * reduce_scatter_block: users state the block, the call covers p of them). `vector`: the whole
+ * message (bcast, allreduce, reduce). `none`: no payload (barrier).
+ */
+export type CollectiveShape = 'block' | 'vector' | 'none';
+
+/**
+ * What a parameter of the C signature is, whatever its name: the generators translate, check
+ * and forward each by its role (a Fortran datatype through MPI_Type_f2c, an op through
+ * MPI_Op_f2c, a count widened to MPI_Count in the large-count form, ...).
+ *   sendbuf   the input (may be MPI_IN_PLACE)       recvbuf  the output
+ *   buffer    both (bcast's)                        count    elements
+ *   counts    elements per rank (an array of p)     datatype an MPI_Datatype
+ *   op        an MPI_Op (reductions)                root     a rank
+ *   comm      the communicator
+ * The nonblocking forms add the MPI_Request* `request` last.
+ */
+export type ParameterRole = 'sendbuf' | 'recvbuf' | 'buffer' | 'count' | 'counts' | 'datatype' | 'op' | 'root' | 'comm';
+
+export interface CParameter {
+  readonly name: string;
+  /** Its C type in the MPI-3 blocking form (the large-count form widens `int` counts to MPI_Count). */
+  readonly type: string;
+  readonly role: ParameterRole;
+  /** A count or datatype of the send side: ignored (and unchecked) when sendbuf is MPI_IN_PLACE. */
+  readonly side?: 'send';
+}
+
+/**
+ * The C entry points a collective has: `blocking` MPI_<Coll>, `nonblocking` MPI_I<coll>,
+ * `large_count` MPI_<Coll>_c and MPI_I<coll>_c (MPI-4: compiled where MPI_VERSION >= 4),
+ * `fortran` mpi_<coll>_ and its aliases (Open MPI only: MPICH's Fortran layer calls our C symbols).
+ */
+export type CollectiveForm = 'blocking' | 'nonblocking' | 'large_count' | 'fortran';
+
+/** Blocks a buffer holds, in units of the shape: none, one (the rank's block, or the vector), or p. */
+export type BlockCount = 0 | 1 | 'p';
+
 export interface CollectiveInfo {
   readonly name: CollectiveName;
   readonly env: string;
   readonly algorithms: readonly AlgorithmInfo[];
+  readonly shape: CollectiveShape;
+  /** Data flows from or to one root rank (a `root` parameter). */
+  readonly rooted: boolean;
+  /** Combines the ranks' data with an MPI_Op (an `op` parameter). */
+  readonly reducing: boolean;
+  /**
+   * What each rank's buffers hold, in units of the shape (allgather sends 1 block and receives
+   * p; alltoall sends p; bcast's one buffer is the vector, the root's the input). The replay,
+   * the bench's checks and the Node binding's length checks read it.
+   */
+  readonly blocks: { readonly send: BlockCount; readonly recv: BlockCount };
+  /** The C signature of the blocking MPI-3 form; the other forms derive from it. */
+  readonly params: readonly CParameter[];
+  readonly forms: readonly CollectiveForm[];
 }
 
 /** `auto` and `native` are valid for every collective and are not algorithms of ours. */
 export const AUTO = 'auto';
 export const NATIVE = 'native';
 
+const ALL_FORMS: readonly CollectiveForm[] = ['blocking', 'nonblocking', 'large_count', 'fortran'];
+
+/** MPI_Allgather's and MPI_Alltoall's signature (MPI-3.1). */
+const BLOCK_EXCHANGE_PARAMS: readonly CParameter[] = [
+  { name: 'sendbuf', type: 'const void*', role: 'sendbuf' },
+  { name: 'sendcount', type: 'int', role: 'count', side: 'send' },
+  { name: 'sendtype', type: 'MPI_Datatype', role: 'datatype', side: 'send' },
+  { name: 'recvbuf', type: 'void*', role: 'recvbuf' },
+  { name: 'recvcount', type: 'int', role: 'count' },
+  { name: 'recvtype', type: 'MPI_Datatype', role: 'datatype' },
+  { name: 'comm', type: 'MPI_Comm', role: 'comm' },
+];
+
 export const COLLECTIVES: readonly CollectiveInfo[] = [
   {
     name: 'allgather',
     env: 'TOPOCOLL_ALLGATHER_ALGORITHM',
+    shape: 'block',
+    rooted: false,
+    reducing: false,
+    blocks: { send: 1, recv: 'p' },
+    params: BLOCK_EXCHANGE_PARAMS,
+    forms: ALL_FORMS,
     algorithms: [
       { name: 'ring', summary: 'p-1 steps, each rank forwards the block it received last', origin: 'seed 000; MPICH' },
       { name: 'recursive_doubling', summary: 'log p steps for power-of-two p, exchange of doubling halves; non-power-of-two via fold-in', origin: 'seed 000; MPICH' },
@@ -45,6 +120,18 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
   {
     name: 'bcast',
     env: 'TOPOCOLL_BCAST_ALGORITHM',
+    shape: 'vector',
+    rooted: true,
+    reducing: false,
+    blocks: { send: 0, recv: 1 },
+    params: [
+      { name: 'buffer', type: 'void*', role: 'buffer' },
+      { name: 'count', type: 'int', role: 'count' },
+      { name: 'datatype', type: 'MPI_Datatype', role: 'datatype' },
+      { name: 'root', type: 'int', role: 'root' },
+      { name: 'comm', type: 'MPI_Comm', role: 'comm' },
+    ],
+    forms: ALL_FORMS,
     algorithms: [
       { name: 'binomial', summary: 'binomial tree from the root, log p steps', origin: 'MPICH' },
       { name: 'scatter_allgather', summary: 'binomial scatter of p segments, then ring allgather (van de Geijn)', origin: 'MPICH; seed 001 (inter-node part)' },
@@ -55,6 +142,12 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
   {
     name: 'barrier',
     env: 'TOPOCOLL_BARRIER_ALGORITHM',
+    shape: 'none',
+    rooted: false,
+    reducing: false,
+    blocks: { send: 0, recv: 0 },
+    params: [{ name: 'comm', type: 'MPI_Comm', role: 'comm' }],
+    forms: ['blocking', 'nonblocking', 'fortran'],
     algorithms: [
       { name: 'dissemination', summary: 'ceil(log p) rounds, rank r signals r+2^k', origin: 'Hensgen et al.; MPICH' },
       { name: 'recursive_doubling', summary: 'pairwise exchanges with r xor 2^k; non-power-of-two via fold-in', origin: 'MPICH' },
@@ -64,6 +157,12 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
   {
     name: 'alltoall',
     env: 'TOPOCOLL_ALLTOALL_ALGORITHM',
+    shape: 'block',
+    rooted: false,
+    reducing: false,
+    blocks: { send: 'p', recv: 'p' },
+    params: BLOCK_EXCHANGE_PARAMS,
+    forms: ALL_FORMS,
     algorithms: [
       { name: 'bruck', summary: 'ceil(log p) steps moving half the blocks each step, for short blocks', origin: 'seed 002; MPICH' },
       { name: 'isend_irecv', summary: 'all exchanges posted at once in staggered order, bounded requests in flight', origin: 'seed 002; MPICH' },
@@ -159,6 +258,27 @@ export function collectiveInfo(name: string): CollectiveInfo | undefined {
 
 export function algorithmNames(coll: CollectiveName): string[] {
   return collectiveInfo(coll)!.algorithms.map((a) => a.name);
+}
+
+/** The collective's shape; `none` for a name that is no collective (the addon then names the valid ones). */
+export function shapeOf(coll: string): CollectiveShape {
+  return collectiveInfo(coll)?.shape ?? 'none';
+}
+
+/** What the bytes stated for a call (bench, simulate, explain) count: one rank's block, the message, or nothing. */
+export type SizeBasisName = 'block' | 'message' | 'none';
+const BASIS_OF_SHAPE: Record<CollectiveShape, SizeBasisName> = { block: 'block', vector: 'message', none: 'none' };
+
+export function sizeBasisOf(coll: string): SizeBasisName {
+  return BASIS_OF_SHAPE[shapeOf(coll)];
+}
+
+/**
+ * The rules' `total` from the bytes users state for a call (`block`: one rank's block, or the
+ * message): a block collective covers p blocks, any other its message. The one place this is written.
+ */
+export function totalBytes(coll: string, p: number, bytes: number): number {
+  return shapeOf(coll) === 'block' ? bytes * p : bytes;
 }
 
 export type ParameterKind = 'bool' | 'int' | 'choice' | 'string';

@@ -16,19 +16,29 @@ inline constexpr bool kBcastAlgorithmUsesShm[] = {false, false, true, true};
 inline constexpr bool kBarrierAlgorithmUsesShm[] = {false, false, true};
 inline constexpr bool kAlltoallAlgorithmUsesShm[] = {false, false, false, false, false};
 
+// What a call's size is: one rank's block of a p-block vector, the whole message, or nothing.
+enum class Shape : int { Block = 0, Vector = 1, None = 2 };
+// Blocks a buffer holds, in units of the shape: none, one (the rank's block, or the vector), or p.
+enum class Blocks : int { None = 0, One = 1, PerRank = 2 };
+
 struct CollectiveEntry {
   const char* name;
   const char* env;
   const char* const* algorithms;
   int algorithm_count;
   const bool* uses_shm;  // per algorithm: needs the node shared memory (off under TOPOCOLL_SHM=0)
+  Shape shape;
+  bool rooted;    // takes a root rank
+  bool reducing;  // combines the ranks' data with an MPI_Op
+  Blocks send_blocks;  // what a rank's send buffer holds (allgather: one block, alltoall: p)
+  Blocks recv_blocks;
 };
 
 inline constexpr CollectiveEntry kCollectives[] = {
-    {"allgather", "TOPOCOLL_ALLGATHER_ALGORITHM", kAllgatherAlgorithms, 9, kAllgatherAlgorithmUsesShm},
-    {"bcast", "TOPOCOLL_BCAST_ALGORITHM", kBcastAlgorithms, 4, kBcastAlgorithmUsesShm},
-    {"barrier", "TOPOCOLL_BARRIER_ALGORITHM", kBarrierAlgorithms, 3, kBarrierAlgorithmUsesShm},
-    {"alltoall", "TOPOCOLL_ALLTOALL_ALGORITHM", kAlltoallAlgorithms, 5, kAlltoallAlgorithmUsesShm},
+    {"allgather", "TOPOCOLL_ALLGATHER_ALGORITHM", kAllgatherAlgorithms, 9, kAllgatherAlgorithmUsesShm, Shape::Block, false, false, Blocks::One, Blocks::PerRank},
+    {"bcast", "TOPOCOLL_BCAST_ALGORITHM", kBcastAlgorithms, 4, kBcastAlgorithmUsesShm, Shape::Vector, true, false, Blocks::None, Blocks::One},
+    {"barrier", "TOPOCOLL_BARRIER_ALGORITHM", kBarrierAlgorithms, 3, kBarrierAlgorithmUsesShm, Shape::None, false, false, Blocks::None, Blocks::None},
+    {"alltoall", "TOPOCOLL_ALLTOALL_ALGORITHM", kAlltoallAlgorithms, 5, kAlltoallAlgorithmUsesShm, Shape::Block, false, false, Blocks::PerRank, Blocks::PerRank},
 };
 
 enum class SizeBasis : int { Block = 0, Total = 1 };

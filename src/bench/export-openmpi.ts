@@ -8,7 +8,7 @@
 // A message size is what a rank receives in all (allgather, alltoall: ranks x block; bcast: the
 // message); the first message range starts at 0; algorithm 0 leaves the call to Open MPI's own
 // fixed decision. The ids are those of Open MPI's COLLTYPE_T (coll_base_functions.h).
-import type { CollectiveName } from '../select/registry';
+import { shapeOf, type CollectiveName } from '../select/registry';
 import { pieceBytes, type ExportTable } from './export';
 
 const COLLECTIVE_IDS: Partial<Record<CollectiveName, number>> = { allgather: 0, alltoall: 3, barrier: 6, bcast: 7 };
@@ -49,7 +49,7 @@ export function openmpiRulesText(table: ExportTable, source: string, file: strin
       lines.push(`${r.messages.length}  # message-size ranges`);
       r.messages.forEach((m, i) => {
         const what = m.algorithm ? m.algorithm.name : "Open MPI's own choice";
-        lines.push(`${m.from} ${m.algorithm?.id ?? 0} ${m.algorithm ? FANINOUT : 0} ${m.algorithm ? SEGSIZE : 0}  # ${collective === 'barrier' ? '' : `${pieceBytes(r.messages, i)}: `}${what}`);
+        lines.push(`${m.from} ${m.algorithm?.id ?? 0} ${m.algorithm ? FANINOUT : 0} ${m.algorithm ? SEGSIZE : 0}  # ${shapeOf(collective) === 'none' ? '' : `${pieceBytes(r.messages, i)}: `}${what}`);
       });
     }
   }

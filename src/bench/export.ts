@@ -19,7 +19,7 @@ import { formatBytes } from './stats';
 export type Metric = 'total' | 'block' | 'none';
 
 function metricOf(mpi: MpiFlavour, coll: CollectiveName): Metric {
-  if (coll === 'barrier') return 'none';
+  if (shapeOf(coll) === 'none') return 'none';
   if (mpi === 'openmpi' || coll === 'allgather') return 'total';
   return 'block';
 }

@@ -26,12 +26,14 @@ export function renderRegistryHeader({ COLLECTIVES, DEFAULT_RULES, PARAMETERS, T
   lines.push(`enum class Collective : int { ${COLLECTIVES.map((c, i) => `${cIdent(c.name)} = ${i}`).join(', ')} };`);
   lines.push(`inline constexpr int kCollectiveCount = ${COLLECTIVES.length};`);
   lines.push('');
-  for (const c of COLLECTIVES) {
-    lines.push(`inline constexpr const char* k${cIdent(c.name)}Algorithms[] = {${c.algorithms.map((a) => cStr(a.name)).join(', ')}};`);
-  }
-  for (const c of COLLECTIVES) {
-    lines.push(`inline constexpr bool k${cIdent(c.name)}AlgorithmUsesShm[] = {${c.algorithms.map((a) => String(a.shm === true)).join(', ')}};`);
-  }
+  // Per-algorithm arrays; a collective without algorithms has none (C++ has no empty arrays): null.
+  const listed = COLLECTIVES.filter((c) => c.algorithms.length > 0);
+  const perAlgorithm = (suffix, type, value) => {
+    for (const c of listed) lines.push(`inline constexpr ${type} k${cIdent(c.name)}${suffix}[] = {${c.algorithms.map(value).join(', ')}};`);
+  };
+  perAlgorithm('Algorithms', 'const char*', (a) => cStr(a.name));
+  perAlgorithm('AlgorithmUsesShm', 'bool', (a) => String(a.shm === true));
+  perAlgorithm('AlgorithmRankOrdered', 'bool', (a) => String(a.rankOrdered === true));
   lines.push('');
   lines.push('struct CollectiveEntry {');
   lines.push('  const char* name;');
@@ -39,11 +41,14 @@ export function renderRegistryHeader({ COLLECTIVES, DEFAULT_RULES, PARAMETERS, T
   lines.push('  const char* const* algorithms;');
   lines.push('  int algorithm_count;');
   lines.push('  const bool* uses_shm;  // per algorithm: needs the node shared memory (off under TOPOCOLL_SHM=0)');
+  lines.push('  const bool* rank_ordered;  // per algorithm: combines operands in rank order (runs non-commutative ops)');
   lines.push('};');
   lines.push('');
   lines.push('inline constexpr CollectiveEntry kCollectives[] = {');
   for (const c of COLLECTIVES) {
-    lines.push(`    {${cStr(c.name)}, ${cStr(c.env)}, k${cIdent(c.name)}Algorithms, ${c.algorithms.length}, k${cIdent(c.name)}AlgorithmUsesShm},`);
+    const k = cIdent(c.name);
+    const arrays = c.algorithms.length > 0 ? [`k${k}Algorithms`, `k${k}AlgorithmUsesShm`, `k${k}AlgorithmRankOrdered`] : ['nullptr', 'nullptr', 'nullptr'];
+    lines.push(`    {${cStr(c.name)}, ${cStr(c.env)}, ${arrays[0]}, ${c.algorithms.length}, ${arrays[1]}, ${arrays[2]}},`);
   }
   lines.push('};');
   lines.push('');

@@ -66,6 +66,12 @@ bool collectiveByName(const std::string& name, Collective* out) {
   return false;
 }
 
+std::string collectiveNames() {
+  std::string names;
+  for (const auto& c : generated::kCollectives) names += std::string(names.empty() ? "" : ", ") + c.name;
+  return names;
+}
+
 std::string checkRegistry() {
   std::string problems;
   for (const auto& name : unknownRegistrations()) problems += "builder registered under unknown name " + name + "\n";

@@ -27,6 +27,8 @@ const char* algorithmName(Collective coll, int index);
 ScheduleBuilder findBuilder(Collective coll, int index);
 // Collective by its registry name ("allgather"), false if unknown.
 bool collectiveByName(const std::string& name, Collective* out);
+// "allgather, bcast, ...": the registry's collectives, for messages naming the valid choices.
+std::string collectiveNames();
 // Empty when every registry name has exactly one builder; otherwise what is wrong.
 std::string checkRegistry();
 

@@ -55,12 +55,34 @@ struct Call {
   Collective coll;
   MPI_Comm comm;
   int64_t block_bytes;
-  int64_t total_bytes;  // allgather and alltoall: set by dispatch (p blocks)
-  int64_t count;        // builders' units per block: bytes of a block (bcast: of the vector, a block being one byte)
+  int64_t total_bytes;  // allgather, alltoall and reduce_scatter_block: set by dispatch (p blocks)
+  int64_t count;        // builders' units per block: bytes of a block (bcast: of the vector, a block being one byte;
+                        // reductions: elements of the vector, a block being one element)
   int root = 0;
   bool in_place = false;
   bool rooted = false;
+  // Reductions: the op is commutative; it combines through MPI with the user's handles.
+  bool commutative = true;
+  bool user_handles = false;
+  const std::vector<int64_t>* recv_counts = nullptr;  // reduce_scatter: every rank's part, in elements
+  // What the choice depends on besides the sizes (CommState::RecentChoice).
+  int variant(bool nonblocking) const { return (commutative ? 0 : 1) | (user_handles && nonblocking ? 2 : 0); }
 };
+
+bool isReduction(Collective coll) {
+  return coll == Collective::Allreduce || coll == Collective::Reduce || coll == Collective::ReduceScatterBlock ||
+         coll == Collective::ReduceScatter;
+}
+
+// Whether a builder's block is one element (bcast: a byte; reductions: an element of the
+// datatype) rather than one rank's block.
+bool blockIsElement(Collective coll) { return coll == Collective::Bcast || isReduction(coll); }
+
+// Signature bytes of one element of a call: 1 but for reductions, whose builders' elements are
+// the datatype's.
+int64_t elementBytesOf(const Call& call) {
+  return isReduction(call.coll) && call.count > 0 ? call.block_bytes / call.count : 1;
+}
 
 // What the builders learn of the call itself (the engine adds the communicator's part).
 BuildParams paramsOf(const Call& call) {
@@ -68,6 +90,8 @@ BuildParams paramsOf(const Call& call) {
   params.count = call.count;
   params.root = call.root;
   params.in_place = call.in_place;
+  params.commutative = call.commutative;
+  params.recv_counts = call.recv_counts;
   return params;
 }
 
@@ -104,9 +128,9 @@ int modelCall(const Call& call, CommState* state, model::ModelCall* out) {
   out->params.max_outstanding = static_cast<int>(cfg.get(Parameter::AlltoallMaxOutstanding));
   out->params.bcast_concurrency = static_cast<int>(cfg.get(Parameter::BcastConcurrency));
   out->params.tile_bytes = cfg.get(Parameter::AlltoallTileBytes);
-  // A bcast block is one element; the others one rank's block (count elements).
+  // A bcast or reduction block is one element; the others one rank's block (count elements).
   int64_t count = std::max<int64_t>(call.count, 1);
-  out->block_bytes = call.coll == Collective::Bcast ? double(call.block_bytes) / double(count) : double(call.block_bytes);
+  out->block_bytes = blockIsElement(call.coll) ? double(call.block_bytes) / double(count) : double(call.block_bytes);
   int64_t element = std::max<int64_t>(1, call.block_bytes / count);
   out->params.element_bytes = element;
   if (cfg.get(Parameter::Shm)) out->params.shm_elements = cfg.get(Parameter::ShmBytes) / element;  // before the segment exists
@@ -160,7 +184,11 @@ int choose(const Call& call, CommState* state, bool nonblocking, Choice* choice,
   const char* why = nullptr;
   if (state->isInter()) why = "intercommunicators are not handled by the engine";
   else if (!findBuilder(call.coll, choice->algorithm)) why = "this build has no builder for it";
-  else if (collectiveEntry(call.coll).uses_shm[choice->algorithm]) {
+  else if (!call.commutative && !collectiveEntry(call.coll).rank_ordered[choice->algorithm]) {
+    why = "the op is not commutative, and the algorithm does not combine in rank order";
+  } else if (nonblocking && call.user_handles) {
+    why = "a nonblocking call with a user-defined op (MPI lets the program free the op while the call is pending, and offers no way to keep it)";
+  } else if (collectiveEntry(call.coll).uses_shm[choice->algorithm]) {
     ShmContext* shm = nullptr;
     ShadowComm* shadow = nullptr;
     if (!config().get(Parameter::Shm)) {
@@ -199,7 +227,7 @@ int multicoreParams(const Call& call, int algorithm, CommState* state, ShadowCom
   int rc = hierarchyOf(state, &hierarchy);
   if (rc != MPI_SUCCESS) return rc;
   params->hierarchy = hierarchy;
-  params->element_bytes = 1;  // builders' elements are signature bytes
+  params->element_bytes = elementBytesOf(call);  // builders' elements are signature bytes (reductions: elements)
   params->bcast_concurrency = static_cast<int>(config().get(Parameter::BcastConcurrency));
   params->tile_bytes = config().get(Parameter::AlltoallTileBytes);
   ShmContext* shm = shadow->shmIfCreated();
@@ -268,7 +296,9 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native, bool* ran
   CommState* state = nullptr;
   int rc = CommState::get(call.comm, &state);
   if (rc != MPI_SUCCESS) return rc;
-  if (call.coll == Collective::Allgather || call.coll == Collective::Alltoall) call.total_bytes = call.block_bytes * state->size();
+  if (call.coll == Collective::Allgather || call.coll == Collective::Alltoall || call.coll == Collective::ReduceScatterBlock) {
+    call.total_bytes = call.block_bytes * state->size();
+  }
   if (!state->isInter()) {
     if (call.rooted && (call.root < 0 || call.root >= state->size())) return runNative(request, native);
     if (call.total_bytes == 0 && call.coll != Collective::Barrier) return completed(request);
@@ -286,11 +316,14 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native, bool* ran
   const bool nonblocking = !request.nativeBlocks();  // the user's call (a polled one is blocking on every rank)
   if (nonblocking && !state->isInter() && !state->shadowIfAcquired() && !forced(call.coll)) {
     chosen = &kSetupDeferred;
-  } else if (recent.epoch == epoch && recent.block_bytes == call.block_bytes && recent.total_bytes == call.total_bytes) {
+  } else if (recent.epoch == epoch && recent.block_bytes == call.block_bytes && recent.total_bytes == call.total_bytes &&
+             recent.variant == call.variant(nonblocking)) {
     chosen = &recent.choice;
   } else {
     if ((rc = choose(call, state, nonblocking, &fresh, &deferred)) != MPI_SUCCESS) return rc;
-    if (config().get(Parameter::Select) != model::kSelectModel && !deferred) recent = {epoch, call.block_bytes, call.total_bytes, fresh};
+    if (config().get(Parameter::Select) != model::kSelectModel && !deferred) {
+      recent = {epoch, call.block_bytes, call.total_bytes, call.variant(nonblocking), fresh};
+    }
     chosen = &fresh;
   }
   const Choice& choice = *chosen;
@@ -472,6 +505,167 @@ int nativeAlltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
            : PMPI_Alltoall(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
 }
 
+int nativeAllreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* r) {
+  return r ? PMPI_Iallreduce(sendbuf, recvbuf, int(count), type, op, comm, r) : PMPI_Allreduce(sendbuf, recvbuf, int(count), type, op, comm);
+}
+
+int nativeReduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+                 MPI_Request* r) {
+  return r ? PMPI_Ireduce(sendbuf, recvbuf, int(count), type, op, root, comm, r)
+           : PMPI_Reduce(sendbuf, recvbuf, int(count), type, op, root, comm);
+}
+
+int nativeReduceScatterBlock(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                             MPI_Request* r) {
+  return r ? PMPI_Ireduce_scatter_block(sendbuf, recvbuf, int(recvcount), type, op, comm, r)
+           : PMPI_Reduce_scatter_block(sendbuf, recvbuf, int(recvcount), type, op, comm);
+}
+
+// The caller's own counts go to the MPI: int ones to MPI_Reduce_scatter, MPI_Count ones to its
+// MPI-4 _c form. An MPI-3 library has no _c form, and no caller of ours has MPI_Count counts there.
+int nativeReduceScatter(const void* sendbuf, void* recvbuf, CountList recvcounts, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                        MPI_Request* r) {
+  if (recvcounts.ints() || recvcounts.null()) {
+    return r ? PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts.ints(), type, op, comm, r)
+             : PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts.ints(), type, op, comm);
+  }
+#if MPI_VERSION >= 4
+  return r ? PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts.counts(), type, op, comm, r)
+           : PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts.counts(), type, op, comm);
+#else
+  return MPI_ERR_ARG;
+#endif
+}
+
+// A reduction of `count` elements of `type` with `op`. Arguments the MPI rejects (negative count,
+// null handles, aliased buffers) and pairs the engine does not combine (Reduction) leave
+// block_bytes negative: dispatch hands such calls to the MPI, which combines them or raises its
+// error. *reduction: how the executor combines.
+int reductionCall(const void* sendbuf, const void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, Call* call,
+                  Reduction* reduction) {
+  call->in_place = sendbuf == MPI_IN_PLACE;
+  if (count < 0 || type == MPI_DATATYPE_NULL || op == MPI_OP_NULL || (count > 0 && sendbuf == recvbuf)) return MPI_SUCCESS;
+  if (!fitsInt(count)) return MPI_ERR_COUNT;
+  int rc = Reduction::resolve(op, type, reduction);
+  if (rc != MPI_SUCCESS || !reduction->supported()) return rc;
+  call->count = count;
+  call->block_bytes = call->total_bytes = count * reduction->elementBytes();
+  call->commutative = reduction->commutative();
+  call->user_handles = reduction->needsUserHandles();
+  return MPI_SUCCESS;
+}
+
+// Reductions bind elements of the datatype as blocks (`elements` of them, its signature bytes
+// each), so that no span splits one.
+int bindElements(StagedBuffers* staged, const void* base, MPI_Count elements, MPI_Datatype type, int64_t element_bytes, bool read,
+                 bool write, BufferBinding* out) {
+  int rc = write || !read ? staged->bind(const_cast<void*>(base), elements, type, elements * element_bytes, 1, 0, read ? 1 : 0, write, out)
+                          : staged->bindSend(base, elements, type, elements * element_bytes, 1, out);
+  out->blockBytes = element_bytes;
+  return rc;
+}
+
+// allreduce: count elements, the result on every rank (in place: my operand in recvbuf).
+[[gnu::noinline]] int allreduceThroughEngine(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
+                                             MPI_Comm comm, RequestOut request) {
+  auto native = [&](MPI_Request* r) { return nativeAllreduce(sendbuf, recvbuf, count, type, op, comm, r); };
+  return runRemembered(Collective::Allreduce, request, [&](bool* ran_native) {
+    Call call{Collective::Allreduce, comm, -1, 0, 0};
+    Reduction reduction;
+    int rc = reductionCall(sendbuf, recvbuf, count, type, op, &call, &reduction);
+    if (rc != MPI_SUCCESS) return rc;
+    auto bind = [&](Bindings* b, StagedBuffers* staged, int, int) {
+      const int64_t element = reduction.elementBytes();
+      b->reduction = reduction;
+      int rc = call.in_place ? MPI_SUCCESS : bindElements(staged, sendbuf, count, type, element, true, false, &b->send);
+      if (rc == MPI_SUCCESS) rc = bindElements(staged, recvbuf, count, type, element, call.in_place, true, &b->recv);
+      return rc;
+    };
+    return dispatch(call, request, bind, native, ran_native);
+  }, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(type), count, handleBits(op));
+}
+
+// reduce: count elements combined at the root. The receive buffer is bound at the root only (in
+// place: the root's operand in it); builders use tmp elsewhere.
+[[gnu::noinline]] int reduceThroughEngine(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, int root,
+                                          MPI_Comm comm, RequestOut request) {
+  auto native = [&](MPI_Request* r) { return nativeReduce(sendbuf, recvbuf, count, type, op, root, comm, r); };
+  return runRemembered(Collective::Reduce, request, [&](bool* ran_native) {
+    Call call{Collective::Reduce, comm, -1, 0, 0, root};
+    call.rooted = true;
+    Reduction reduction;
+    // Only the root's receive buffer is significant: the aliasing check is the root's.
+    int rc = reductionCall(sendbuf, nullptr, count, type, op, &call, &reduction);
+    if (rc != MPI_SUCCESS) return rc;
+    auto bind = [&](Bindings* b, StagedBuffers* staged, int, int rank) {
+      const int64_t element = reduction.elementBytes();
+      const bool at_root = rank == root, in_place = call.in_place && at_root;
+      b->reduction = reduction;
+      b->recv.blockBytes = element;
+      int rc = in_place ? MPI_SUCCESS : bindElements(staged, sendbuf, count, type, element, true, false, &b->send);
+      if (rc == MPI_SUCCESS && at_root) rc = bindElements(staged, recvbuf, count, type, element, in_place, true, &b->recv);
+      return rc;
+    };
+    return dispatch(call, request, bind, native, ran_native);
+  }, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(type), count, handleBits(op), root);
+}
+
+// reduce_scatter_block: p parts of recvcount elements combined, part i left on rank i. The call's
+// count is recvcount; the send binding holds p parts (in place: the receive binding holds them,
+// and the result goes to its first part).
+[[gnu::noinline]] int reduceScatterBlockThroughEngine(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype type,
+                                                      MPI_Op op, MPI_Comm comm, RequestOut request) {
+  auto native = [&](MPI_Request* r) { return nativeReduceScatterBlock(sendbuf, recvbuf, recvcount, type, op, comm, r); };
+  return runRemembered(Collective::ReduceScatterBlock, request, [&](bool* ran_native) {
+    Call call{Collective::ReduceScatterBlock, comm, -1, 0, 0};
+    Reduction reduction;
+    int rc = reductionCall(sendbuf, recvbuf, recvcount, type, op, &call, &reduction);
+    if (rc != MPI_SUCCESS) return rc;
+    auto bind = [&](Bindings* b, StagedBuffers* staged, int p, int) {
+      const int64_t element = reduction.elementBytes();
+      b->reduction = reduction;
+      if (call.in_place) return bindElements(staged, recvbuf, recvcount * p, type, element, true, true, &b->recv);
+      int rc = bindElements(staged, sendbuf, recvcount * p, type, element, true, false, &b->send);
+      if (rc == MPI_SUCCESS) rc = bindElements(staged, recvbuf, recvcount, type, element, false, true, &b->recv);
+      return rc;
+    };
+    return dispatch(call, request, bind, native, ran_native);
+  }, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(type), recvcount, handleBits(op));
+}
+
+// reduce_scatter: parts of recvcounts[i] elements combined, part i left on rank i. The call's
+// count is the sum (BuildParams::recv_counts has the parts); the send binding holds them all (in
+// place: the receive binding, the result going to its start).
+[[gnu::noinline]] int reduceScatterThroughEngine(const void* sendbuf, void* recvbuf, CountList recvcounts, MPI_Datatype type, MPI_Op op,
+                                                 MPI_Comm comm, RequestOut request) {
+  auto native = [&](MPI_Request* r) { return nativeReduceScatter(sendbuf, recvbuf, recvcounts, type, op, comm, r); };
+  Call call{Collective::ReduceScatter, comm, -1, 0, 0};
+  CommState* state = nullptr;
+  std::vector<int64_t> parts;
+  int64_t total = 0;
+  bool valid = !recvcounts.null() && comm != MPI_COMM_NULL && CommState::get(comm, &state) == MPI_SUCCESS && !state->isInter();
+  for (int i = 0; valid && i < state->size(); ++i) {
+    valid = recvcounts[i] >= 0;
+    parts.push_back(recvcounts[i]);
+    total += recvcounts[i];
+  }
+  if (!valid) return runNative(request, native);  // the MPI raises the error, or runs the intercommunicator
+  Reduction reduction;
+  int rc = reductionCall(sendbuf, recvbuf, total, type, op, &call, &reduction);
+  if (rc != MPI_SUCCESS) return rc;
+  call.recv_counts = &parts;
+  auto bind = [&](Bindings* b, StagedBuffers* staged, int, int rank) {
+    const int64_t element = reduction.elementBytes();
+    b->reduction = reduction;
+    if (call.in_place) return bindElements(staged, recvbuf, total, type, element, true, true, &b->recv);
+    int rc = bindElements(staged, sendbuf, total, type, element, true, false, &b->send);
+    if (rc == MPI_SUCCESS) rc = bindElements(staged, recvbuf, parts[rank], type, element, false, true, &b->recv);
+    return rc;
+  };
+  bool ran_native = false;
+  return dispatch(call, request, bind, native, &ran_native);
+}
+
 // allgather and alltoall: p blocks of recvcount elements each, through the engine.
 [[gnu::noinline]] int blockThroughEngine(Collective coll, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                                          void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
@@ -559,6 +753,33 @@ int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, vo
   if (repeatsNative(Collective::Alltoall, request, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(sendtype), sendcount, handleBits(recvtype), recvcount))
     return handedToMpi(nativeAlltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr));
   return blockThroughEngine(Collective::Alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, RequestOut request) {
+  if (repeatsNative(Collective::Allreduce, request, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(type), count, handleBits(op)))
+    return handedToMpi(nativeAllreduce(sendbuf, recvbuf, count, type, op, comm, nullptr));
+  return allreduceThroughEngine(sendbuf, recvbuf, count, type, op, comm, request);
+}
+
+int reduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+           RequestOut request) {
+  if (repeatsNative(Collective::Reduce, request, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(type), count, handleBits(op), root))
+    return handedToMpi(nativeReduce(sendbuf, recvbuf, count, type, op, root, comm, nullptr));
+  return reduceThroughEngine(sendbuf, recvbuf, count, type, op, root, comm, request);
+}
+
+int reduceScatterBlock(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                       RequestOut request) {
+  if (repeatsNative(Collective::ReduceScatterBlock, request, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(type), recvcount,
+                    handleBits(op)))
+    return handedToMpi(nativeReduceScatterBlock(sendbuf, recvbuf, recvcount, type, op, comm, nullptr));
+  return reduceScatterBlockThroughEngine(sendbuf, recvbuf, recvcount, type, op, comm, request);
+}
+
+// No repeat check: the counts are a list.
+int reduceScatter(const void* sendbuf, void* recvbuf, CountList recvcounts, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                  RequestOut request) {
+  return reduceScatterThroughEngine(sendbuf, recvbuf, recvcounts, type, op, comm, request);
 }
 
 bool takeRaisedByMpi() {

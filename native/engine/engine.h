@@ -55,6 +55,34 @@ int barrier(MPI_Comm comm, RequestOut request = nullptr);
 int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
              MPI_Datatype recvtype, MPI_Comm comm, RequestOut request = nullptr);
 
+// Per-rank counts of reduce_scatter as the caller has them: the int array of MPI_Reduce_scatter
+// or the MPI_Count array of its MPI-4 _c form.
+struct CountList {
+  CountList(const int* counts) : ints_(counts) {}
+  CountList(const MPI_Count* counts) : counts_(counts) {}
+  bool null() const { return ints_ == nullptr && counts_ == nullptr; }
+  MPI_Count operator[](int i) const { return ints_ ? MPI_Count(ints_[i]) : counts_[i]; }
+  const int* ints() const { return ints_; }
+  const MPI_Count* counts() const { return counts_; }
+
+ private:
+  const int* ints_ = nullptr;
+  const MPI_Count* counts_ = nullptr;
+};
+
+// Reductions. The engine combines predefined ops on predefined types (and on derived types of
+// one predefined type) with its own kernels, user-defined ops through MPI_Reduce_local; an op
+// that is not commutative runs only the algorithms that combine in rank order. reduce and the
+// reduce_scatters go to the MPI until their algorithms exist.
+int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+              RequestOut request = nullptr);
+int reduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+           RequestOut request = nullptr);
+int reduceScatterBlock(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                       RequestOut request = nullptr);
+int reduceScatter(const void* sendbuf, void* recvbuf, CountList recvcounts, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                  RequestOut request = nullptr);
+
 // True, once, when the last call that failed on this thread was handed to the MPI's own
 // collective, which has already called the communicator's error handler.
 bool takeRaisedByMpi();

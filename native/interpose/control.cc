@@ -43,8 +43,8 @@ __attribute__((visibility("default"))) int topocoll_algorithms(const char* colle
 __attribute__((visibility("default"))) int topocoll_force_algorithm(const char* collective, const char* algorithm) {
   Collective coll;
   if (!collective || !collectiveByName(collective, &coll)) {
-    std::fprintf(stderr, "topocoll_force_algorithm: unknown collective \"%s\"; valid choices: allgather, bcast, barrier, alltoall\n",
-                 collective ? collective : "(null)");
+    std::fprintf(stderr, "topocoll_force_algorithm: unknown collective \"%s\"; valid choices: %s\n", collective ? collective : "(null)",
+                 collectiveNames().c_str());
     return -1;
   }
   int value = kAlgorithmAuto;

@@ -15,7 +15,10 @@ import type { Progress } from './progress';
 const BENCH_FORMAT = 'topocoll-bench';
 const BENCH_VERSION = 1;
 
-/** What `bytes` counts: one rank's block (allgather, alltoall), the message (bcast), nothing (barrier). */
+/**
+ * What `bytes` counts: one rank's block (allgather, alltoall, reduce_scatter_block), the message
+ * (bcast, allreduce, reduce, reduce_scatter: the whole vector), nothing (barrier).
+ */
 export type SizeBasisName = 'block' | 'message' | 'none';
 
 export const SIZE_BASIS: Record<CollectiveName, SizeBasisName> = {
@@ -23,6 +26,10 @@ export const SIZE_BASIS: Record<CollectiveName, SizeBasisName> = {
   alltoall: 'block',
   bcast: 'message',
   barrier: 'none',
+  allreduce: 'message',
+  reduce: 'message',
+  reduce_scatter_block: 'block',
+  reduce_scatter: 'message',
 };
 
 /**

@@ -36,7 +36,16 @@ export interface TuneResult {
 }
 
 /** The rules' size basis per collective: allgather and alltoall by block, bcast by message (= total). */
-const TUNE_BASIS: Record<CollectiveName, SizeBasis> = { allgather: 'block', alltoall: 'block', bcast: 'total', barrier: 'total' };
+const TUNE_BASIS: Record<CollectiveName, SizeBasis> = {
+  allgather: 'block',
+  alltoall: 'block',
+  bcast: 'total',
+  barrier: 'total',
+  allreduce: 'total',
+  reduce: 'total',
+  reduce_scatter_block: 'block',
+  reduce_scatter: 'total',
+};
 
 function isPowerOfTwo(p: number): boolean {
   return p > 0 && (p & (p - 1)) === 0;

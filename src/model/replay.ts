@@ -6,7 +6,10 @@
 // alltoall, origin x p + index (send block j of rank o); bcast, the element index; each times
 // unitsPerBlock plus the unit. Barrier has no data and is checked for happens-before instead:
 // every rank must have heard, through a chain of messages or flags, from every other rank
-// before it can finish.
+// before it can finish. Reductions (a block is one element): a symbol names a term, an element
+// index combined from a set of ranks' operands (ReductionTerms); a combination of terms that
+// share a rank is an error, and the result must combine every rank's operand once, in rank order
+// where the algorithm claims it (the registry's rankOrdered).
 //
 // The node's shared data area (buffer `shm`) is one buffer for all ranks of a node, so its
 // accesses race unless ordered. With vector clocks over messages and flags the replay checks
@@ -20,12 +23,13 @@ import {
   BUF_SEND,
   BUF_SHM,
   BUFFER_NAMES,
-  COPY_CODE,
+  REDUCE_CODE,
   SIGNAL_CODE,
   WAIT_CODE,
   ScheduleError,
   compileSchedule,
   forEachRound,
+  isLocalCode,
   isRecvCode,
   type CompiledRank,
 } from './compiled';
@@ -36,12 +40,16 @@ import { MessageLog } from './messages';
 export type ScheduleSource = ((rank: number) => Schedule) | readonly Schedule[];
 
 export interface VerifyParams {
-  /** bcast: elements in the vector (default: the schedules' `count`). */
+  /** bcast, reductions: elements in the vector (reduce_scatter_block: in one rank's part; default: the schedules' `count`). */
   count?: number;
-  /** bcast root (default: the schedules' `root`). */
+  /** bcast, reduce root (default: the schedules' `root`). */
   root?: number;
-  /** allgather/alltoall: MPI_IN_PLACE (default: the schedules' `inPlace`). */
+  /** allgather/alltoall, reductions: MPI_IN_PLACE (default: the schedules' `inPlace`). */
   inPlace?: boolean;
+  /** reduce_scatter: the elements of every rank's part (required). */
+  recvCounts?: readonly number[];
+  /** Reductions: the result must combine the operands in rank order (the algorithm claims it). */
+  rankOrdered?: boolean;
   /** The node of every rank, as given to the builder; default: all on one node. */
   nodes?: readonly number[];
   /** Elements the node's shared data area holds (as given to the builder); default: unbounded. */
@@ -70,14 +78,17 @@ interface Layout {
   recvBlocks: number;
 }
 
+const isReduction = (coll: CollectiveName) => coll === 'allreduce' || coll === 'reduce' || coll === 'reduce_scatter_block' || coll === 'reduce_scatter';
+
 /** Where a span's units live: the rank's own slots or its node's shared area. */
 interface Place {
   array: Float64Array;
   at: number;
 }
 
-/** Buffer sizes, in blocks, that the collective's definition gives every rank. */
-function layoutOf(coll: CollectiveName, p: number, count: number, inPlace: boolean): Layout {
+/** Buffer sizes, in blocks, that the collective's definition gives rank r (the engine's bindings). */
+function layoutOf(coll: CollectiveName, p: number, r: number, params: Expected): Layout {
+  const { count, inPlace, root } = params;
   switch (coll) {
     case 'allgather':
       return { sendBlocks: inPlace ? 0 : 1, recvBlocks: p };
@@ -87,6 +98,17 @@ function layoutOf(coll: CollectiveName, p: number, count: number, inPlace: boole
       return { sendBlocks: 0, recvBlocks: count };
     case 'barrier':
       return { sendBlocks: 0, recvBlocks: 0 };
+    case 'allreduce':
+      return { sendBlocks: inPlace ? 0 : count, recvBlocks: count };
+    case 'reduce':
+      // In place only at the root; the receive buffer exists at the root only.
+      return { sendBlocks: inPlace && r === root ? 0 : count, recvBlocks: r === root ? count : 0 };
+    case 'reduce_scatter_block':
+      return { sendBlocks: inPlace ? 0 : p * count, recvBlocks: inPlace ? p * count : count };
+    case 'reduce_scatter': {
+      const total = params.recvCounts.reduce((a, b) => a + b, 0);
+      return { sendBlocks: inPlace ? 0 : total, recvBlocks: inPlace ? total : params.recvCounts[r] };
+    }
   }
 }
 
@@ -112,6 +134,8 @@ export function verifyCollective(coll: CollectiveName, p: number, source: Schedu
         unitsPerBlock: s.unitsPerBlock ?? 1,
         nodes: params.nodes ?? new Array<number>(p).fill(0),
         shmElements: params.shmElements ?? Infinity,
+        recvCounts: params.recvCounts ?? [],
+        rankOrdered: params.rankOrdered ?? false,
       };
       checkHeader(s, coll, p, r, expect);
       ranks.push(compileSchedule(s, p, true));
@@ -134,20 +158,30 @@ function checkHeader(s: Schedule, coll: CollectiveName, p: number, r: number, ex
   if (s.collective !== coll) throw bad(`is for ${s.collective}, not ${coll}`);
   if (s.p !== p || s.rank !== r) throw bad(`was built for rank ${s.rank} of ${s.p}`);
   if (!Number.isInteger(s.tmpBlocks) || s.tmpBlocks < 0) throw bad(`has tmpBlocks ${s.tmpBlocks}`);
-  if (coll === 'bcast') {
-    if (s.count !== expect.count) throw bad(`has count ${s.count}, expected ${expect.count}`);
+  if (coll === 'bcast' || coll === 'reduce') {
     if (s.root !== expect.root) throw bad(`has root ${s.root}, expected ${expect.root}`);
     if (!Number.isInteger(expect.root) || expect.root < 0 || expect.root >= p) throw bad(`root ${expect.root} is not a rank`);
   }
-  if ((coll === 'allgather' || coll === 'alltoall') && s.inPlace !== expect.inPlace) {
+  if ((coll === 'bcast' || isReduction(coll)) && s.count !== expect.count) throw bad(`has count ${s.count}, expected ${expect.count}`);
+  if ((coll === 'allgather' || coll === 'alltoall' || isReduction(coll)) && s.inPlace !== expect.inPlace) {
     throw bad(`has inPlace ${s.inPlace}, expected ${expect.inPlace}`);
+  }
+  if (isReduction(coll) && (s.unitsPerBlock ?? 1) !== 1) throw bad(`cuts elements into ${s.unitsPerBlock} units: a reduction's block is one element`);
+  if (coll === 'reduce_scatter') {
+    const counts = expect.recvCounts;
+    if (counts.length !== p || counts.some((c) => !Number.isInteger(c) || c < 0)) throw bad(`needs recvCounts of ${p} whole numbers, got [${counts.join(', ')}]`);
+    if (s.count !== counts.reduce((a, b) => a + b, 0)) throw bad(`has count ${s.count}, not the sum of recvCounts`);
   }
   if ((s.unitsPerBlock ?? 1) !== expect.unitsPerBlock) throw bad(`has unitsPerBlock ${s.unitsPerBlock}, expected ${expect.unitsPerBlock}`);
 }
 
 class SymbolicReplay implements EngineHooks {
-  private readonly layout: Layout;
+  /** Per rank: send and recv units. */
+  private readonly sendUnits: Int32Array;
+  private readonly recvUnits: Int32Array;
   private readonly unit: number;
+  /** Reductions: what the symbols name. */
+  private readonly terms?: ReductionTerms;
   /** Per rank: send, recv and tmp units, in that order, holding symbols. */
   private readonly slots: Float64Array[];
   private readonly bufBase: Int32Array[];
@@ -177,9 +211,14 @@ class SymbolicReplay implements EngineHooks {
     private readonly messages: MessageLog,
   ) {
     this.unit = params.unitsPerBlock;
-    const blocks = layoutOf(coll, p, params.count, params.inPlace);
-    this.layout = { sendBlocks: blocks.sendBlocks * this.unit, recvBlocks: blocks.recvBlocks * this.unit };
-    const { sendBlocks, recvBlocks } = this.layout;
+    this.sendUnits = new Int32Array(p);
+    this.recvUnits = new Int32Array(p);
+    for (let r = 0; r < p; r++) {
+      const blocks = layoutOf(coll, p, r, params);
+      this.sendUnits[r] = blocks.sendBlocks * this.unit;
+      this.recvUnits[r] = blocks.recvBlocks * this.unit;
+    }
+    if (isReduction(coll)) this.terms = new ReductionTerms(p);
 
     this.node = Int32Array.from(params.nodes);
     this.localIndex = new Int32Array(p);
@@ -204,10 +243,11 @@ class SymbolicReplay implements EngineHooks {
     this.bufBase = [];
     let maxSlots = 0;
     for (const rank of ranks) {
+      const sendUnits = this.sendUnits[rank.rank], recvUnits = this.recvUnits[rank.rank];
       const tmpUnits = rank.tmpBlocks * this.unit;
-      maxSlots = Math.max(maxSlots, sendBlocks + recvBlocks + tmpUnits);
-      this.slots.push(new Float64Array(sendBlocks + recvBlocks + tmpUnits).fill(EMPTY));
-      this.bufBase.push(Int32Array.of(0, sendBlocks, sendBlocks + recvBlocks));
+      maxSlots = Math.max(maxSlots, sendUnits + recvUnits + tmpUnits);
+      this.slots.push(new Float64Array(sendUnits + recvUnits + tmpUnits).fill(EMPTY));
+      this.bufBase.push(Int32Array.of(0, sendUnits, sendUnits + recvUnits));
     }
     this.claims = new Int32Array(maxSlots + shmUnits);
 
@@ -242,13 +282,19 @@ class SymbolicReplay implements EngineHooks {
           break;
         case 'barrier':
           break;
+        default: {
+          // Reductions: rank r's operand, where the engine binds it.
+          const at = this.sendUnits[r] > 0 ? base[BUF_SEND] : base[BUF_RECV];
+          const n = this.sendUnits[r] > 0 ? this.sendUnits[r] : this.recvUnits[r];
+          for (let e = 0; e < n; e++) slots[at + e] = this.terms!.leaf(r, e);
+        }
       }
     }
   }
 
   private bufferSize(rank: CompiledRank, buf: number): number {
-    if (buf === BUF_SEND) return this.layout.sendBlocks;
-    if (buf === BUF_RECV) return this.layout.recvBlocks;
+    if (buf === BUF_SEND) return this.sendUnits[rank.rank];
+    if (buf === BUF_RECV) return this.recvUnits[rank.rank];
     if (buf === BUF_SHM) return this.shmCapacity();
     return rank.tmpBlocks * this.unit;
   }
@@ -299,7 +345,7 @@ class SymbolicReplay implements EngineHooks {
           }
           continue;
         }
-        if (code >= 0 || code === COPY_CODE) check(round, s, spans.srcBuf[s], spans.srcFirst[s]);
+        if (code >= 0 || isLocalCode(code)) check(round, s, spans.srcBuf[s], spans.srcFirst[s]);
         if (code < 0) check(round, s, spans.dstBuf[s], spans.dstFirst[s]);
       }
     });
@@ -380,13 +426,33 @@ class SymbolicReplay implements EngineHooks {
     const { srcBuf, srcFirst, dstBuf, dstFirst } = spans!;
     if (this.clocked) this.known![r * this.p + r] = 2 * round + 2;
     for (let s = first; s < end; s++) {
-      if (stream[2 * s] !== COPY_CODE) continue;
+      const code = stream[2 * s];
+      if (!isLocalCode(code)) continue;
       const count = stream[2 * s + 1];
       if (this.clocked) {
         if (srcBuf[s] === BUF_SHM) this.shmRead(r, round, srcFirst[s], count, this.known!);
         if (dstBuf[s] === BUF_SHM) this.shmWrite(r, round, dstFirst[s], count, this.known!);
       }
-      copyUnits(this.place(r, srcBuf[s], srcFirst[s]), this.place(r, dstBuf[s], dstFirst[s]), count);
+      const from = this.place(r, srcBuf[s], srcFirst[s]);
+      const to = this.place(r, dstBuf[s], dstFirst[s]);
+      if (code === REDUCE_CODE) this.reduceUnits(r, round, from, to, count, spans!.dstFirstOrder[s] === 1);
+      else copyUnits(from, to, count);
+    }
+  }
+
+  /** A reduce op: to[i] = from[i] op to[i] (or to[i] op from[i]), as terms. */
+  private reduceUnits(r: number, round: number, from: Place, to: Place, count: number, dstFirst: boolean): void {
+    const terms = this.terms;
+    if (!terms) throw new ScheduleError(`rank ${r} round ${round}: a reduce op in a ${this.coll} schedule`, r, round);
+    if (from.array === to.array && from.at < to.at + count && to.at < from.at + count) {
+      throw new ScheduleError(`rank ${r} round ${round}: a reduce op's source and destination overlap`, r, round);
+    }
+    for (let i = 0; i < count; i++) {
+      const a = from.array[from.at + i];
+      const b = to.array[to.at + i];
+      const problem = a === EMPTY || b === EMPTY ? 'combines a unit that holds nothing' : undefined;
+      if (problem) throw new ScheduleError(`rank ${r} round ${round}: ${problem}`, r, round);
+      to.array[to.at + i] = dstFirst ? terms.combine(b, a, r, round) : terms.combine(a, b, r, round);
     }
   }
 
@@ -473,8 +539,12 @@ class SymbolicReplay implements EngineHooks {
       }
       return;
     }
-    const n = this.layout.recvBlocks;
+    if (this.terms) {
+      this.checkReduction();
+      return;
+    }
     for (let r = 0; r < p; r++) {
+      const n = this.recvUnits[r];
       const slots = this.slots[r];
       const recv = this.bufBase[r][BUF_RECV];
       for (let i = 0; i < n; i++) {
@@ -485,6 +555,30 @@ class SymbolicReplay implements EngineHooks {
           const where = unit === 1 ? `recv[${i}]` : `recv unit ${i} (block ${block})`;
           throw new ScheduleError(`final state: rank ${r} ${where} holds ${this.describe(got)}, expected ${this.describe(want)}`, r);
         }
+      }
+    }
+  }
+
+  /** Every element of the result combines every rank's operand of that element once (in rank order if claimed). */
+  private checkReduction(): void {
+    const { p, coll, params } = this;
+    const terms = this.terms!;
+    for (let r = 0; r < p; r++) {
+      // The result's elements on this rank: the whole vector, or the rank's part of it.
+      let first = 0;
+      let n = this.recvUnits[r];
+      if (coll === 'reduce' && r !== params.root) n = 0;
+      if (coll === 'reduce_scatter_block') [first, n] = [r * params.count, params.count];
+      if (coll === 'reduce_scatter') {
+        for (let q = 0; q < r; q++) first += params.recvCounts[q];
+        n = params.recvCounts[r];
+      }
+      const slots = this.slots[r];
+      const recv = this.bufBase[r][BUF_RECV];
+      for (let i = 0; i < n; i++) {
+        const got = slots[recv + i];
+        const problem = terms.incomplete(got, first + i, params.rankOrdered);
+        if (problem) throw new ScheduleError(`final state: rank ${r} recv[${i}] ${problem}`, r);
       }
     }
   }
@@ -534,4 +628,89 @@ function copyUnits(from: Place, to: Place, count: number): void {
   } else {
     to.array.set(from.array.subarray(from.at, from.at + count), to.at);
   }
+}
+
+/**
+ * The terms of a symbolic reduction: an element index and the set of ranks whose operands it
+ * combines; `lo`..`hi` when it is their combination in rank order (lo op ... op hi), else -1.
+ * Rank sets are bitsets of ceil(p / 32) words in one growing arena.
+ */
+class ReductionTerms {
+  private element = new Int32Array(1024);
+  private lo = new Int32Array(1024);
+  private hi = new Int32Array(1024);
+  private bits: Uint32Array;
+  private size = 0;
+  private readonly words: number;
+
+  constructor(private readonly p: number) {
+    this.words = Math.ceil(p / 32);
+    this.bits = new Uint32Array(1024 * this.words);
+  }
+
+  /** Rank r's operand of element e. */
+  leaf(r: number, e: number): number {
+    const t = this.add(e, r, r);
+    this.bits[t * this.words + (r >> 5)] |= 1 << (r & 31);
+    return t;
+  }
+
+  /** left op right; throws when they are different elements or share a rank. */
+  combine(left: number, right: number, r: number, round: number): number {
+    const fail = (what: string) => new ScheduleError(`rank ${r} round ${round}: combines ${this.describe(left)} with ${this.describe(right)}: ${what}`, r, round);
+    if (this.element[left] !== this.element[right]) throw fail('different elements');
+    const { words } = this;
+    for (let w = 0; w < words; w++) {
+      if (this.bits[left * words + w] & this.bits[right * words + w]) throw fail('a rank\'s operand twice');
+    }
+    const ordered = this.lo[left] >= 0 && this.lo[right] >= 0 && this.hi[left] + 1 === this.lo[right];
+    const t = this.add(this.element[left], ordered ? this.lo[left] : -1, ordered ? this.hi[right] : -1);
+    for (let w = 0; w < words; w++) this.bits[t * words + w] = this.bits[left * words + w] | this.bits[right * words + w];
+    return t;
+  }
+
+  /** Why `term` is not element e of the full reduction (in rank order if `ordered`), or undefined. */
+  incomplete(term: number, e: number, ordered: boolean): string | undefined {
+    if (term === EMPTY) return `holds nothing, expected element ${e} of the reduction`;
+    if (this.element[term] !== e) return `holds ${this.describe(term)}, expected element ${e}`;
+    let count = 0;
+    for (let w = 0; w < this.words; w++) count += popcount(this.bits[term * this.words + w]);
+    if (count !== this.p) return `holds ${this.describe(term)}: ${this.p - count} of ${this.p} operands missing`;
+    if (ordered && !(this.lo[term] === 0 && this.hi[term] === this.p - 1)) return `holds ${this.describe(term)}: not combined in rank order`;
+    return undefined;
+  }
+
+  describe(term: number): string {
+    const ranks: number[] = [];
+    for (let q = 0; q < this.p && ranks.length <= 8; q++) if (this.bits[term * this.words + (q >> 5)] & (1 << (q & 31))) ranks.push(q);
+    const set = ranks.length > 8 ? `${ranks.slice(0, 8).join(',')},...` : ranks.join(',');
+    const order = this.lo[term] >= 0 ? ` in order ${this.lo[term]}..${this.hi[term]}` : '';
+    return `element ${this.element[term]} of ranks {${set}}${order}`;
+  }
+
+  private add(e: number, lo: number, hi: number): number {
+    if (this.size === this.element.length) {
+      const grow = <T extends Int32Array | Uint32Array>(a: T, n: number): T => {
+        const b = new (a.constructor as new (n: number) => T)(n);
+        b.set(a);
+        return b;
+      };
+      const n = 2 * this.size;
+      this.element = grow(this.element, n);
+      this.lo = grow(this.lo, n);
+      this.hi = grow(this.hi, n);
+      this.bits = grow(this.bits, n * this.words);
+    }
+    const t = this.size++;
+    this.element[t] = e;
+    this.lo[t] = lo;
+    this.hi[t] = hi;
+    return t;
+  }
+}
+
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }

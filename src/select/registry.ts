@@ -2,7 +2,7 @@
 // algorithm reads it: env parsing, `explain`, docs, tests, benchmarks, and the native build
 // (scripts/gen-native-registry.mjs writes native/engine/generated/registry.h from it).
 
-export type CollectiveName = 'allgather' | 'bcast' | 'barrier' | 'alltoall';
+export type CollectiveName = 'allgather' | 'bcast' | 'barrier' | 'alltoall' | 'allreduce' | 'reduce' | 'reduce_scatter_block' | 'reduce_scatter';
 
 export interface AlgorithmInfo {
   /** Canonical name, as users type it in TOPOCOLL_<COLL>_ALGORITHM. */
@@ -14,6 +14,11 @@ export interface AlgorithmInfo {
   readonly shm?: boolean;
   /** Runs under a rank mapping pi computed from the ranks' nodes (seed 004): its schedule depends on the placement. */
   readonly remapped?: boolean;
+  /**
+   * Reductions: combines the operands in rank order (r0 op r1 op ... op r(p-1), each once), so it
+   * runs ops that are not commutative; the others run commutative ops only (a forced one falls back).
+   */
+  readonly rankOrdered?: boolean;
 }
 
 export interface CollectiveInfo {
@@ -72,6 +77,18 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
       { name: 'tiled', summary: 'pairwise exchange with every block cut into tiles sized to the shared cache', origin: 'seed 001' },
     ],
   },
+  {
+    name: 'allreduce',
+    env: 'TOPOCOLL_ALLREDUCE_ALGORITHM',
+    algorithms: [
+      { name: 'recursive_doubling', summary: 'log p exchanges of the whole vector with r xor 2^k, lower ranks\' operand on the left; non-power-of-two via fold-in', origin: 'MPICH', rankOrdered: true },
+      { name: 'reduce_scatter_allgather', summary: 'reduce-scatter by recursive halving, then allgather by recursive doubling (Rabenseifner); non-power-of-two via fold-in', origin: 'Rabenseifner 2004; MPICH', rankOrdered: true },
+      { name: 'ring', summary: 'ring reduce-scatter then ring allgather, in segments: each rank sends 2(p-1)/p of the vector', origin: 'Patarasuk & Yuan 2009; Open MPI ring_segmented' },
+    ],
+  },
+  { name: 'reduce', env: 'TOPOCOLL_REDUCE_ALGORITHM', algorithms: [] },
+  { name: 'reduce_scatter_block', env: 'TOPOCOLL_REDUCE_SCATTER_BLOCK_ALGORITHM', algorithms: [] },
+  { name: 'reduce_scatter', env: 'TOPOCOLL_REDUCE_SCATTER_ALGORITHM', algorithms: [] },
 ];
 
 /**
@@ -151,6 +168,14 @@ export const DEFAULT_RULES: readonly Rule[] = [
   { collective: 'alltoall', algorithm: 'bruck', basis: 'block', maxBytes: 257, minRanks: 8, why: 'MPICH: blocks <= 256 B on 8 or more ranks' },
   { collective: 'alltoall', algorithm: 'isend_irecv', basis: 'block', maxBytes: 32769, why: 'MPICH: blocks <= 32 KiB' },
   { collective: 'alltoall', algorithm: 'pairwise', why: 'MPICH: long blocks (xor pairing on power-of-two sizes, shift otherwise)' },
+  { collective: 'allreduce', algorithm: 'native', maxRanks: 2, why: 'not measured yet: on 2 ranks every algorithm is one exchange, where the system MPI\'s own path is the shorter one for the other collectives' },
+  { collective: 'allreduce', algorithm: 'recursive_doubling', basis: 'total', maxBytes: 2049, why: 'MPICH: MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = 2048, recursive doubling up to 2 KiB' },
+  // MPICH also keeps recursive doubling for fewer elements than pof2 (huge elements), which a
+  // rule cannot say; Rabenseifner runs such calls correctly, its empty blocks skipped.
+  { collective: 'allreduce', algorithm: 'reduce_scatter_allgather', why: 'MPICH: Rabenseifner (reduce-scatter + allgather) above 2 KiB' },
+  { collective: 'reduce', algorithm: 'native', why: 'no reduce algorithm in the engine yet' },
+  { collective: 'reduce_scatter_block', algorithm: 'native', why: 'no reduce_scatter_block algorithm in the engine yet' },
+  { collective: 'reduce_scatter', algorithm: 'native', why: 'no reduce_scatter algorithm in the engine yet' },
 ];
 
 export function collectiveInfo(name: string): CollectiveInfo | undefined {

@@ -649,7 +649,8 @@ int bindElements(StagedBuffers* staged, const void* base, MPI_Count elements, MP
     parts.push_back(recvcounts[i]);
     total += recvcounts[i];
   }
-  if (!valid) return runNative(request, native);  // the MPI raises the error, or runs the intercommunicator
+  // The MPI raises the error, runs the intercommunicator, or counts more than the engine's spans carry.
+  if (!valid || !fitsInt(total)) return runNative(request, native);
   Reduction reduction;
   int rc = reductionCall(sendbuf, recvbuf, total, type, op, &call, &reduction);
   if (rc != MPI_SUCCESS) return rc;

@@ -107,7 +107,9 @@ struct BuildParams {
   int p = 1;             // communicator size
   int rank = 0;          // my rank
   int root = 0;          // bcast, reduce
-  int64_t count = 0;     // elements per block (allgather/alltoall) or of the vector (bcast, reductions)
+  // Elements per block (allgather/alltoall), of the vector (bcast; allreduce, reduce: a block being
+  // one element), of one rank's part (reduce_scatter_block) or of all parts (reduce_scatter).
+  int64_t count = 0;
   bool in_place = false; // MPI_IN_PLACE: my contribution already sits in the receive buffer
   // Reductions: false when the op is not commutative; the builder must then combine in rank
   // order (the registry's rankOrdered), or the engine does not run it for such an op.

@@ -1,7 +1,8 @@
 // Allreduce through the preload library (test/c/reductions.c): every algorithm the library lists,
 // native and auto, forced in turn, on every predefined op on int/float/double, MINLOC/MAXLOC on
 // MPI_DOUBLE_INT, user-defined ops that are not commutative (on a contiguous type and on a
-// derived type with holes), counts 0 to 1 MiB, in place and not, blocking and nonblocking; every
+// derived type with holes), counts 0 to 1 MiB, in place and not, blocking and nonblocking, and
+// every other predefined type the library has loops for with each op MPI defines on it; every
 // receive buffer byte for byte equal to PMPI_Allreduce's, and the same bits on every rank. Under
 // TOPOCOLL_FALLBACK=error (the tests' setting) a forced algorithm that cannot run a call must fail
 // it on every rank. TOPOCOLL_STATS proves the calls ran through the engine.

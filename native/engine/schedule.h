@@ -8,6 +8,11 @@
 // element is then one byte, the unit every rank agrees on whatever datatype it passes.
 // Reductions are the exception: their block is one element of the datatype (its signature bytes),
 // so that no span splits an element the op combines; MPI has every rank pass the same datatype.
+// Their buffers (engine.cc binds them, the replayer's layoutOf checks them): Send holds this
+// rank's operand (absent in place); Recv the result: allreduce the vector (in place: the operand
+// first); reduce the vector at the root only (nothing elsewhere: use Tmp); reduce_scatter_block
+// and reduce_scatter this rank's part, or in place every part (the operand), the result going to
+// its start.
 #pragma once
 
 #include <cstdint>
@@ -47,8 +52,8 @@ inline constexpr int64_t kShmMaxStage = (int64_t(1) << 24) - 1;
 struct Op {
   OpKind kind = OpKind::Copy;
   int peer = -1;   // Send/Recv: rank in the communicator; FlagSignal/FlagWait: the flag's owner
-  BlockSpan src;   // Send, Copy
-  BlockSpan dst;   // Recv, Copy
+  BlockSpan src;   // Send, Copy, Reduce
+  BlockSpan dst;   // Recv, Copy, Reduce
   int slot = 0;        // FlagSignal/FlagWait
   int64_t stage = 0;   // FlagSignal/FlagWait
   ReduceOrder order = ReduceOrder::SrcFirst;  // Reduce

@@ -895,7 +895,18 @@ static void arbitrate(Op* o) {
   memcpy(o->recv.alloc, o->recv.init, o->recv.size);
   MPI_Request* reqs = malloc(sizeof(MPI_Request) * (size_t)(2 * peers + 2));
   int n = 0;
-  if (o->coll == BCAST) {
+  if (o->coll == ALLREDUCE) {
+    /* (the unit itself on an intracommunicator: arbitrable()) every rank's operand to every
+     * rank, combined here in rank order with MPI_Reduce_local */
+    int u = kUnitBytes[o->unit];
+    size_t bytes = (size_t)o->rcount * (size_t)u;
+    const char* mine = o->in_place ? o->recv.buf : o->send.buf;
+    char* all = malloc(bytes * (size_t)peers + 1);
+    PMPI_Allgather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, c);
+    for (int r = 1; r < peers; r++) PMPI_Reduce_local(all + (size_t)(r - 1) * bytes, all + (size_t)r * bytes, (int)o->rcount, o->rt.type, o->op);
+    if (bytes) memcpy(o->recv.buf, all + (size_t)(peers - 1) * bytes, bytes);
+    free(all);
+  } else if (o->coll == BCAST) {
     if (inter) {
       if (o->root == MPI_ROOT)
         for (int r = 0; r < peers; r++) PMPI_Isend(o->recv.buf, (int)o->rcount, o->rt.type, r, TAG, c, &reqs[n++]);
@@ -1023,7 +1034,7 @@ static int oneCall(Lane* l, long index) {
     for (int j = 0; j < call.nops; j++) {
       Op* o = &call.ops[j];
       if (o->skip) continue;
-      if (o->bad_root || o->coll == BARRIER || o->coll == ALLREDUCE) { /* no arbiter for these */
+      if (o->bad_root || o->coll == BARRIER || (o->coll == ALLREDUCE && (o->ce->inter || o->rt.owned))) { /* no arbiter for these */
         engine_bad |= om[j];
         continue;
       }

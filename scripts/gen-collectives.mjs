@@ -132,6 +132,19 @@ export function renderEngineDeclarations(collectives) {
   return lines.join('\n');
 }
 
+// A counts array of MPI_Count (the _c form's) goes to the MPI's own _c form as it is: an
+// MPI_I<coll> keeps reading the caller's array until it completes, so no converted copy will do.
+function wideCountsBranch(c) {
+  const counts = c.params.find((p) => p.role === 'counts');
+  if (!counts) return [];
+  const wide = c.params.map((p) => (p.role === 'counts' ? `${p.name}.counts()` : p.name)).join(', ');
+  return [
+    '#if MPI_VERSION >= 4',
+    `  if (${counts.name}.counts()) return r ? P${mpiName(c, true)}_c(${withArg(wide, 'r')}) : P${mpiName(c)}_c(${wide});`,
+    '#endif',
+  ];
+}
+
 export function renderEngineEntryPoints(collectives) {
   collectives.forEach(checkDescriptor);
   const lines = [
@@ -154,6 +167,7 @@ export function renderEngineEntryPoints(collectives) {
       '',
       `// ${mpiName(c)} / ${mpiName(c, true)} of the system MPI (r == nullptr: the blocking form).`,
       `int native${Coll}(${withArg(engineParams, 'MPI_Request* r')}) {`,
+      ...wideCountsBranch(c),
       `  return r ? P${mpiName(c, true)}(${withArg(mpi3, 'r')})`,
       `           : P${mpiName(c)}(${mpi3});`,
       '}',

@@ -31,21 +31,14 @@ export function renderRegistryHeader({ COLLECTIVES, DEFAULT_RULES, PARAMETERS, T
   lines.push(`enum class Collective : int { ${COLLECTIVES.map((c, i) => `${cIdent(c.name)} = ${i}`).join(', ')} };`);
   lines.push(`inline constexpr int kCollectiveCount = ${COLLECTIVES.length};`);
   lines.push('');
-  // A collective without algorithms yet (only native) has null lists: C++ has no empty arrays.
-  for (const c of COLLECTIVES) {
-    lines.push(
-      c.algorithms.length
-        ? `inline constexpr const char* k${cIdent(c.name)}Algorithms[] = {${c.algorithms.map((a) => cStr(a.name)).join(', ')}};`
-        : `inline constexpr const char* const* k${cIdent(c.name)}Algorithms = nullptr;`,
-    );
-  }
-  for (const c of COLLECTIVES) {
-    lines.push(
-      c.algorithms.length
-        ? `inline constexpr bool k${cIdent(c.name)}AlgorithmUsesShm[] = {${c.algorithms.map((a) => String(a.shm === true)).join(', ')}};`
-        : `inline constexpr const bool* k${cIdent(c.name)}AlgorithmUsesShm = nullptr;`,
-    );
-  }
+  // Per-algorithm arrays; a collective without algorithms has none (C++ has no empty arrays): null.
+  const listed = COLLECTIVES.filter((c) => c.algorithms.length > 0);
+  const perAlgorithm = (suffix, type, value) => {
+    for (const c of listed) lines.push(`inline constexpr ${type} k${cIdent(c.name)}${suffix}[] = {${c.algorithms.map(value).join(', ')}};`);
+  };
+  perAlgorithm('Algorithms', 'const char*', (a) => cStr(a.name));
+  perAlgorithm('AlgorithmUsesShm', 'bool', (a) => String(a.shm === true));
+  perAlgorithm('AlgorithmRankOrdered', 'bool', (a) => String(a.rankOrdered === true));
   lines.push('');
   lines.push('// What a call\'s size is: one rank\'s block of a p-block vector, the whole message, or nothing.');
   lines.push('enum class Shape : int { Block = 0, Vector = 1, None = 2 };');
@@ -58,6 +51,7 @@ export function renderRegistryHeader({ COLLECTIVES, DEFAULT_RULES, PARAMETERS, T
   lines.push('  const char* const* algorithms;');
   lines.push('  int algorithm_count;');
   lines.push('  const bool* uses_shm;  // per algorithm: needs the node shared memory (off under TOPOCOLL_SHM=0)');
+  lines.push('  const bool* rank_ordered;  // per algorithm: combines operands in rank order (runs non-commutative ops)');
   lines.push('  Shape shape;');
   lines.push('  bool rooted;    // takes a root rank');
   lines.push('  bool reducing;  // combines the ranks\' data with an MPI_Op');
@@ -67,11 +61,12 @@ export function renderRegistryHeader({ COLLECTIVES, DEFAULT_RULES, PARAMETERS, T
   lines.push('');
   lines.push('inline constexpr CollectiveEntry kCollectives[] = {');
   for (const c of COLLECTIVES) {
-    const shape = `Shape::${cIdent(c.shape)}`;
+    const k = cIdent(c.name);
+    const arrays = c.algorithms.length > 0 ? [`k${k}Algorithms`, `k${k}AlgorithmUsesShm`, `k${k}AlgorithmRankOrdered`] : ['nullptr', 'nullptr', 'nullptr'];
     const blocks = (n) => `Blocks::${{ 0: 'None', 1: 'One', p: 'PerRank' }[n]}`;
     lines.push(
-      `    {${cStr(c.name)}, ${cStr(c.env)}, k${cIdent(c.name)}Algorithms, ${c.algorithms.length}, k${cIdent(c.name)}AlgorithmUsesShm, ` +
-        `${shape}, ${c.rooted}, ${c.reducing}, ${blocks(c.blocks.send)}, ${blocks(c.blocks.recv)}},`,
+      `    {${cStr(c.name)}, ${cStr(c.env)}, ${arrays[0]}, ${c.algorithms.length}, ${arrays[1]}, ${arrays[2]}, ` +
+        `Shape::${cIdent(c.shape)}, ${c.rooted}, ${c.reducing}, ${blocks(c.blocks.send)}, ${blocks(c.blocks.recv)}},`,
     );
   }
   lines.push('};');

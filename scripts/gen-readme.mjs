@@ -36,7 +36,8 @@ export function renderSections({ COLLECTIVES, DEFAULT_RULES, PARAMETERS, MPI_FLA
   for (const r of DEFAULT_RULES) rules.push(`| ${r.collective} | ${ruleCondition(r, MPI_FLAVOUR_TITLES)} | \`${r.algorithm}\` | ${cell(r.why)} |`);
   const params = ['| variable | default | values | meaning |', '|---|---|---|---|'];
   for (const c of COLLECTIVES) {
-    params.push(`| \`${c.env}\` | \`auto\` | \`auto\`, \`native\`, ${c.algorithms.map((a) => `\`${a.name}\``).join(', ')} | force the ${c.name} algorithm |`);
+    const choices = ['auto', 'native', ...c.algorithms.map((a) => a.name)].map((n) => `\`${n}\``).join(', ');
+    params.push(`| \`${c.env}\` | \`auto\` | ${choices} | force the ${c.name} algorithm |`);
   }
   for (const p of PARAMETERS) {
     const values =

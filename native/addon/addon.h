@@ -6,6 +6,9 @@
 #include <napi.h>
 
 #include <string>
+#include <vector>
+
+#include "schedule.h"
 
 #include "generated/registry.h"
 
@@ -34,6 +37,10 @@ BufferView bufferArg(const Napi::Value& value, const char* name);
 generated::Collective collectiveArg(const Napi::Value& value);
 // Converts a whole-number argument within [min, max] or throws.
 int64_t intArg(const Napi::Value& value, const char* name, int64_t min, int64_t max);
+
+// The reductions' schedule options: `commutative` (default true) and `recvCounts` (reduce_scatter:
+// p element counts), which *recv_counts keeps for bp->recv_counts.
+void reductionOptions(const Napi::Object& opts, int p, BuildParams* bp, std::vector<int64_t>* recv_counts);
 
 // Communicator handles: JS holds small integers that index this table.
 MPI_Comm commArg(const Napi::Value& value, const char* name = "comm");

@@ -28,10 +28,11 @@ int algorithmOf(Collective coll, const Napi::Value& v) {
 struct ModelOptions {
   BuildParams params;
   std::vector<int> nodes;
+  std::vector<int64_t> recv_counts;  // params.recv_counts points here
 };
 
-ModelOptions optionsOf(Napi::Env env, const Napi::Value& value, int p) {
-  ModelOptions o;
+void optionsOf(Napi::Env env, const Napi::Value& value, int p, ModelOptions* out) {
+  ModelOptions& o = *out;
   o.params.p = p;
   Napi::Object opts = value.IsObject() ? value.As<Napi::Object>() : Napi::Object::New(env);
   auto opt = [&](const char* key, int64_t dflt, int64_t min, int64_t max) {
@@ -54,7 +55,7 @@ ModelOptions optionsOf(Napi::Env env, const Napi::Value& value, int p) {
     auto a = v.As<Napi::Array>();
     for (uint32_t i = 0; i < a.Length(); ++i) o.nodes.push_back(static_cast<int>(intArg(a.Get(i), "nodes", 0, 1 << 24)));
   }
-  return o;
+  reductionOptions(opts, p, &o.params, &o.recv_counts);
 }
 
 Hierarchy hierarchyOf(const std::vector<int>& nodes, int rank) {
@@ -72,7 +73,8 @@ Napi::Value CompiledSchedule(const Napi::CallbackInfo& info) {
   int algorithm = algorithmOf(coll, info[1]);
   int p = static_cast<int>(intArg(info[2], "p", 1, 1 << 24));
   int rank = static_cast<int>(intArg(info[3], "rank", 0, p - 1));
-  ModelOptions o = optionsOf(env, info[4], p);
+  ModelOptions o;
+  optionsOf(env, info[4], p, &o);
   o.params.rank = rank;
   Hierarchy hierarchy;
   if (!o.nodes.empty()) {
@@ -125,7 +127,8 @@ Napi::Value PredictAlgorithms(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Collective coll = collectiveArg(info[0]);
   int p = static_cast<int>(intArg(info[1], "p", 1, 1 << 24));
-  ModelOptions o = optionsOf(env, info[2], p);
+  ModelOptions o;
+  optionsOf(env, info[2], p, &o);
   Napi::Object opts = info[2].IsObject() ? info[2].As<Napi::Object>() : Napi::Object::New(env);
   model::ModelCall call;
   call.coll = coll;
@@ -199,7 +202,8 @@ Napi::Value SimulateHockney(const Napi::CallbackInfo& info) {
   Collective coll = collectiveArg(info[0]);
   int algorithm = algorithmOf(coll, info[1]);
   int p = static_cast<int>(intArg(info[2], "p", 1, 1 << 24));
-  ModelOptions o = optionsOf(env, info[3], p);
+  ModelOptions o;
+  optionsOf(env, info[3], p, &o);
   if (!info[4].IsObject()) throwType(env, "machine must be an object");
   Napi::Object mo = info[4].As<Napi::Object>();
   auto costs = typedArg<Napi::Float64Array>(env, mo, "costs");

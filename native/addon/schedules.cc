@@ -41,6 +41,7 @@ const char* opKindName(OpKind k) {
     case OpKind::Copy: return "copy";
     case OpKind::FlagSignal: return "flag_signal";
     case OpKind::FlagWait: return "flag_wait";
+    case OpKind::Reduce: return "reduce";
   }
   return "unknown";
 }
@@ -60,8 +61,26 @@ std::vector<int> perRankArg(const Napi::Object& opts, const char* key, int p) {
   return out;
 }
 
+}  // namespace
+
+void reductionOptions(const Napi::Object& opts, int p, BuildParams* bp, std::vector<int64_t>* recv_counts) {
+  if (opts.Has("commutative") && !opts.Get("commutative").IsUndefined()) bp->commutative = opts.Get("commutative").ToBoolean();
+  recv_counts->clear();
+  if (!opts.Has("recvCounts") || opts.Get("recvCounts").IsUndefined()) return;
+  Napi::Value v = opts.Get("recvCounts");
+  if (!v.IsArray() || v.As<Napi::Array>().Length() != static_cast<uint32_t>(p)) {
+    throwType(v.Env(), "recvCounts must be an array of " + std::to_string(p) + " numbers (one per rank)");
+  }
+  auto a = v.As<Napi::Array>();
+  for (uint32_t i = 0; i < a.Length(); ++i) recv_counts->push_back(intArg(a.Get(i), "recvCounts", 0, INT64_MAX / 2));
+  bp->recv_counts = recv_counts;
+}
+
+namespace {
+
 // buildSchedule(collective, algorithm, p, rank, {count, root, inPlace, maxOutstanding, segmentBlocks,
-//   nodes, sockets, numa (per rank), elementBytes, shmElements, bcastConcurrency, tileBytes})
+//   nodes, sockets, numa (per rank), elementBytes, shmElements, bcastConcurrency, tileBytes,
+//   commutative, recvCounts})
 Napi::Value BuildSchedule(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Collective coll = collectiveArg(info[0]);
@@ -82,6 +101,8 @@ Napi::Value BuildSchedule(const Napi::CallbackInfo& info) {
   bp.shm_elements = opt("shmElements", 0, 0, INT64_MAX / 2);
   bp.bcast_concurrency = static_cast<int>(opt("bcastConcurrency", 0, 0, 1 << 20));
   bp.tile_bytes = opt("tileBytes", 0, 0, INT64_MAX / 2);
+  std::vector<int64_t> recv_counts;
+  reductionOptions(opts, bp.p, &bp, &recv_counts);
   // A hierarchy given per rank (e.g. a virtual-node layout); without one, one node.
   std::vector<int> nodes = perRankArg(opts, "nodes", bp.p), sockets = perRankArg(opts, "sockets", bp.p),
                    numa = perRankArg(opts, "numa", bp.p);
@@ -120,7 +141,8 @@ Napi::Value BuildSchedule(const Napi::CallbackInfo& info) {
       const Op& op = ops[j];
       auto o = Napi::Object::New(env);
       o.Set("kind", opKindName(op.kind));
-      if (op.kind != OpKind::Copy) o.Set("peer", op.peer);
+      if (op.kind != OpKind::Copy && op.kind != OpKind::Reduce) o.Set("peer", op.peer);
+      if (op.kind == OpKind::Reduce) o.Set("order", op.order == ReduceOrder::SrcFirst ? "src_first" : "dst_first");
       if (op.kind == OpKind::FlagSignal || op.kind == OpKind::FlagWait) {
         o.Set("slot", op.slot);
         o.Set("stage", Napi::Number::New(env, static_cast<double>(op.stage)));

@@ -62,6 +62,7 @@ class CommState {
   struct RecentChoice {
     uint64_t epoch = 0;
     int64_t block_bytes = 0, total_bytes = 0;
+    int variant = 0;  // what else the choice depended on (engine.cc's Call::variant)
     Choice choice;
   };
   RecentChoice& recentChoice(Collective coll) { return recent_choices_[static_cast<int>(coll)]; }

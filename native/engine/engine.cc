@@ -55,11 +55,31 @@ struct Call {
   Collective coll;
   MPI_Comm comm;
   int64_t block_bytes;
-  int64_t total_bytes;  // a block collective's: set by dispatch (p blocks)
-  int64_t count;        // builders' units per block: bytes of a block (a vector's: of the vector, a block being one byte)
+  int64_t total_bytes;  // a block collective's: set by dispatch (p blocks), unless total_known
+  int64_t count;        // builders' units per block: bytes of a block (bcast: of the vector, a block being one byte;
+                        // reductions: elements of the vector, a block being one element)
   int root = 0;
   bool in_place = false;
+  // Reductions: the op is commutative; it combines through MPI with the user's handles.
+  bool commutative = true;
+  bool user_handles = false;
+  const std::vector<int64_t>* recv_counts = nullptr;  // reduce_scatter: every rank's part, in elements
+  // What the choice depends on besides the sizes (CommState::RecentChoice).
+  int variant(bool nonblocking) const { return (commutative ? 0 : 1) | (user_handles && nonblocking ? 2 : 0); }
+  bool total_known = false;  // reduce_scatter: total_bytes is the sum of its parts
 };
+
+bool isReduction(Collective coll) { return collectiveEntry(coll).reducing; }
+
+// Whether a builder's block is one element (a vector's: a byte; reductions: an element of the
+// datatype) rather than one rank's block.
+bool blockIsElement(Collective coll) { return collectiveEntry(coll).shape == Shape::Vector || isReduction(coll); }
+
+// Signature bytes of one element of a call: 1 but for reductions, whose builders' elements are
+// the datatype's.
+int64_t elementBytesOf(const Call& call) {
+  return isReduction(call.coll) && call.count > 0 ? call.block_bytes / call.count : 1;
+}
 
 // What the builders learn of the call itself (the engine adds the communicator's part).
 BuildParams paramsOf(const Call& call) {
@@ -67,6 +87,8 @@ BuildParams paramsOf(const Call& call) {
   params.count = call.count;
   params.root = call.root;
   params.in_place = call.in_place;
+  params.commutative = call.commutative;
+  params.recv_counts = call.recv_counts;
   return params;
 }
 
@@ -103,9 +125,9 @@ int modelCall(const Call& call, CommState* state, model::ModelCall* out) {
   out->params.max_outstanding = static_cast<int>(cfg.get(Parameter::AlltoallMaxOutstanding));
   out->params.bcast_concurrency = static_cast<int>(cfg.get(Parameter::BcastConcurrency));
   out->params.tile_bytes = cfg.get(Parameter::AlltoallTileBytes);
-  // A vector's block is one element; a block collective's one rank's block (count elements).
+  // A vector's or a reduction's block is one element; a block collective's one rank's block (count elements).
   int64_t count = std::max<int64_t>(call.count, 1);
-  out->block_bytes = collectiveEntry(call.coll).shape == Shape::Vector ? double(call.block_bytes) / double(count) : double(call.block_bytes);
+  out->block_bytes = blockIsElement(call.coll) ? double(call.block_bytes) / double(count) : double(call.block_bytes);
   int64_t element = std::max<int64_t>(1, call.block_bytes / count);
   out->params.element_bytes = element;
   if (cfg.get(Parameter::Shm)) out->params.shm_elements = cfg.get(Parameter::ShmBytes) / element;  // before the segment exists
@@ -159,7 +181,11 @@ int choose(const Call& call, CommState* state, bool nonblocking, Choice* choice,
   const char* why = nullptr;
   if (state->isInter()) why = "intercommunicators are not handled by the engine";
   else if (!findBuilder(call.coll, choice->algorithm)) why = "this build has no builder for it";
-  else if (collectiveEntry(call.coll).uses_shm[choice->algorithm]) {
+  else if (!call.commutative && !collectiveEntry(call.coll).rank_ordered[choice->algorithm]) {
+    why = "the op is not commutative, and the algorithm does not combine in rank order";
+  } else if (nonblocking && call.user_handles) {
+    why = "a nonblocking call with a user-defined op (MPI lets the program free the op while the call is pending, and offers no way to keep it)";
+  } else if (collectiveEntry(call.coll).uses_shm[choice->algorithm]) {
     ShmContext* shm = nullptr;
     ShadowComm* shadow = nullptr;
     if (!config().get(Parameter::Shm)) {
@@ -198,7 +224,7 @@ int multicoreParams(const Call& call, int algorithm, CommState* state, ShadowCom
   int rc = hierarchyOf(state, &hierarchy);
   if (rc != MPI_SUCCESS) return rc;
   params->hierarchy = hierarchy;
-  params->element_bytes = 1;  // builders' elements are signature bytes
+  params->element_bytes = elementBytesOf(call);  // builders' elements are signature bytes (reductions: elements)
   params->bcast_concurrency = static_cast<int>(config().get(Parameter::BcastConcurrency));
   params->tile_bytes = config().get(Parameter::AlltoallTileBytes);
   ShmContext* shm = shadow->shmIfCreated();
@@ -268,7 +294,7 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native, bool* ran
   int rc = CommState::get(call.comm, &state);
   if (rc != MPI_SUCCESS) return rc;
   const generated::CollectiveEntry& entry = collectiveEntry(call.coll);
-  if (entry.shape == Shape::Block) call.total_bytes = call.block_bytes * state->size();
+  if (entry.shape == Shape::Block && !call.total_known) call.total_bytes = call.block_bytes * state->size();
   if (!state->isInter()) {
     if (entry.rooted && (call.root < 0 || call.root >= state->size())) return runNative(request, native);
     if (call.total_bytes == 0 && entry.shape != Shape::None) return completed(request);
@@ -286,11 +312,14 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native, bool* ran
   const bool nonblocking = !request.nativeBlocks();  // the user's call (a polled one is blocking on every rank)
   if (nonblocking && !state->isInter() && !state->shadowIfAcquired() && !forced(call.coll)) {
     chosen = &kSetupDeferred;
-  } else if (recent.epoch == epoch && recent.block_bytes == call.block_bytes && recent.total_bytes == call.total_bytes) {
+  } else if (recent.epoch == epoch && recent.block_bytes == call.block_bytes && recent.total_bytes == call.total_bytes &&
+             recent.variant == call.variant(nonblocking)) {
     chosen = &recent.choice;
   } else {
     if ((rc = choose(call, state, nonblocking, &fresh, &deferred)) != MPI_SUCCESS) return rc;
-    if (config().get(Parameter::Select) != model::kSelectModel && !deferred) recent = {epoch, call.block_bytes, call.total_bytes, fresh};
+    if (config().get(Parameter::Select) != model::kSelectModel && !deferred) {
+      recent = {epoch, call.block_bytes, call.total_bytes, call.variant(nonblocking), fresh};
+    }
     chosen = &fresh;
   }
   const Choice& choice = *chosen;
@@ -447,6 +476,119 @@ template <typename Native>
 int runThroughEngine(Collective coll, RequestOut request, Native& native, bool* ran_native, MPI_Comm comm) {
   Call call{coll, comm, 0, 0, 0};
   auto bind = [](Bindings*, StagedBuffers*, int, int) { return MPI_SUCCESS; };
+  return dispatch(call, request, bind, native, ran_native);
+}
+
+// A reduction of `count` elements of `type` with `op`. Arguments the MPI rejects (negative count,
+// null handles, aliased buffers) and pairs the engine does not combine (Reduction) leave
+// block_bytes negative: dispatch hands such calls to the MPI, which combines them or raises its
+// error. *reduction: how the executor combines.
+int reductionCall(const void* sendbuf, const void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, Call* call,
+                  Reduction* reduction) {
+  call->in_place = sendbuf == MPI_IN_PLACE;
+  if (count < 0 || type == MPI_DATATYPE_NULL || op == MPI_OP_NULL || (count > 0 && sendbuf == recvbuf)) return MPI_SUCCESS;
+  if (!fitsInt(count)) return MPI_ERR_COUNT;
+  int rc = Reduction::resolve(op, type, reduction);
+  if (rc != MPI_SUCCESS || !reduction->supported()) return rc;
+  call->count = count;
+  call->block_bytes = call->total_bytes = count * reduction->elementBytes();
+  call->commutative = reduction->commutative();
+  call->user_handles = reduction->needsUserHandles();
+  return MPI_SUCCESS;
+}
+
+// Reductions bind elements of the datatype as blocks (their signature bytes each), so that no
+// span splits one: the operands a call only reads, and the buffer it writes (holding this rank's
+// operand first where `holds_operand`: in place).
+int bindOperand(StagedBuffers* staged, const void* base, MPI_Count elements, MPI_Datatype type, int64_t element_bytes, BufferBinding* out) {
+  int rc = staged->bindSend(base, elements, type, elements * element_bytes, 1, out);
+  out->blockBytes = element_bytes;
+  return rc;
+}
+
+int bindResult(StagedBuffers* staged, void* base, MPI_Count elements, MPI_Datatype type, int64_t element_bytes, bool holds_operand,
+               BufferBinding* out) {
+  int rc = staged->bind(base, elements, type, elements * element_bytes, 1, 0, holds_operand ? 1 : 0, true, out);
+  out->blockBytes = element_bytes;
+  return rc;
+}
+
+// allreduce (count elements, the result on every rank; in place: my operand in recvbuf) and
+// reduce_scatter_block (p parts of count elements, part i left on rank i; the send binding holds
+// the p parts, in place the receive binding does and the result goes to its first part).
+template <typename Native>
+int runThroughEngine(Collective coll, RequestOut request, Native& native, bool* ran_native, const void* sendbuf, void* recvbuf,
+                     MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  Call call{coll, comm, -1, 0, 0};
+  Reduction reduction;
+  int rc = reductionCall(sendbuf, recvbuf, count, type, op, &call, &reduction);
+  if (rc != MPI_SUCCESS) return rc;
+  const bool parts = collectiveEntry(coll).send_blocks == generated::Blocks::PerRank;
+  auto bind = [&](Bindings* b, StagedBuffers* staged, int p, int) {
+    const int64_t element = reduction.elementBytes();
+    const MPI_Count input = parts ? count * p : count;
+    b->reduction = reduction;
+    if (call.in_place) return bindResult(staged, recvbuf, input, type, element, true, &b->recv);
+    int rc = bindOperand(staged, sendbuf, input, type, element, &b->send);
+    if (rc == MPI_SUCCESS) rc = bindResult(staged, recvbuf, count, type, element, false, &b->recv);
+    return rc;
+  };
+  return dispatch(call, request, bind, native, ran_native);
+}
+
+// reduce: count elements combined at the root. The receive buffer is bound at the root only (in
+// place: the root's operand in it); builders use tmp elsewhere.
+template <typename Native>
+int runThroughEngine(Collective coll, RequestOut request, Native& native, bool* ran_native, const void* sendbuf, void* recvbuf,
+                     MPI_Count count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
+  Call call{coll, comm, -1, 0, 0, root};
+  Reduction reduction;
+  // Only the root's receive buffer is significant: the aliasing check is the root's.
+  int rc = reductionCall(sendbuf, nullptr, count, type, op, &call, &reduction);
+  if (rc != MPI_SUCCESS) return rc;
+  auto bind = [&](Bindings* b, StagedBuffers* staged, int, int rank) {
+    const int64_t element = reduction.elementBytes();
+    const bool at_root = rank == root, in_place = call.in_place && at_root;
+    b->reduction = reduction;
+    b->recv.blockBytes = element;
+    int rc = in_place ? MPI_SUCCESS : bindOperand(staged, sendbuf, count, type, element, &b->send);
+    if (rc == MPI_SUCCESS && at_root) rc = bindResult(staged, recvbuf, count, type, element, in_place, &b->recv);
+    return rc;
+  };
+  return dispatch(call, request, bind, native, ran_native);
+}
+
+// reduce_scatter: parts of recvcounts[i] elements combined, part i left on rank i. The call's
+// count is the sum (BuildParams::recv_counts has the parts); the send binding holds them all (in
+// place: the receive binding, the result going to its start).
+template <typename Native>
+int runThroughEngine(Collective coll, RequestOut request, Native& native, bool* ran_native, const void* sendbuf, void* recvbuf,
+                     CountList recvcounts, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  Call call{coll, comm, -1, 0, 0};
+  CommState* state = nullptr;
+  std::vector<int64_t> parts;
+  int64_t total = 0;
+  bool valid = !recvcounts.null() && comm != MPI_COMM_NULL && CommState::get(comm, &state) == MPI_SUCCESS && !state->isInter();
+  for (int i = 0; valid && i < state->size(); ++i) {
+    valid = recvcounts[i] >= 0;
+    parts.push_back(recvcounts[i]);
+    total += recvcounts[i];
+  }
+  // The MPI raises the error, runs the intercommunicator, or counts more than the engine's spans carry.
+  if (!valid || !fitsInt(total)) return runNative(request, native);
+  Reduction reduction;
+  int rc = reductionCall(sendbuf, recvbuf, total, type, op, &call, &reduction);
+  if (rc != MPI_SUCCESS) return rc;
+  call.recv_counts = &parts;
+  call.total_known = true;
+  auto bind = [&](Bindings* b, StagedBuffers* staged, int, int rank) {
+    const int64_t element = reduction.elementBytes();
+    b->reduction = reduction;
+    if (call.in_place) return bindResult(staged, recvbuf, total, type, element, true, &b->recv);
+    int rc = bindOperand(staged, sendbuf, total, type, element, &b->send);
+    if (rc == MPI_SUCCESS) rc = bindResult(staged, recvbuf, parts[rank], type, element, false, &b->recv);
+    return rc;
+  };
   return dispatch(call, request, bind, native, ran_native);
 }
 

@@ -61,4 +61,22 @@ bool buildSchedule(generated::Collective coll, int algorithm, const BuildParams&
 
 // The entry points, one per collective of the registry (allgather, bcast, ...), declared from
 // its descriptors; engine.cc defines them through generated/entry_points.inc.
+// Per-rank counts of reduce_scatter as the caller has them: the int array of MPI_Reduce_scatter
+// or the MPI_Count array of its MPI-4 _c form.
+struct CountList {
+  CountList(const int* counts) : ints_(counts) {}
+  CountList(const MPI_Count* counts) : counts_(counts) {}
+  bool null() const { return ints_ == nullptr && counts_ == nullptr; }
+  MPI_Count operator[](int i) const { return ints_ ? MPI_Count(ints_[i]) : counts_[i]; }
+  const int* ints() const { return ints_; }
+  const MPI_Count* counts() const { return counts_; }
+
+ private:
+  const int* ints_ = nullptr;
+  const MPI_Count* counts_ = nullptr;
+};
+
+// The int counts an MPI-3 call takes: the caller's own array (MPI_Count ones go to the _c form).
+inline const int* intCounts(CountList counts) { return counts.ints(); }
+
 #include "generated/entry_points.h"

@@ -38,10 +38,19 @@ int copySpan(const Op& op, const Bindings& bindings) {
   return MPI_SUCCESS;
 }
 
-int runCopies(const Round& round, const Bindings& bindings) {
+int reduceSpan(const Op& op, const Bindings& bindings, MPI_Comm comm) {
+  const BufferBinding& from = bindings.of(op.src.buf);
+  const int64_t bytes = op.src.count * from.blockBytes, element = bindings.reduction.elementBytes();
+  if (element <= 0 || bytes % element != 0) return MPI_ERR_INTERN;
+  return bindings.reduction.combine(spanAddress(from, op.src), spanAddress(bindings.of(op.dst.buf), op.dst), bytes / element, op.order, comm);
+}
+
+// A round's copies and reductions, in schedule order (a copy may feed a reduction).
+int runLocalOps(const Round& round, const Bindings& bindings, MPI_Comm comm) {
   for (const Op& op : round.ops) {
-    if (op.kind != OpKind::Copy) continue;
-    int rc = copySpan(op, bindings);
+    int rc = MPI_SUCCESS;
+    if (op.kind == OpKind::Copy) rc = copySpan(op, bindings);
+    else if (op.kind == OpKind::Reduce) rc = reduceSpan(op, bindings, comm);
     if (rc != MPI_SUCCESS) return rc;
   }
   return MPI_SUCCESS;
@@ -163,7 +172,7 @@ int executeSchedule(const Schedule& schedule, const Bindings& in, MPI_Comm comm,
       rc = postRound(round, bindings, comm, tag, &reqs);
       if (rc == MPI_SUCCESS && hasFlagWaits(round)) rc = shm->waitUntil([&] { return flagsReached(round, shm, call); }, nullptr);
       if (rc == MPI_SUCCESS) rc = waitRequests(&reqs, shm, nullptr);
-      if (rc == MPI_SUCCESS) rc = runCopies(round, bindings);
+      if (rc == MPI_SUCCESS) rc = runLocalOps(round, bindings, comm);
       if (rc == MPI_SUCCESS && schedule.shm != ShmUse::None) signalFlags(round, shm, call);
     }
     if (rc != MPI_SUCCESS) return rc;
@@ -214,7 +223,7 @@ int ScheduleRequest::startRound() {
 int ScheduleRequest::finishRound() {
   requests_.clear();
   const Round& round = schedule_->rounds[round_];
-  int rc = runCopies(round, bindings_);
+  int rc = runLocalOps(round, bindings_, comm_);
   if (rc == MPI_SUCCESS && schedule_->shm != ShmUse::None) signalFlags(round, shm_, call_);
   ++round_;
   posted_ = false;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "reduce/reduction.h"
 #include "schedule.h"
 #include "shadow_comm.h"
 #include "shm/shm_context.h"
@@ -25,6 +26,7 @@ struct BufferBinding {
 struct Bindings {
   BufferBinding send, recv, tmp;
   BufferBinding shm;  // the node segment's data area of the call's channel (bound by the executor)
+  Reduction reduction;  // how Reduce ops combine (reductions only)
   const BufferBinding& of(BufferId id) const {
     return id == BufferId::Send ? send : id == BufferId::Recv ? recv : id == BufferId::Shm ? shm : tmp;
   }

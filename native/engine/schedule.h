@@ -6,6 +6,13 @@
 // see bytes or datatypes, which keeps them pure and lets the TypeScript replayer check them.
 // The engine runs every call with bytes of the type signature as elements (staging.h): a builder's
 // element is then one byte, the unit every rank agrees on whatever datatype it passes.
+// Reductions are the exception: their block is one element of the datatype (its signature bytes),
+// so that no span splits an element the op combines; MPI has every rank pass the same datatype.
+// Their buffers (engine.cc binds them, the replayer's layoutOf checks them): Send holds this
+// rank's operand (absent in place); Recv the result: allreduce the vector (in place: the operand
+// first); reduce the vector at the root only (nothing elsewhere: use Tmp); reduce_scatter_block
+// and reduce_scatter this rank's part, or in place every part (the operand), the result going to
+// its start.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +36,15 @@ struct BlockSpan {
 // kShmFlagSlots flags (each on its own cache line); `peer` names the owner (a rank of the same
 // node), `slot` the flag, `stage` (1 ... kShmMaxStage) the value. Flags only grow within a
 // call: a wait passes once the flag holds `stage` or more of this call.
-enum class OpKind : uint8_t { Send = 0, Recv = 1, Copy = 2, FlagSignal = 3, FlagWait = 4 };
+// Reduce combines src into dst element by element with the call's MPI_Op and datatype; `order`
+// says which operand is on the left, which matters for ops that are not commutative (and for the
+// bits of floating-point MIN/MAX on NaN and signed zeros). src and dst must not overlap.
+enum class OpKind : uint8_t { Send = 0, Recv = 1, Copy = 2, FlagSignal = 3, FlagWait = 4, Reduce = 5 };
+
+// SrcFirst: dst = src op dst (MPI_Reduce_local(src, dst)); DstFirst: dst = dst op src. A builder
+// puts the operand of the lower ranks on the left to combine in rank order, into its own buffer
+// whichever side that is.
+enum class ReduceOrder : uint8_t { SrcFirst = 0, DstFirst = 1 };
 
 inline constexpr int kShmFlagSlots = 4;            // slot 0 is the barrier's, 1-3 free for data algorithms
 inline constexpr int64_t kShmMaxStage = (int64_t(1) << 24) - 1;
@@ -37,17 +52,19 @@ inline constexpr int64_t kShmMaxStage = (int64_t(1) << 24) - 1;
 struct Op {
   OpKind kind = OpKind::Copy;
   int peer = -1;   // Send/Recv: rank in the communicator; FlagSignal/FlagWait: the flag's owner
-  BlockSpan src;   // Send, Copy
-  BlockSpan dst;   // Recv, Copy
+  BlockSpan src;   // Send, Copy, Reduce
+  BlockSpan dst;   // Recv, Copy, Reduce
   int slot = 0;        // FlagSignal/FlagWait
   int64_t stage = 0;   // FlagSignal/FlagWait
+  ReduceOrder order = ReduceOrder::SrcFirst;  // Reduce
 };
 
 // All operations of a round are started together; the round ends when all have completed.
-// Copies run after the round's receives complete, so a round may forward what it received.
+// Copies and reductions run after the round's receives complete, so a round may forward or
+// combine what it received; they run in schedule order, so a copy may feed a later reduction.
 // In a round: sends and receives are posted, then flag waits pass, then (requests complete)
-// copies run, then flags are signalled: a signal announces the round's copies (release), a
-// wait orders the round's copies after another rank's signal (acquire).
+// copies and reductions run, then flags are signalled: a signal announces the round's copies
+// (release), a wait orders the round's copies after another rank's signal (acquire).
 struct Round {
   std::vector<Op> ops;
 };
@@ -75,6 +92,9 @@ inline BlockSpan span(BufferId buf, int64_t first, int64_t count) { return {buf,
 inline void addSend(Round& r, int peer, BlockSpan src) { r.ops.push_back({OpKind::Send, peer, src, {}}); }
 inline void addRecv(Round& r, int peer, BlockSpan dst) { r.ops.push_back({OpKind::Recv, peer, {}, dst}); }
 inline void addCopy(Round& r, BlockSpan src, BlockSpan dst) { r.ops.push_back({OpKind::Copy, -1, src, dst}); }
+inline void addReduce(Round& r, BlockSpan src, BlockSpan dst, ReduceOrder order) {
+  r.ops.push_back({OpKind::Reduce, -1, src, dst, 0, 0, order});
+}
 inline void addFlagSignal(Round& r, int owner, int slot, int64_t stage) {
   r.ops.push_back({OpKind::FlagSignal, owner, {}, {}, slot, stage});
 }
@@ -91,14 +111,22 @@ struct RankMapping;  // mapping/rank_mapping.h
 struct BuildParams {
   int p = 1;             // communicator size
   int rank = 0;          // my rank
-  int root = 0;          // bcast
-  int64_t count = 0;     // elements per block (allgather/alltoall) or of the vector (bcast)
+  int root = 0;          // bcast, reduce
+  // Elements per block (allgather/alltoall), of the vector (bcast; allreduce, reduce: a block being
+  // one element), of one rank's part (reduce_scatter_block) or of all parts (reduce_scatter).
+  int64_t count = 0;
   bool in_place = false; // MPI_IN_PLACE: my contribution already sits in the receive buffer
+  // Reductions: false when the op is not commutative; the builder must then combine in rank
+  // order (the registry's rankOrdered), or the engine does not run it for such an op.
+  bool commutative = true;
+  // reduce_scatter: the elements of every rank's part (p entries, the same on every rank);
+  // null for the other collectives. Owned by the caller for the duration of the build.
+  const std::vector<int64_t>* recv_counts = nullptr;
   int max_outstanding = 32;     // bound on requests in flight (isend_irecv)
   int64_t segment_blocks = 0;   // pipelining/tiling unit in blocks, 0 = algorithm default
   // Multi-core (seed 001), set by the engine per communicator; tools may leave them unset.
   const Hierarchy* hierarchy = nullptr;  // node/socket/NUMA of every rank; null: one node, one socket
-  int64_t element_bytes = 0;   // memory one element spans (its extent); 0 = unknown
+  int64_t element_bytes = 0;   // memory one element spans (its extent; reductions: its signature bytes); 0 = unknown
   int64_t shm_elements = 0;    // elements the node segment's data area holds per call; 0 = no shared memory
   int bcast_concurrency = 0;   // readers of one shm segment at a time (TOPOCOLL_BCAST_CONCURRENCY); 0 = from the hierarchy
   int64_t tile_bytes = 0;      // alltoall tile (TOPOCOLL_ALLTOALL_TILE_BYTES); 0 = from the shared cache

@@ -141,16 +141,18 @@ int ShadowComm::nextTag() { return static_cast<int>(sequence_++ % kTagSpan); }
 
 size_t ShadowComm::ScheduleKeyHash::operator()(const ScheduleKey& k) const {
   size_t h = std::hash<int64_t>()(k.count);
-  for (int64_t v : {int64_t(k.coll), int64_t(k.algorithm), int64_t(k.root), int64_t(k.in_place), k.max_outstanding, k.segment_blocks,
-                    k.element_bytes, k.shm_elements, k.bcast_concurrency, k.tile_bytes}) {
+  for (int64_t v : {int64_t(k.coll), int64_t(k.algorithm), int64_t(k.root), int64_t(k.in_place), int64_t(k.commutative), k.max_outstanding,
+                    k.segment_blocks, k.element_bytes, k.shm_elements, k.bcast_concurrency, k.tile_bytes}) {
     h = h * 1000003u ^ std::hash<int64_t>()(v);
   }
+  for (int64_t v : k.recv_counts) h = h * 1000003u ^ std::hash<int64_t>()(v);
   return h;
 }
 
 const std::shared_ptr<const Schedule>& ShadowComm::schedule(generated::Collective coll, int algorithm, const BuildParams& params) {
-  ScheduleKey key{static_cast<int>(coll), algorithm, params.root, params.in_place, params.count, params.max_outstanding,
-                  params.segment_blocks, params.element_bytes, params.shm_elements, params.bcast_concurrency, params.tile_bytes};
+  ScheduleKey key{static_cast<int>(coll), algorithm, params.root, params.in_place, params.commutative, params.count, params.max_outstanding,
+                  params.segment_blocks, params.element_bytes, params.shm_elements, params.bcast_concurrency, params.tile_bytes,
+                  params.recv_counts ? *params.recv_counts : std::vector<int64_t>()};
   Recent& recent = recent_[static_cast<int>(coll)];
   if (recent.schedule && recent.key == key) return recent.schedule;
   auto it = schedules_.find(key);

@@ -87,13 +87,15 @@ class ShadowComm {
 
   struct ScheduleKey {
     int coll, algorithm, root;
-    bool in_place;
+    bool in_place, commutative;
     int64_t count, max_outstanding, segment_blocks;
     int64_t element_bytes, shm_elements, bcast_concurrency, tile_bytes;  // the hierarchy is fixed per communicator
+    std::vector<int64_t> recv_counts;  // reduce_scatter's; empty for the others
     bool operator==(const ScheduleKey& o) const {
-      return coll == o.coll && algorithm == o.algorithm && root == o.root && in_place == o.in_place && count == o.count &&
-             max_outstanding == o.max_outstanding && segment_blocks == o.segment_blocks && element_bytes == o.element_bytes &&
-             shm_elements == o.shm_elements && bcast_concurrency == o.bcast_concurrency && tile_bytes == o.tile_bytes;
+      return coll == o.coll && algorithm == o.algorithm && root == o.root && in_place == o.in_place && commutative == o.commutative &&
+             count == o.count && max_outstanding == o.max_outstanding && segment_blocks == o.segment_blocks &&
+             element_bytes == o.element_bytes && shm_elements == o.shm_elements && bcast_concurrency == o.bcast_concurrency &&
+             tile_bytes == o.tile_bytes && recv_counts == o.recv_counts;
     }
   };
   struct ScheduleKeyHash {

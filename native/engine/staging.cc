@@ -18,8 +18,9 @@ int64_t commonTypeSize(MPI_Datatype type) {
   return 0;
 }
 
-// Whether `count` elements of `type` are their signature's bytes in order at the buffer's start:
-// a predefined type without gaps, or contiguous/dup types of one. Anything else (vector, indexed,
+}  // namespace
+
+// Anything but a predefined type without gaps or contiguous/dup types of one (vector, indexed,
 // struct, resized, even when gapless: an indexed type may reorder) is packed.
 int isContiguous(MPI_Datatype type, bool* out) {
   if (commonTypeSize(type) > 0) return *out = true, MPI_SUCCESS;
@@ -43,8 +44,6 @@ int isContiguous(MPI_Datatype type, bool* out) {
   }
   return rc;
 }
-
-}  // namespace
 
 int signatureBytes(MPI_Count count, MPI_Datatype type, int64_t* bytes) {
   int64_t size = commonTypeSize(type);

@@ -23,6 +23,11 @@ inline bool fitsInt(int64_t n) { return n >= 0 && n <= INT_MAX; }
 // Bytes of `count` elements of `type` in its signature (MPI_Type_size), or an MPI error.
 int signatureBytes(MPI_Count count, MPI_Datatype type, int64_t* bytes);
 
+// Whether elements of `type` are their signature's bytes in order from the buffer's start
+// (their memory is their packed form): a predefined type without gaps, or contiguous/dup types
+// of one.
+int isContiguous(MPI_Datatype type, bool* out);
+
 class StagedBuffers {
  public:
   // `comm`: the communicator MPI_Pack/Unpack are told (the engine's shadow: its errors return).

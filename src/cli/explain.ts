@@ -3,8 +3,8 @@
 import { formatBytes } from '../bench/stats';
 import type { EnginePrediction } from '../mpi/addon';
 import { addon } from '../mpi/native';
-import { collectiveInfo, COLLECTIVES, shapeOf, totalBytes, type CollectiveName } from '../select/registry';
-import type { Schedule } from '../select/schedule';
+import { blockIsElement, collectiveInfo, COLLECTIVES, shapeOf, totalBytes, type CollectiveName } from '../select/registry';
+import { evenCounts, type Schedule } from '../select/schedule';
 import { summarize, type ScheduleSummary } from '../select/summary';
 import { enginePredictions } from '../model/native';
 import type { Command } from './main';
@@ -23,7 +23,8 @@ export interface Explanation {
 
 /** Builds every rank's schedule of `algorithm` (p schedules; fine up to a few thousand ranks). */
 function* allRankSchedules(coll: CollectiveName, algorithm: string, np: number, count: number, root = 0): Generator<Schedule> {
-  for (let r = 0; r < np; r++) yield addon().buildSchedule(coll, algorithm, np, r, { count, root });
+  const recvCounts = coll === 'reduce_scatter' ? evenCounts(count, np) : undefined;
+  for (let r = 0; r < np; r++) yield addon().buildSchedule(coll, algorithm, np, r, { count, root, recvCounts });
 }
 
 /** Bytes of the node's shared data area the engine assumes before a segment exists (TOPOCOLL_SHM_BYTES' default). */
@@ -38,8 +39,9 @@ export function explainCall(coll: CollectiveName, np: number, bytes: number, onl
   const chosen = native.selectAlgorithm(coll, np, bytes, total, Math.ceil(np / ppn));
   const registered: string[] = native.registeredAlgorithms()[coll];
   const names = only ? [only] : registered;
-  // Blocks are bytes here: one rank's block of a block collective, one element of a byte vector.
-  const [count, blockBytes] = shapeOf(coll) === 'vector' ? [bytes, 1] : [1, bytes];
+  // Blocks are bytes here: one rank's block of a block exchange, one element of a byte vector
+  // (bcast and the reductions).
+  const [count, blockBytes] = blockIsElement(coll) ? [bytes, 1] : [1, bytes];
   const candidates = names.map((algorithm) => ({
     algorithm,
     summary: summarize(allRankSchedules(coll, algorithm, np, count), blockBytes),
@@ -50,6 +52,7 @@ export function explainCall(coll: CollectiveName, np: number, bytes: number, onl
     count,
     blockBytes,
     elementBytes,
+    recvCounts: coll === 'reduce_scatter' ? evenCounts(count, np) : undefined,
     shmElements: Math.floor(SHM_BYTES / elementBytes),
     nodes: ppn < np ? Array.from({ length: np }, (_, r) => Math.floor(r / ppn)) : undefined,
   });

@@ -13,11 +13,15 @@ export const BUF_SHM = 3;
 export const BUFFER_NAMES: readonly BufferName[] = ['send', 'recv', 'tmp', 'shm'];
 
 /** Stream codes: a send's code is its peer, a receive's -1 - peer, the others these. */
-export const COPY_CODE = -0x80000000;
+const COPY_CODE = -0x80000000;
 export const SIGNAL_CODE = -0x7fffffff;
 export const WAIT_CODE = -0x7ffffffe;
+/** A reduce op: [REDUCE_CODE, units], spans like a copy's. */
+export const REDUCE_CODE = -0x7ffffffd;
 /** Codes at or below this are not receives. */
-const LAST_SPECIAL_CODE = WAIT_CODE;
+const LAST_SPECIAL_CODE = REDUCE_CODE;
+/** Copies and reductions: local ops with a source and a destination span. */
+export const isLocalCode = (code: number) => code === COPY_CODE || code === REDUCE_CODE;
 export const isRecvCode = (code: number) => code < 0 && code > LAST_SPECIAL_CODE;
 
 /** Flags a rank owns; the native executor has 4 (kShmFlagSlots), the replayer accepts more. */
@@ -45,6 +49,8 @@ export interface CompiledSpans {
   /** recv and copy: the destination span. */
   readonly dstBuf: Uint8Array;
   readonly dstFirst: Int32Array;
+  /** reduce: 1 when the destination is the left operand (dst_first), else 0. */
+  readonly dstFirstOrder: Uint8Array;
 }
 
 /** Flag ops' slot and stage, indexed by op slot. */
@@ -56,7 +62,7 @@ export interface CompiledFlags {
 /**
  * One rank's schedule as a stream of two-word slots. Each round is a header slot
  * [number of ops, number of ops the round waits for (sends, receives, flag waits)] followed by
- * one slot per op: [code, units] for sends, receives and copies, [SIGNAL_CODE or WAIT_CODE,
+ * one slot per op: [code, units] for sends, receives, copies and reductions, [SIGNAL_CODE or WAIT_CODE,
  * flag owner] for flag ops. An op is named by its slot index (stream position / 2), which also
  * indexes `spans` and `flags`. Counts are in units of 1/unitsPerBlock block.
  */
@@ -130,7 +136,13 @@ export function compileSchedule(schedule: Schedule, p: number, withSpans: boolea
 
   const stream = new Int32Array(2 * slots);
   const spans: CompiledSpans | undefined = withSpans
-    ? { srcBuf: new Uint8Array(slots), srcFirst: new Int32Array(slots), dstBuf: new Uint8Array(slots), dstFirst: new Int32Array(slots) }
+    ? {
+        srcBuf: new Uint8Array(slots),
+        srcFirst: new Int32Array(slots),
+        dstBuf: new Uint8Array(slots),
+        dstFirst: new Int32Array(slots),
+        dstFirstOrder: new Uint8Array(slots),
+      }
     : undefined;
   const flags: CompiledFlags | undefined = hasFlags ? { slot: new Uint8Array(slots), stage: new Int32Array(slots) } : undefined;
 
@@ -142,7 +154,7 @@ export function compileSchedule(schedule: Schedule, p: number, withSpans: boolea
     stream[2 * header] = round.length;
     for (let k = 0; k < round.length; k++, slot++) {
       const op = round[k];
-      if (op.kind !== 'copy') {
+      if (op.kind !== 'copy' && op.kind !== 'reduce') {
         if (!Number.isInteger(op.peer) || op.peer < 0 || op.peer >= p) {
           throw opError(rank, r, k, op.kind, `peer ${op.peer} is not a rank of a ${p}-rank communicator`);
         }
@@ -172,21 +184,26 @@ export function compileSchedule(schedule: Schedule, p: number, withSpans: boolea
           }
           break;
         }
-        case 'copy': {
+        case 'copy':
+        case 'reduce': {
           const sbuf = spanBuffer(op.src);
           const dbuf = spanBuffer(op.dst);
           if (sbuf < 0) throw opError(rank, r, k, op.kind, spanProblem(op.src));
           if (dbuf < 0) throw opError(rank, r, k, op.kind, spanProblem(op.dst));
           if (op.src.count !== op.dst.count) {
-            throw opError(rank, r, k, op.kind, `copies ${op.src.count} units into a ${op.dst.count}-unit span`);
+            throw opError(rank, r, k, op.kind, `${op.kind === 'copy' ? 'copies' : 'combines'} ${op.src.count} units into a ${op.dst.count}-unit span`);
           }
-          stream[2 * slot] = COPY_CODE;
+          if (op.kind === 'reduce' && op.order !== 'src_first' && op.order !== 'dst_first') {
+            throw opError(rank, r, k, op.kind, `order must be 'src_first' or 'dst_first', got ${String(op.order)}`);
+          }
+          stream[2 * slot] = op.kind === 'copy' ? COPY_CODE : REDUCE_CODE;
           stream[2 * slot + 1] = op.src.count;
           if (spans) {
             spans.srcBuf[slot] = sbuf;
             spans.srcFirst[slot] = op.src.first;
             spans.dstBuf[slot] = dbuf;
             spans.dstFirst[slot] = op.dst.first;
+            spans.dstFirstOrder[slot] = op.kind === 'reduce' && op.order === 'dst_first' ? 1 : 0;
           }
           break;
         }

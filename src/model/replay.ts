@@ -1,32 +1,35 @@
 // Symbolic replay: runs the schedules of all p ranks without MPI, tracking which symbolic block
 // every buffer slot of every rank holds, and checks the end state against the collective's
-// definition, read from its descriptor (src/select/registry.ts: shape, rooted, blocks). This is
-// how every schedule builder is proven correct for many p (design §2).
+// definition. This is how every schedule builder is proven correct for many p (design §2).
 //
-// Symbols, per unit (a block is unitsPerBlock units): input block j of rank o is o x n + j, where
-// n is the blocks a rank puts in (allgather: 1, the origin rank; alltoall: p); a rooted vector
-// (bcast) has only the root's input, element j being j; each times unitsPerBlock plus the unit.
-// A collective without payload (barrier) is checked for happens-before instead: every rank must
-// have heard, through a chain of messages or flags, from every other rank before it can finish.
+// Symbols, per unit (a block is unitsPerBlock units): allgather, the origin rank of a block;
+// alltoall, origin x p + index (send block j of rank o); bcast, the element index; each times
+// unitsPerBlock plus the unit. Barrier has no data and is checked for happens-before instead:
+// every rank must have heard, through a chain of messages or flags, from every other rank
+// before it can finish. Reductions (a block is one element): a symbol names a term, an element
+// index combined from a set of ranks' operands (ReductionTerms); a combination of terms that
+// share a rank is an error, and the result must combine every rank's operand once, in rank order
+// where the algorithm claims it (the registry's rankOrdered).
 //
 // The node's shared data area (buffer `shm`) is one buffer for all ranks of a node, so its
 // accesses race unless ordered. With vector clocks over messages and flags the replay checks
 // that every read of the area comes after the write it reads, and every write after the reads
 // and writes it replaces: a missing flag is an error even if this replay's order happened to
 // work.
-import { collectiveInfo, type BlockCount, type CollectiveInfo, type CollectiveName } from '../select/registry';
+import { collectiveInfo, isReduction, shapeOf, type CollectiveName } from '../select/registry';
 import type { Schedule } from '../select/schedule';
 import {
   BUF_RECV,
   BUF_SEND,
   BUF_SHM,
   BUFFER_NAMES,
-  COPY_CODE,
+  REDUCE_CODE,
   SIGNAL_CODE,
   WAIT_CODE,
   ScheduleError,
   compileSchedule,
   forEachRound,
+  isLocalCode,
   isRecvCode,
   type CompiledRank,
 } from './compiled';
@@ -37,12 +40,16 @@ import { MessageLog } from './messages';
 export type ScheduleSource = ((rank: number) => Schedule) | readonly Schedule[];
 
 export interface VerifyParams {
-  /** bcast: elements in the vector (default: the schedules' `count`). */
+  /** bcast, reductions: elements in the vector (reduce_scatter_block: in one rank's part; default: the schedules' `count`). */
   count?: number;
-  /** bcast root (default: the schedules' `root`). */
+  /** bcast, reduce root (default: the schedules' `root`). */
   root?: number;
-  /** allgather/alltoall: MPI_IN_PLACE (default: the schedules' `inPlace`). */
+  /** allgather/alltoall, reductions: MPI_IN_PLACE (default: the schedules' `inPlace`). */
   inPlace?: boolean;
+  /** reduce_scatter: the elements of every rank's part (required). */
+  recvCounts?: readonly number[];
+  /** Reductions: the result must combine the operands in rank order (the algorithm claims it). */
+  rankOrdered?: boolean;
   /** The node of every rank, as given to the builder; default: all on one node. */
   nodes?: readonly number[];
   /** Elements the node's shared data area holds (as given to the builder); default: unbounded. */
@@ -77,19 +84,31 @@ interface Place {
   at: number;
 }
 
-const blocksOf = (n: BlockCount, p: number): number => (n === 'p' ? p : n);
-
-/**
- * Buffer sizes, in blocks, that the collective's definition gives every rank: its descriptor's
- * blocks, of one block each (a block collective) or of the vector's `count` one-element blocks.
- */
-function layoutOf(info: CollectiveInfo, p: number, count: number, inPlace: boolean): Layout {
-  const unit = { block: 1, vector: count, none: 0 }[info.shape];
-  return { sendBlocks: inPlace ? 0 : blocksOf(info.blocks.send, p) * unit, recvBlocks: blocksOf(info.blocks.recv, p) * unit };
+/** Buffer sizes, in blocks, that the collective's definition gives rank r (the engine's bindings). */
+function layoutOf(coll: CollectiveName, p: number, r: number, params: Expected): Layout {
+  const { count, inPlace, root } = params;
+  switch (coll) {
+    case 'allgather':
+      return { sendBlocks: inPlace ? 0 : 1, recvBlocks: p };
+    case 'alltoall':
+      return { sendBlocks: inPlace ? 0 : p, recvBlocks: p };
+    case 'bcast':
+      return { sendBlocks: 0, recvBlocks: count };
+    case 'barrier':
+      return { sendBlocks: 0, recvBlocks: 0 };
+    case 'allreduce':
+      return { sendBlocks: inPlace ? 0 : count, recvBlocks: count };
+    case 'reduce':
+      // In place only at the root; the receive buffer exists at the root only.
+      return { sendBlocks: inPlace && r === root ? 0 : count, recvBlocks: r === root ? count : 0 };
+    case 'reduce_scatter_block':
+      return { sendBlocks: inPlace ? 0 : p * count, recvBlocks: inPlace ? p * count : count };
+    case 'reduce_scatter': {
+      const total = params.recvCounts.reduce((a, b) => a + b, 0);
+      return { sendBlocks: inPlace ? 0 : total, recvBlocks: inPlace ? total : params.recvCounts[r] };
+    }
+  }
 }
-
-/** Only the root puts data in (bcast): its elements are the symbols, from 0. */
-const rootInputOnly = (info: CollectiveInfo): boolean => info.rooted && info.blocks.send === 0;
 
 /**
  * Replays the schedules of a p-rank collective and checks the result. Never throws for a bad
@@ -113,6 +132,8 @@ export function verifyCollective(coll: CollectiveName, p: number, source: Schedu
         unitsPerBlock: s.unitsPerBlock ?? 1,
         nodes: params.nodes ?? new Array<number>(p).fill(0),
         shmElements: params.shmElements ?? Infinity,
+        recvCounts: params.recvCounts ?? [],
+        rankOrdered: params.rankOrdered ?? false,
       };
       checkHeader(s, coll, p, r, expect);
       ranks.push(compileSchedule(s, p, true));
@@ -135,24 +156,30 @@ function checkHeader(s: Schedule, coll: CollectiveName, p: number, r: number, ex
   if (s.collective !== coll) throw bad(`is for ${s.collective}, not ${coll}`);
   if (s.p !== p || s.rank !== r) throw bad(`was built for rank ${s.rank} of ${s.p}`);
   if (!Number.isInteger(s.tmpBlocks) || s.tmpBlocks < 0) throw bad(`has tmpBlocks ${s.tmpBlocks}`);
-  const info = collectiveInfo(coll)!;
-  if (info.shape === 'vector' && s.count !== expect.count) throw bad(`has count ${s.count}, expected ${expect.count}`);
-  if (info.rooted) {
+  if (collectiveInfo(coll)!.rooted) {
     if (s.root !== expect.root) throw bad(`has root ${s.root}, expected ${expect.root}`);
     if (!Number.isInteger(expect.root) || expect.root < 0 || expect.root >= p) throw bad(`root ${expect.root} is not a rank`);
   }
-  if (info.blocks.send !== 0 && s.inPlace !== expect.inPlace) {
+  if ((shapeOf(coll) === 'vector' || isReduction(coll)) && s.count !== expect.count) throw bad(`has count ${s.count}, expected ${expect.count}`);
+  if (collectiveInfo(coll)!.blocks.send !== 0 && s.inPlace !== expect.inPlace) {
     throw bad(`has inPlace ${s.inPlace}, expected ${expect.inPlace}`);
+  }
+  if (isReduction(coll) && (s.unitsPerBlock ?? 1) !== 1) throw bad(`cuts elements into ${s.unitsPerBlock} units: a reduction's block is one element`);
+  if (coll === 'reduce_scatter') {
+    const counts = expect.recvCounts;
+    if (counts.length !== p || counts.some((c) => !Number.isInteger(c) || c < 0)) throw bad(`needs recvCounts of ${p} whole numbers, got [${counts.join(', ')}]`);
+    if (s.count !== counts.reduce((a, b) => a + b, 0)) throw bad(`has count ${s.count}, not the sum of recvCounts`);
   }
   if ((s.unitsPerBlock ?? 1) !== expect.unitsPerBlock) throw bad(`has unitsPerBlock ${s.unitsPerBlock}, expected ${expect.unitsPerBlock}`);
 }
 
 class SymbolicReplay implements EngineHooks {
-  private readonly info: CollectiveInfo;
-  /** Blocks a rank puts in: symbols of rank o's input are o x inputBlocks + j. */
-  private readonly inputBlocks: number;
-  private readonly layout: Layout;
+  /** Per rank: send and recv units. */
+  private readonly sendUnits: Int32Array;
+  private readonly recvUnits: Int32Array;
   private readonly unit: number;
+  /** Reductions: what the symbols name. */
+  private readonly terms?: ReductionTerms;
   /** Per rank: send, recv and tmp units, in that order, holding symbols. */
   private readonly slots: Float64Array[];
   private readonly bufBase: Int32Array[];
@@ -175,19 +202,21 @@ class SymbolicReplay implements EngineHooks {
   private readonly signalled: Int32Array[] = [];
 
   constructor(
-    coll: CollectiveName,
+    private readonly coll: CollectiveName,
     private readonly p: number,
     private readonly ranks: readonly CompiledRank[],
     private readonly params: Expected,
     private readonly messages: MessageLog,
   ) {
     this.unit = params.unitsPerBlock;
-    this.info = collectiveInfo(coll)!;
-    if (this.info.reducing) throw new ScheduleError(`${coll}: the replay does not check reductions yet`);
-    this.inputBlocks = layoutOf(this.info, p, params.count, false).sendBlocks;
-    const blocks = layoutOf(this.info, p, params.count, params.inPlace);
-    this.layout = { sendBlocks: blocks.sendBlocks * this.unit, recvBlocks: blocks.recvBlocks * this.unit };
-    const { sendBlocks, recvBlocks } = this.layout;
+    this.sendUnits = new Int32Array(p);
+    this.recvUnits = new Int32Array(p);
+    for (let r = 0; r < p; r++) {
+      const blocks = layoutOf(coll, p, r, params);
+      this.sendUnits[r] = blocks.sendBlocks * this.unit;
+      this.recvUnits[r] = blocks.recvBlocks * this.unit;
+    }
+    if (isReduction(coll)) this.terms = new ReductionTerms(p);
 
     this.node = Int32Array.from(params.nodes);
     this.localIndex = new Int32Array(p);
@@ -212,14 +241,15 @@ class SymbolicReplay implements EngineHooks {
     this.bufBase = [];
     let maxSlots = 0;
     for (const rank of ranks) {
+      const sendUnits = this.sendUnits[rank.rank], recvUnits = this.recvUnits[rank.rank];
       const tmpUnits = rank.tmpBlocks * this.unit;
-      maxSlots = Math.max(maxSlots, sendBlocks + recvBlocks + tmpUnits);
-      this.slots.push(new Float64Array(sendBlocks + recvBlocks + tmpUnits).fill(EMPTY));
-      this.bufBase.push(Int32Array.of(0, sendBlocks, sendBlocks + recvBlocks));
+      maxSlots = Math.max(maxSlots, sendUnits + recvUnits + tmpUnits);
+      this.slots.push(new Float64Array(sendUnits + recvUnits + tmpUnits).fill(EMPTY));
+      this.bufBase.push(Int32Array.of(0, sendUnits, sendUnits + recvUnits));
     }
     this.claims = new Int32Array(maxSlots + shmUnits);
 
-    this.clocked = this.info.shape === 'none' || usesShm;
+    this.clocked = shapeOf(coll) === 'none' || usesShm;
     if (this.clocked) {
       if (p > MAX_CLOCKED_RANKS) throw new ScheduleError(`ordering checks (barriers, shared memory) support at most ${MAX_CLOCKED_RANKS} ranks`);
       this.posted = new Int32Array(p * p);
@@ -233,24 +263,36 @@ class SymbolicReplay implements EngineHooks {
     const fill = (slots: Float64Array, at: number, symbol: number) => {
       for (let u = 0; u < unit; u++) slots[at + u] = symbol * unit + u;
     };
-    const { info, inputBlocks } = this;
     for (let r = 0; r < p; r++) {
       const slots = this.slots[r];
       const base = this.bufBase[r];
-      if (rootInputOnly(info)) {
-        if (r === params.root) for (let e = 0; e < params.count; e++) fill(slots, base[BUF_RECV] + e * unit, e);
-        continue;
+      switch (this.coll) {
+        case 'allgather':
+          fill(slots, params.inPlace ? base[BUF_RECV] + r * unit : base[BUF_SEND], r);
+          break;
+        case 'alltoall': {
+          const at = base[params.inPlace ? BUF_RECV : BUF_SEND];
+          for (let j = 0; j < p; j++) fill(slots, at + j * unit, r * p + j);
+          break;
+        }
+        case 'bcast':
+          if (r === params.root) for (let e = 0; e < params.count; e++) fill(slots, base[BUF_RECV] + e * unit, e);
+          break;
+        case 'barrier':
+          break;
+        default: {
+          // Reductions: rank r's operand, where the engine binds it.
+          const at = this.sendUnits[r] > 0 ? base[BUF_SEND] : base[BUF_RECV];
+          const n = this.sendUnits[r] > 0 ? this.sendUnits[r] : this.recvUnits[r];
+          for (let e = 0; e < n; e++) slots[at + e] = this.terms!.leaf(r, e);
+        }
       }
-      // In place the input is in recv: this rank's block of p (allgather), or the whole buffer (alltoall).
-      const ownBlock = info.blocks.send === 1 && info.blocks.recv === 'p';
-      const at = params.inPlace ? base[BUF_RECV] + (ownBlock ? r * unit : 0) : base[BUF_SEND];
-      for (let j = 0; j < inputBlocks; j++) fill(slots, at + j * unit, r * inputBlocks + j);
     }
   }
 
   private bufferSize(rank: CompiledRank, buf: number): number {
-    if (buf === BUF_SEND) return this.layout.sendBlocks;
-    if (buf === BUF_RECV) return this.layout.recvBlocks;
+    if (buf === BUF_SEND) return this.sendUnits[rank.rank];
+    if (buf === BUF_RECV) return this.recvUnits[rank.rank];
     if (buf === BUF_SHM) return this.shmCapacity();
     return rank.tmpBlocks * this.unit;
   }
@@ -259,7 +301,7 @@ class SymbolicReplay implements EngineHooks {
   private shmCapacity(): number {
     const { shmElements, count } = this.params;
     if (shmElements === Infinity) return Infinity;
-    const elementsPerBlock = this.info.shape === 'vector' ? 1 : count;
+    const elementsPerBlock = shapeOf(this.coll) === 'vector' ? 1 : count;
     return elementsPerBlock === 0 ? 0 : Math.floor((shmElements * this.unit) / elementsPerBlock);
   }
 
@@ -301,7 +343,7 @@ class SymbolicReplay implements EngineHooks {
           }
           continue;
         }
-        if (code >= 0 || code === COPY_CODE) check(round, s, spans.srcBuf[s], spans.srcFirst[s]);
+        if (code >= 0 || isLocalCode(code)) check(round, s, spans.srcBuf[s], spans.srcFirst[s]);
         if (code < 0) check(round, s, spans.dstBuf[s], spans.dstFirst[s]);
       }
     });
@@ -382,13 +424,33 @@ class SymbolicReplay implements EngineHooks {
     const { srcBuf, srcFirst, dstBuf, dstFirst } = spans!;
     if (this.clocked) this.known![r * this.p + r] = 2 * round + 2;
     for (let s = first; s < end; s++) {
-      if (stream[2 * s] !== COPY_CODE) continue;
+      const code = stream[2 * s];
+      if (!isLocalCode(code)) continue;
       const count = stream[2 * s + 1];
       if (this.clocked) {
         if (srcBuf[s] === BUF_SHM) this.shmRead(r, round, srcFirst[s], count, this.known!);
         if (dstBuf[s] === BUF_SHM) this.shmWrite(r, round, dstFirst[s], count, this.known!);
       }
-      copyUnits(this.place(r, srcBuf[s], srcFirst[s]), this.place(r, dstBuf[s], dstFirst[s]), count);
+      const from = this.place(r, srcBuf[s], srcFirst[s]);
+      const to = this.place(r, dstBuf[s], dstFirst[s]);
+      if (code === REDUCE_CODE) this.reduceUnits(r, round, from, to, count, spans!.dstFirstOrder[s] === 1);
+      else copyUnits(from, to, count);
+    }
+  }
+
+  /** A reduce op: to[i] = from[i] op to[i] (or to[i] op from[i]), as terms. */
+  private reduceUnits(r: number, round: number, from: Place, to: Place, count: number, dstFirst: boolean): void {
+    const terms = this.terms;
+    if (!terms) throw new ScheduleError(`rank ${r} round ${round}: a reduce op in a ${this.coll} schedule`, r, round);
+    if (from.array === to.array && from.at < to.at + count && to.at < from.at + count) {
+      throw new ScheduleError(`rank ${r} round ${round}: a reduce op's source and destination overlap`, r, round);
+    }
+    for (let i = 0; i < count; i++) {
+      const a = from.array[from.at + i];
+      const b = to.array[to.at + i];
+      const problem = a === EMPTY || b === EMPTY ? 'combines a unit that holds nothing' : undefined;
+      if (problem) throw new ScheduleError(`rank ${r} round ${round}: ${problem}`, r, round);
+      to.array[to.at + i] = dstFirst ? terms.combine(b, a, r, round) : terms.combine(a, b, r, round);
     }
   }
 
@@ -464,8 +526,8 @@ class SymbolicReplay implements EngineHooks {
   }
 
   checkFinalState(): void {
-    const { p, unit, info } = this;
-    if (info.shape === 'none') {
+    const { p, coll, unit } = this;
+    if (shapeOf(coll) === 'none') {
       for (let r = 0; r < p; r++) {
         for (let q = 0; q < p; q++) {
           if (q !== r && this.known![r * p + q] < 1) {
@@ -475,13 +537,17 @@ class SymbolicReplay implements EngineHooks {
       }
       return;
     }
-    const n = this.layout.recvBlocks;
+    if (this.terms) {
+      this.checkReduction();
+      return;
+    }
     for (let r = 0; r < p; r++) {
+      const n = this.recvUnits[r];
       const slots = this.slots[r];
       const recv = this.bufBase[r][BUF_RECV];
       for (let i = 0; i < n; i++) {
         const block = Math.floor(i / unit);
-        const want = this.expectedSymbol(block, r) * unit + (i % unit);
+        const want = (coll === 'alltoall' ? block * p + r : block) * unit + (i % unit);
         const got = slots[recv + i];
         if (got !== want) {
           const where = unit === 1 ? `recv[${i}]` : `recv unit ${i} (block ${block})`;
@@ -491,24 +557,43 @@ class SymbolicReplay implements EngineHooks {
     }
   }
 
-  /**
-   * The symbol recv block `block` of rank r must hold: the root's element, or the block of
-   * rank `block`'s input meant for r (its only one, or its r-th of p).
-   */
-  private expectedSymbol(block: number, r: number): number {
-    const { inputBlocks, info } = this;
-    if (rootInputOnly(info)) return block;
-    return block * inputBlocks + (info.blocks.send === 'p' ? r : 0);
+  /** Every element of the result combines every rank's operand of that element once (in rank order if claimed). */
+  private checkReduction(): void {
+    const { p, coll, params } = this;
+    const terms = this.terms!;
+    for (let r = 0; r < p; r++) {
+      // The result's elements on this rank: the whole vector, or the rank's part of it.
+      let first = 0;
+      let n = this.recvUnits[r];
+      if (coll === 'reduce' && r !== params.root) n = 0;
+      if (coll === 'reduce_scatter_block') [first, n] = [r * params.count, params.count];
+      if (coll === 'reduce_scatter') {
+        for (let q = 0; q < r; q++) first += params.recvCounts[q];
+        n = params.recvCounts[r];
+      }
+      const slots = this.slots[r];
+      const recv = this.bufBase[r][BUF_RECV];
+      for (let i = 0; i < n; i++) {
+        const got = slots[recv + i];
+        const problem = terms.incomplete(got, first + i, params.rankOrdered);
+        if (problem) throw new ScheduleError(`final state: rank ${r} recv[${i}] ${problem}`, r);
+      }
+    }
   }
 
   private describe(symbol: number): string {
     if (symbol === EMPTY) return 'nothing';
-    const { unit, inputBlocks } = this;
+    const { unit, p } = this;
     const block = Math.floor(symbol / unit);
     const part = unit === 1 ? '' : ` (unit ${symbol % unit})`;
-    if (rootInputOnly(this.info)) return `element ${block}${part}`;
-    if (this.info.blocks.send !== 'p') return `the block of rank ${block}${part}`;
-    return `block ${block % inputBlocks} of rank ${Math.floor(block / inputBlocks)}${part}`;
+    switch (this.coll) {
+      case 'allgather':
+        return `the block of rank ${block}${part}`;
+      case 'alltoall':
+        return `block ${block % p} of rank ${Math.floor(block / p)}${part}`;
+      default:
+        return `element ${block}${part}`;
+    }
   }
 }
 
@@ -541,4 +626,89 @@ function copyUnits(from: Place, to: Place, count: number): void {
   } else {
     to.array.set(from.array.subarray(from.at, from.at + count), to.at);
   }
+}
+
+/**
+ * The terms of a symbolic reduction: an element index and the set of ranks whose operands it
+ * combines; `lo`..`hi` when it is their combination in rank order (lo op ... op hi), else -1.
+ * Rank sets are bitsets of ceil(p / 32) words in one growing arena.
+ */
+class ReductionTerms {
+  private element = new Int32Array(1024);
+  private lo = new Int32Array(1024);
+  private hi = new Int32Array(1024);
+  private bits: Uint32Array;
+  private size = 0;
+  private readonly words: number;
+
+  constructor(private readonly p: number) {
+    this.words = Math.ceil(p / 32);
+    this.bits = new Uint32Array(1024 * this.words);
+  }
+
+  /** Rank r's operand of element e. */
+  leaf(r: number, e: number): number {
+    const t = this.add(e, r, r);
+    this.bits[t * this.words + (r >> 5)] |= 1 << (r & 31);
+    return t;
+  }
+
+  /** left op right; throws when they are different elements or share a rank. */
+  combine(left: number, right: number, r: number, round: number): number {
+    const fail = (what: string) => new ScheduleError(`rank ${r} round ${round}: combines ${this.describe(left)} with ${this.describe(right)}: ${what}`, r, round);
+    if (this.element[left] !== this.element[right]) throw fail('different elements');
+    const { words } = this;
+    for (let w = 0; w < words; w++) {
+      if (this.bits[left * words + w] & this.bits[right * words + w]) throw fail('a rank\'s operand twice');
+    }
+    const ordered = this.lo[left] >= 0 && this.lo[right] >= 0 && this.hi[left] + 1 === this.lo[right];
+    const t = this.add(this.element[left], ordered ? this.lo[left] : -1, ordered ? this.hi[right] : -1);
+    for (let w = 0; w < words; w++) this.bits[t * words + w] = this.bits[left * words + w] | this.bits[right * words + w];
+    return t;
+  }
+
+  /** Why `term` is not element e of the full reduction (in rank order if `ordered`), or undefined. */
+  incomplete(term: number, e: number, ordered: boolean): string | undefined {
+    if (term === EMPTY) return `holds nothing, expected element ${e} of the reduction`;
+    if (this.element[term] !== e) return `holds ${this.describe(term)}, expected element ${e}`;
+    let count = 0;
+    for (let w = 0; w < this.words; w++) count += popcount(this.bits[term * this.words + w]);
+    if (count !== this.p) return `holds ${this.describe(term)}: ${this.p - count} of ${this.p} operands missing`;
+    if (ordered && !(this.lo[term] === 0 && this.hi[term] === this.p - 1)) return `holds ${this.describe(term)}: not combined in rank order`;
+    return undefined;
+  }
+
+  describe(term: number): string {
+    const ranks: number[] = [];
+    for (let q = 0; q < this.p && ranks.length <= 8; q++) if (this.bits[term * this.words + (q >> 5)] & (1 << (q & 31))) ranks.push(q);
+    const set = ranks.length > 8 ? `${ranks.slice(0, 8).join(',')},...` : ranks.join(',');
+    const order = this.lo[term] >= 0 ? ` in order ${this.lo[term]}..${this.hi[term]}` : '';
+    return `element ${this.element[term]} of ranks {${set}}${order}`;
+  }
+
+  private add(e: number, lo: number, hi: number): number {
+    if (this.size === this.element.length) {
+      const grow = <T extends Int32Array | Uint32Array>(a: T, n: number): T => {
+        const b = new (a.constructor as new (n: number) => T)(n);
+        b.set(a);
+        return b;
+      };
+      const n = 2 * this.size;
+      this.element = grow(this.element, n);
+      this.lo = grow(this.lo, n);
+      this.hi = grow(this.hi, n);
+      this.bits = grow(this.bits, n * this.words);
+    }
+    const t = this.size++;
+    this.element[t] = e;
+    this.lo[t] = lo;
+    this.hi[t] = hi;
+    return t;
+  }
+}
+
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }

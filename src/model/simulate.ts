@@ -21,7 +21,7 @@
 //
 // Size: ranks are compiled to typed arrays one at a time, so a pairwise alltoall on 8192 ranks
 // (67 M messages) needs about 1.4 GB and no Schedule object outlives its compilation.
-import { COPY_CODE, compileSchedule, type CompiledRank } from './compiled';
+import { compileSchedule, isLocalCode, type CompiledRank } from './compiled';
 import type { CostModel } from './cost';
 import { runSchedules, type EngineHooks } from './engine';
 import type { Machine } from './machine';
@@ -193,7 +193,8 @@ class TimingReplay implements EngineHooks {
   endRound(r: number, _round: number, first: number, end: number): void {
     const stream = this.ranks[r].stream;
     let copied = 0;
-    for (let s = first; s < end; s++) if (stream[2 * s] === COPY_CODE) copied += stream[2 * s + 1];
+    // A reduction costs what a copy of its units costs (no compute term yet).
+    for (let s = first; s < end; s++) if (isLocalCode(stream[2 * s])) copied += stream[2 * s + 1];
     this.roundStart[r] = this.roundEnd[r] + this.bytes(r, copied) * this.topology.machine.copyBeta;
   }
 }

@@ -5,7 +5,7 @@
 // entry points and native thunks, the preload's MPI_* / MPI_I* / _c / Fortran wrappers, the
 // addon's calls, the schemas' enums), as MPICH generates its dispatch from coll_algorithms.txt.
 
-export type CollectiveName = 'allgather' | 'bcast' | 'barrier' | 'alltoall';
+export type CollectiveName = 'allgather' | 'bcast' | 'barrier' | 'alltoall' | 'allreduce' | 'reduce' | 'reduce_scatter_block' | 'reduce_scatter';
 
 export interface AlgorithmInfo {
   /** Canonical name, as users type it in TOPOCOLL_<COLL>_ALGORITHM. */
@@ -17,6 +17,11 @@ export interface AlgorithmInfo {
   readonly shm?: boolean;
   /** Runs under a rank mapping pi computed from the ranks' nodes (seed 004): its schedule depends on the placement. */
   readonly remapped?: boolean;
+  /**
+   * Reductions: combines the operands in rank order (r0 op r1 op ... op r(p-1), each once), so it
+   * runs ops that are not commutative; the others run commutative ops only (a forced one falls back).
+   */
+  readonly rankOrdered?: boolean;
 }
 
 /**
@@ -95,6 +100,20 @@ const BLOCK_EXCHANGE_PARAMS: readonly CParameter[] = [
   { name: 'comm', type: 'MPI_Comm', role: 'comm' },
 ];
 
+/** The reductions' signatures (MPI-3.1 §5.9-5.10): buffers, count(s), datatype, op[, root], comm. */
+function reductionParams(count: CParameter, root = false): readonly CParameter[] {
+  return [
+    { name: 'sendbuf', type: 'const void*', role: 'sendbuf' },
+    { name: 'recvbuf', type: 'void*', role: 'recvbuf' },
+    count,
+    { name: 'datatype', type: 'MPI_Datatype', role: 'datatype' },
+    { name: 'op', type: 'MPI_Op', role: 'op' },
+    ...(root ? [{ name: 'root', type: 'int', role: 'root' } as const] : []),
+    { name: 'comm', type: 'MPI_Comm', role: 'comm' },
+  ];
+}
+const COUNT: CParameter = { name: 'count', type: 'int', role: 'count' };
+
 export const COLLECTIVES: readonly CollectiveInfo[] = [
   {
     name: 'allgather',
@@ -171,11 +190,59 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
       { name: 'tiled', summary: 'pairwise exchange with every block cut into tiles sized to the shared cache', origin: 'seed 001' },
     ],
   },
+  {
+    name: 'allreduce',
+    env: 'TOPOCOLL_ALLREDUCE_ALGORITHM',
+    shape: 'vector',
+    rooted: false,
+    reducing: true,
+    blocks: { send: 1, recv: 1 },
+    params: reductionParams(COUNT),
+    forms: ALL_FORMS,
+    algorithms: [
+      { name: 'recursive_doubling', summary: 'log p exchanges of the whole vector with r xor 2^k, lower ranks\' operand on the left; non-power-of-two via fold-in', origin: 'MPICH', rankOrdered: true },
+      { name: 'reduce_scatter_allgather', summary: 'reduce-scatter by recursive halving, then allgather by recursive doubling (Rabenseifner); non-power-of-two via fold-in', origin: 'Rabenseifner 2004; MPICH', rankOrdered: true },
+      { name: 'ring', summary: 'ring reduce-scatter then ring allgather, in segments: each rank sends 2(p-1)/p of the vector', origin: 'Patarasuk & Yuan 2009; Open MPI ring_segmented' },
+    ],
+  },
+  {
+    name: 'reduce',
+    env: 'TOPOCOLL_REDUCE_ALGORITHM',
+    shape: 'vector',
+    rooted: true,
+    reducing: true,
+    blocks: { send: 1, recv: 1 },
+    params: reductionParams(COUNT, true),
+    forms: ALL_FORMS,
+    algorithms: [],
+  },
+  {
+    name: 'reduce_scatter_block',
+    env: 'TOPOCOLL_REDUCE_SCATTER_BLOCK_ALGORITHM',
+    shape: 'block',
+    rooted: false,
+    reducing: true,
+    blocks: { send: 'p', recv: 1 },
+    params: reductionParams({ name: 'recvcount', type: 'int', role: 'count' }),
+    forms: ALL_FORMS,
+    algorithms: [],
+  },
+  {
+    name: 'reduce_scatter',
+    env: 'TOPOCOLL_REDUCE_SCATTER_ALGORITHM',
+    shape: 'block',
+    rooted: false,
+    reducing: true,
+    blocks: { send: 'p', recv: 1 },
+    params: reductionParams({ name: 'recvcounts', type: 'const int*', role: 'counts' }),
+    forms: ALL_FORMS,
+    algorithms: [],
+  },
 ];
 
 /**
  * Size basis of a rule: `block` is the bytes of one rank's block (allgather/alltoall), `total`
- * is the bytes a rank receives in all (allgather: p x block; bcast: the message). MPICH states
+ * is the bytes a rank receives in all (allgather: p x block; bcast, allreduce: the message). MPICH states
  * allgather thresholds in total bytes and alltoall thresholds in block bytes: rules say which.
  */
 export type SizeBasis = 'block' | 'total';
@@ -250,7 +317,26 @@ export const DEFAULT_RULES: readonly Rule[] = [
   { collective: 'alltoall', algorithm: 'bruck', basis: 'block', maxBytes: 257, minRanks: 8, why: 'MPICH: blocks <= 256 B on 8 or more ranks' },
   { collective: 'alltoall', algorithm: 'isend_irecv', basis: 'block', maxBytes: 32769, why: 'MPICH: blocks <= 32 KiB' },
   { collective: 'alltoall', algorithm: 'pairwise', why: 'MPICH: long blocks (xor pairing on power-of-two sizes, shift otherwise)' },
+  { collective: 'allreduce', algorithm: 'native', maxRanks: 2, why: 'not measured yet: on 2 ranks every algorithm is one exchange, where the system MPI\'s own path is the shorter one for the other collectives' },
+  { collective: 'allreduce', algorithm: 'recursive_doubling', basis: 'total', maxBytes: 2049, why: 'MPICH: MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = 2048, recursive doubling up to 2 KiB' },
+  // MPICH also keeps recursive doubling for fewer elements than pof2 (huge elements), which a
+  // rule cannot say; Rabenseifner runs such calls correctly, its empty blocks skipped.
+  { collective: 'allreduce', algorithm: 'reduce_scatter_allgather', why: 'MPICH: Rabenseifner (reduce-scatter + allgather) above 2 KiB' },
+  { collective: 'reduce', algorithm: 'native', why: 'no reduce algorithm in the engine yet' },
+  { collective: 'reduce_scatter_block', algorithm: 'native', why: 'no reduce_scatter_block algorithm in the engine yet' },
+  { collective: 'reduce_scatter', algorithm: 'native', why: 'no reduce_scatter algorithm in the engine yet' },
 ];
+
+/** Reductions combine the ranks' operands with an MPI_Op; a block of their schedules is one element. */
+export function isReduction(coll: CollectiveName): boolean {
+  return coll === 'allreduce' || coll === 'reduce' || coll === 'reduce_scatter_block' || coll === 'reduce_scatter';
+}
+
+/** Whether a schedule's block is one element of the vector (bcast, reductions) rather than one rank's block. */
+export function blockIsElement(coll: CollectiveName): boolean {
+  const c = collectiveInfo(coll);
+  return c !== undefined && (c.shape === 'vector' || c.reducing);
+}
 
 export function collectiveInfo(name: string): CollectiveInfo | undefined {
   return COLLECTIVES.find((c) => c.name === name);

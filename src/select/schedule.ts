@@ -5,7 +5,7 @@ import type { CollectiveName } from './registry';
 /** `shm`: the data area of the node's shared-memory segment, shared by the ranks of a node. */
 export type BufferName = 'send' | 'recv' | 'tmp' | 'shm';
 
-/** A run of consecutive blocks of one buffer (a block is one rank's count elements; for bcast, one element). */
+/** A run of consecutive blocks of one buffer (a block is one rank's count elements; for bcast and reductions, one element). */
 export interface BlockSpan {
   buf: BufferName;
   first: number;
@@ -16,22 +16,36 @@ export type ScheduleOp =
   | { kind: 'send'; peer: number; src: BlockSpan }
   | { kind: 'recv'; peer: number; dst: BlockSpan }
   | { kind: 'copy'; src: BlockSpan; dst: BlockSpan }
+  /**
+   * Combines src into dst element by element with the call's op: `src_first` dst = src op dst
+   * (MPI_Reduce_local(src, dst)), `dst_first` dst = dst op src. Runs with the copies, in order.
+   */
+  | { kind: 'reduce'; src: BlockSpan; dst: BlockSpan; order: ReduceOrder }
   /** Sets flag `slot` of rank `peer` (same node) to `stage` of this call, after the round's copies. */
   | { kind: 'flag_signal'; peer: number; slot: number; stage: number }
   /** Waits until flag `slot` of rank `peer` (same node) holds `stage` or more of this call, before the round's copies. */
   | { kind: 'flag_wait'; peer: number; slot: number; stage: number };
 
+/** reduce_scatter's parts when only the total is given (tools): `count` elements split as evenly as possible, the first ones larger. */
+export function evenCounts(count: number, p: number): number[] {
+  return Array.from({ length: p }, (_, r) => Math.floor(count / p) + (r < count % p ? 1 : 0));
+}
+
+/** Which operand of a reduce op is on the left. */
+export type ReduceOrder = 'src_first' | 'dst_first';
+
 /** How a schedule uses the node's shared memory (the same for every rank of a call). */
 export type ShmUse = 'none' | 'flags' | 'data';
 
 /**
- * All ops of a round start together; copies run after the round's receives complete. In a round:
- * sends/receives are posted, flag waits pass, copies run, then flags are signalled.
+ * All ops of a round start together; copies and reductions run after the round's receives
+ * complete, in schedule order. In a round: sends/receives are posted, flag waits pass, copies and
+ * reductions run, then flags are signalled.
  */
 export type ScheduleRound = ScheduleOp[];
 
 export interface ScheduleParams {
-  /** Elements per block (allgather/alltoall) or of the whole vector (bcast). Default 1. */
+  /** Elements per block (allgather/alltoall, reduce_scatter_block) or of the whole vector (bcast, allreduce, reduce, reduce_scatter: the sum). Default 1. */
   count?: number;
   root?: number;
   inPlace?: boolean;
@@ -47,6 +61,10 @@ export interface ScheduleParams {
   shmElements?: number;
   bcastConcurrency?: number;
   tileBytes?: number;
+  /** Reductions: false for an op that is not commutative (default true). */
+  commutative?: boolean;
+  /** reduce_scatter: the elements of every rank's part. */
+  recvCounts?: number[];
 }
 
 export interface Schedule {

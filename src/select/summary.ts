@@ -31,7 +31,7 @@ export function summarize(schedules: Iterable<Schedule>, blockBytes: number): Sc
     for (const round of sched.rounds) {
       let communicates = false;
       for (const op of round) {
-        if (op.kind === 'copy') continue;
+        if (op.kind === 'copy' || op.kind === 'reduce') continue;
         communicates = true;
         if (op.kind !== 'send') continue;
         const d = Math.abs(op.peer - sched.rank);

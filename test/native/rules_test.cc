@@ -242,7 +242,8 @@ void testRuleErrors() {
     std::string text, error;
   } cases[] = {
       {file({R"({"collective": "allgathr", "algorithm": "ring"})"}),
-       "r.json:2: rules[0].collective: \"allgathr\" is not a collective; valid choices: allgather, bcast, barrier, alltoall"},
+       "r.json:2: rules[0].collective: \"allgathr\" is not a collective; valid choices: allgather, bcast, barrier, alltoall, allreduce, reduce, "
+       "reduce_scatter_block, reduce_scatter"},
       {file({rule + "}", R"({"collective": "alltoall", "algorithm": "rng"})"}),
        "r.json:3: rules[1].algorithm: \"rng\" is not an algorithm of alltoall; valid choices: " + choices(Collective::Alltoall)},
       {file({R"({"collective": "allgather", "algorithm": "tiled"})"}),

@@ -15,6 +15,10 @@ inline int engineCall(generated::Collective coll, const CollectiveArgs& a, engin
     case generated::Collective::Bcast: return engine::bcast(a.recvbuf, a.count, a.type, a.root, a.comm, request);
     case generated::Collective::Barrier: return engine::barrier(a.comm, request);
     case generated::Collective::Alltoall: return engine::alltoall(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.count, a.type, a.comm, request);
+    case generated::Collective::Allreduce: return engine::allreduce(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm, request);
+    case generated::Collective::Reduce: return engine::reduce(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.root, a.comm, request);
+    case generated::Collective::ReduceScatterBlock: return engine::reduceScatterBlock(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm, request);
+    case generated::Collective::ReduceScatter: return engine::reduceScatter(a.sendbuf, a.recvbuf, a.counts, a.type, a.op, a.comm, request);
   }
   return MPI_ERR_OTHER;
 }
@@ -25,6 +29,10 @@ inline int systemCall(generated::Collective coll, const CollectiveArgs& a) {
     case generated::Collective::Bcast: return PMPI_Bcast(a.recvbuf, static_cast<int>(a.count), a.type, a.root, a.comm);
     case generated::Collective::Barrier: return PMPI_Barrier(a.comm);
     case generated::Collective::Alltoall: return PMPI_Alltoall(a.sendbuf, static_cast<int>(a.sendcount), a.sendtype, a.recvbuf, static_cast<int>(a.count), a.type, a.comm);
+    case generated::Collective::Allreduce: return PMPI_Allreduce(a.sendbuf, a.recvbuf, static_cast<int>(a.count), a.type, a.op, a.comm);
+    case generated::Collective::Reduce: return PMPI_Reduce(a.sendbuf, a.recvbuf, static_cast<int>(a.count), a.type, a.op, a.root, a.comm);
+    case generated::Collective::ReduceScatterBlock: return PMPI_Reduce_scatter_block(a.sendbuf, a.recvbuf, static_cast<int>(a.count), a.type, a.op, a.comm);
+    case generated::Collective::ReduceScatter: return PMPI_Reduce_scatter(a.sendbuf, a.recvbuf, a.counts, a.type, a.op, a.comm);
   }
   return MPI_ERR_OTHER;
 }

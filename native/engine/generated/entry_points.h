@@ -10,5 +10,9 @@ int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, v
 int bcast(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, RequestOut request = nullptr);
 int barrier(MPI_Comm comm, RequestOut request = nullptr);
 int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, RequestOut request = nullptr);
+int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, RequestOut request = nullptr);
+int reduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, RequestOut request = nullptr);
+int reduceScatterBlock(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, RequestOut request = nullptr);
+int reduceScatter(const void* sendbuf, void* recvbuf, CountList recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, RequestOut request = nullptr);
 
 }  // namespace topocoll::engine

@@ -4,17 +4,24 @@
 
 namespace topocoll::generated {
 
-enum class Collective : int { Allgather = 0, Bcast = 1, Barrier = 2, Alltoall = 3 };
-inline constexpr int kCollectiveCount = 4;
+enum class Collective : int { Allgather = 0, Bcast = 1, Barrier = 2, Alltoall = 3, Allreduce = 4, Reduce = 5, ReduceScatterBlock = 6, ReduceScatter = 7 };
+inline constexpr int kCollectiveCount = 8;
 
 inline constexpr const char* kAllgatherAlgorithms[] = {"ring", "recursive_doubling", "bruck", "neighbor_exchange", "bruck_exch", "bruck_reorder", "recursive_doubling_exch", "recursive_doubling_reorder", "hierarchical"};
 inline constexpr const char* kBcastAlgorithms[] = {"binomial", "scatter_allgather", "shm_numa", "hierarchical"};
 inline constexpr const char* kBarrierAlgorithms[] = {"dissemination", "recursive_doubling", "shm_hierarchical"};
 inline constexpr const char* kAlltoallAlgorithms[] = {"bruck", "isend_irecv", "pairwise", "ring", "tiled"};
+inline constexpr const char* kAllreduceAlgorithms[] = {"recursive_doubling", "reduce_scatter_allgather", "ring"};
 inline constexpr bool kAllgatherAlgorithmUsesShm[] = {false, false, false, false, false, false, false, false, true};
 inline constexpr bool kBcastAlgorithmUsesShm[] = {false, false, true, true};
 inline constexpr bool kBarrierAlgorithmUsesShm[] = {false, false, true};
 inline constexpr bool kAlltoallAlgorithmUsesShm[] = {false, false, false, false, false};
+inline constexpr bool kAllreduceAlgorithmUsesShm[] = {false, false, false};
+inline constexpr bool kAllgatherAlgorithmRankOrdered[] = {false, false, false, false, false, false, false, false, false};
+inline constexpr bool kBcastAlgorithmRankOrdered[] = {false, false, false, false};
+inline constexpr bool kBarrierAlgorithmRankOrdered[] = {false, false, false};
+inline constexpr bool kAlltoallAlgorithmRankOrdered[] = {false, false, false, false, false};
+inline constexpr bool kAllreduceAlgorithmRankOrdered[] = {true, true, false};
 
 // What a call's size is: one rank's block of a p-block vector, the whole message, or nothing.
 enum class Shape : int { Block = 0, Vector = 1, None = 2 };
@@ -27,6 +34,7 @@ struct CollectiveEntry {
   const char* const* algorithms;
   int algorithm_count;
   const bool* uses_shm;  // per algorithm: needs the node shared memory (off under TOPOCOLL_SHM=0)
+  const bool* rank_ordered;  // per algorithm: combines operands in rank order (runs non-commutative ops)
   Shape shape;
   bool rooted;    // takes a root rank
   bool reducing;  // combines the ranks' data with an MPI_Op
@@ -35,10 +43,14 @@ struct CollectiveEntry {
 };
 
 inline constexpr CollectiveEntry kCollectives[] = {
-    {"allgather", "TOPOCOLL_ALLGATHER_ALGORITHM", kAllgatherAlgorithms, 9, kAllgatherAlgorithmUsesShm, Shape::Block, false, false, Blocks::One, Blocks::PerRank},
-    {"bcast", "TOPOCOLL_BCAST_ALGORITHM", kBcastAlgorithms, 4, kBcastAlgorithmUsesShm, Shape::Vector, true, false, Blocks::None, Blocks::One},
-    {"barrier", "TOPOCOLL_BARRIER_ALGORITHM", kBarrierAlgorithms, 3, kBarrierAlgorithmUsesShm, Shape::None, false, false, Blocks::None, Blocks::None},
-    {"alltoall", "TOPOCOLL_ALLTOALL_ALGORITHM", kAlltoallAlgorithms, 5, kAlltoallAlgorithmUsesShm, Shape::Block, false, false, Blocks::PerRank, Blocks::PerRank},
+    {"allgather", "TOPOCOLL_ALLGATHER_ALGORITHM", kAllgatherAlgorithms, 9, kAllgatherAlgorithmUsesShm, kAllgatherAlgorithmRankOrdered, Shape::Block, false, false, Blocks::One, Blocks::PerRank},
+    {"bcast", "TOPOCOLL_BCAST_ALGORITHM", kBcastAlgorithms, 4, kBcastAlgorithmUsesShm, kBcastAlgorithmRankOrdered, Shape::Vector, true, false, Blocks::None, Blocks::One},
+    {"barrier", "TOPOCOLL_BARRIER_ALGORITHM", kBarrierAlgorithms, 3, kBarrierAlgorithmUsesShm, kBarrierAlgorithmRankOrdered, Shape::None, false, false, Blocks::None, Blocks::None},
+    {"alltoall", "TOPOCOLL_ALLTOALL_ALGORITHM", kAlltoallAlgorithms, 5, kAlltoallAlgorithmUsesShm, kAlltoallAlgorithmRankOrdered, Shape::Block, false, false, Blocks::PerRank, Blocks::PerRank},
+    {"allreduce", "TOPOCOLL_ALLREDUCE_ALGORITHM", kAllreduceAlgorithms, 3, kAllreduceAlgorithmUsesShm, kAllreduceAlgorithmRankOrdered, Shape::Vector, false, true, Blocks::One, Blocks::One},
+    {"reduce", "TOPOCOLL_REDUCE_ALGORITHM", nullptr, 0, nullptr, nullptr, Shape::Vector, true, true, Blocks::One, Blocks::One},
+    {"reduce_scatter_block", "TOPOCOLL_REDUCE_SCATTER_BLOCK_ALGORITHM", nullptr, 0, nullptr, nullptr, Shape::Block, false, true, Blocks::PerRank, Blocks::One},
+    {"reduce_scatter", "TOPOCOLL_REDUCE_SCATTER_ALGORITHM", nullptr, 0, nullptr, nullptr, Shape::Block, false, true, Blocks::PerRank, Blocks::One},
 };
 
 enum class SizeBasis : int { Block = 0, Total = 1 };
@@ -85,6 +97,12 @@ inline constexpr RuleEntry kDefaultRules[] = {
     {Collective::Alltoall, "bruck", SizeBasis::Block, -1, 257, 8, -1, -1, -1, nullptr, "MPICH: blocks <= 256 B on 8 or more ranks"},
     {Collective::Alltoall, "isend_irecv", SizeBasis::Block, -1, 32769, -1, -1, -1, -1, nullptr, "MPICH: blocks <= 32 KiB"},
     {Collective::Alltoall, "pairwise", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "MPICH: long blocks (xor pairing on power-of-two sizes, shift otherwise)"},
+    {Collective::Allreduce, "native", SizeBasis::Total, -1, -1, -1, 2, -1, -1, nullptr, "not measured yet: on 2 ranks every algorithm is one exchange, where the system MPI's own path is the shorter one for the other collectives"},
+    {Collective::Allreduce, "recursive_doubling", SizeBasis::Total, -1, 2049, -1, -1, -1, -1, nullptr, "MPICH: MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = 2048, recursive doubling up to 2 KiB"},
+    {Collective::Allreduce, "reduce_scatter_allgather", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "MPICH: Rabenseifner (reduce-scatter + allgather) above 2 KiB"},
+    {Collective::Reduce, "native", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "no reduce algorithm in the engine yet"},
+    {Collective::ReduceScatterBlock, "native", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "no reduce_scatter_block algorithm in the engine yet"},
+    {Collective::ReduceScatter, "native", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "no reduce_scatter algorithm in the engine yet"},
 };
 
 enum class ParameterKind : int { Bool = 0, Int = 1, Choice = 2, String = 3 };

@@ -40,7 +40,7 @@ bool compact(const Schedule& s, int p, CompactSchedule* out, std::string* error)
     int32_t awaited = 0;
     w[2 * header] = static_cast<int32_t>(round.ops.size());
     for (const Op& op : round.ops) {
-      if (op.kind != OpKind::Copy && (op.peer < 0 || op.peer >= p)) {
+      if (op.kind != OpKind::Copy && op.kind != OpKind::Reduce && (op.peer < 0 || op.peer >= p)) {
         *error = "peer " + std::to_string(op.peer) + " is not a rank of " + std::to_string(p);
         return false;
       }
@@ -61,7 +61,8 @@ bool compact(const Schedule& s, int p, CompactSchedule* out, std::string* error)
           ++awaited;
           break;
         case OpKind::Copy:
-          w[2 * slot] = kCopyCode;
+        case OpKind::Reduce:
+          w[2 * slot] = op.kind == OpKind::Copy ? kCopyCode : kReduceCode;
           w[2 * slot + 1] = static_cast<int32_t>(units);
           break;
         case OpKind::FlagSignal:
@@ -82,7 +83,7 @@ bool compact(const Schedule& s, int p, CompactSchedule* out, std::string* error)
 
 namespace {
 
-bool isRecv(int32_t code) { return code < 0 && code > kWaitCode; }
+bool isRecv(int32_t code) { return code < 0 && code > kReduceCode; }
 
 // The progression of src/model/engine.ts with the timing hooks of src/model/simulate.ts.
 class Replay {
@@ -290,7 +291,7 @@ class Replay {
       const int32_t* w = streams_[r];
       const size_t first = header_[r] + 1, end = first + w[2 * header_[r]];
       int64_t copied = 0;
-      for (size_t slot = first; slot < end; ++slot) if (w[2 * slot] == kCopyCode) copied += w[2 * slot + 1];
+      for (size_t slot = first; slot < end; ++slot) if (w[2 * slot] == kCopyCode || w[2 * slot] == kReduceCode) copied += w[2 * slot + 1];
       round_start_[r] = round_end_[r] + bytesOf(r, copied) * m_.copy_beta;
       for (size_t slot = first; slot < end; ++slot) if (w[2 * slot] == kSignalCode) signal(r, slot, w[2 * slot + 1]);
       header_[r] = end;

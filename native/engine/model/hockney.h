@@ -60,11 +60,13 @@ struct Prediction {
 
 // A schedule as the replay needs it, two words per op (the layout of src/model/compiled.ts): per
 // round a header [ops, ops awaited], then per op [peer, units] for a send, [-1 - peer, units] for
-// a receive, [kCopyCode, units], or [kSignalCode | kWaitCode, flag owner]. A pairwise alltoall
-// on 8192 ranks is 1 GB this way, against 9 GB of Schedule objects.
+// a receive, [kCopyCode | kReduceCode, units], or [kSignalCode | kWaitCode, flag owner]. A pairwise
+// alltoall on 8192 ranks is 1 GB this way, against 9 GB of Schedule objects. A reduction costs
+// what a copy of its units costs (no compute term yet).
 inline constexpr int32_t kCopyCode = INT32_MIN;
 inline constexpr int32_t kSignalCode = INT32_MIN + 1;
 inline constexpr int32_t kWaitCode = INT32_MIN + 2;
+inline constexpr int32_t kReduceCode = INT32_MIN + 3;
 
 struct CompactSchedule {
   std::vector<int32_t> stream;

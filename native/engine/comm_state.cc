@@ -10,10 +10,10 @@ int g_next_serial = 0;
 
 }  // namespace
 
-int CommState::createKeyval() {
+int CommState::createKeyval(int thread_level) {
   if (g_keyval != MPI_KEYVAL_INVALID) return MPI_SUCCESS;
-  int provided = MPI_THREAD_SINGLE;
-  PMPI_Query_thread(&provided);
+  int provided = thread_level;
+  if (provided < 0) PMPI_Query_thread(&provided);
   single_caller_ = provided < MPI_THREAD_MULTIPLE;
   return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &CommState::deleteAttribute, &g_keyval, nullptr);
 }

@@ -35,7 +35,8 @@ class CommState {
     return lookUp(comm, out);
   }
   // Creates the attribute keyval; called once by engine::initialize() after MPI_Init.
-  static int createKeyval();
+  // `thread_level`: the program's (-1: the MPI's); only the program's threads call the engine.
+  static int createKeyval(int thread_level);
 
   int size() const { return size_; }
   int rank() const { return rank_; }

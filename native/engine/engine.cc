@@ -399,10 +399,10 @@ bool loadConfig(std::string* error) {
   return true;
 }
 
-int initialize(std::string* error) {
+int initialize(std::string* error, int thread_level) {
   if (g_initialized) return MPI_SUCCESS;
   if (!loadConfig(error)) return MPI_ERR_ARG;
-  int rc = CommState::createKeyval();
+  int rc = CommState::createKeyval(thread_level);
   if (rc != MPI_SUCCESS) {
     *error = "topocoll: cannot create the communicator attribute keyval";
     return rc;

@@ -108,6 +108,10 @@ int ShmContext::create(MPI_Comm comm, const Hierarchy& h, const ShmOptions& opti
     break;
   }
   if (ctx->lease_) ctx->next_seq_ = ctx->lease_->generation();
+  ctx->last_.assign(ctx->channels_, -1);
+  ctx->last_data_.assign(ctx->channels_, -1);
+  ctx->local_done_.reset(new std::atomic<int64_t>[ctx->channels_]);
+  for (int c = 0; c < ctx->channels_; ++c) ctx->local_done_[c].store(0, std::memory_order_relaxed);
   *out = std::move(ctx);
   return MPI_SUCCESS;
 }
@@ -130,11 +134,6 @@ ShmContext::Call ShmContext::beginCall(ShmUse use) {
   c.seq = next_seq_++;
   c.channel = static_cast<int>(c.seq % channels_);
   c.use = use;
-  if (last_.empty()) {
-    last_.assign(channels_, -1);
-    last_data_.assign(channels_, -1);
-    local_done_.assign(channels_, 0);
-  }
   c.prev = last_[c.channel];
   c.prev_data = last_data_[c.channel];
   last_[c.channel] = static_cast<int64_t>(c.seq);
@@ -144,7 +143,7 @@ ShmContext::Call ShmContext::beginCall(ShmUse use) {
 
 bool ShmContext::channelFree(const Call& call) const {
   if (node_size_ == 1) return true;
-  if (call.prev >= 0 && local_done_[call.channel] < call.prev + 1) return false;
+  if (call.prev >= 0 && local_done_[call.channel].load(std::memory_order_acquire) < call.prev + 1) return false;
   if (call.use != ShmUse::Data || call.prev_data < 0) return true;
   const uint64_t needed = static_cast<uint64_t>(call.prev_data) + 1;
   for (int i = 0; i < node_size_; ++i) {
@@ -156,7 +155,7 @@ bool ShmContext::channelFree(const Call& call) const {
 void ShmContext::markDone(const Call& call) {
   if (node_size_ == 1) return;
   // Calls of one channel run one after the other here: this only grows.
-  local_done_[call.channel] = static_cast<int64_t>(call.seq) + 1;
+  local_done_[call.channel].store(static_cast<int64_t>(call.seq) + 1, std::memory_order_release);
   if (call.use == ShmUse::Data) raise(flag(node_rank_, call.channel, kShmFlagSlots), call.seq + 1);
 }
 
@@ -192,23 +191,40 @@ void ShmContext::progressMpi() const {
   PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, MPI_STATUS_IGNORE);
 }
 
-void ShmContext::addInFlight(CollectiveRequest* r) { in_flight_.push_back(r); }
+void ShmContext::addInFlight(CollectiveRequest* r) {
+  std::lock_guard<std::mutex> lock(in_flight_mutex_);
+  in_flight_.push_back(r);
+  in_flight_count_.store(static_cast<int>(in_flight_.size()), std::memory_order_relaxed);
+}
 
 void ShmContext::removeInFlight(CollectiveRequest* r) {
+  std::lock_guard<std::mutex> lock(in_flight_mutex_);
   in_flight_.erase(std::remove(in_flight_.begin(), in_flight_.end(), r), in_flight_.end());
+  in_flight_count_.store(static_cast<int>(in_flight_.size()), std::memory_order_relaxed);
 }
 
 bool ShmContext::othersInFlight(const CollectiveRequest* self) const {
+  if (in_flight_count_.load(std::memory_order_relaxed) == 0) return false;
+  std::lock_guard<std::mutex> lock(in_flight_mutex_);
   return std::any_of(in_flight_.begin(), in_flight_.end(), [&](CollectiveRequest* r) { return r != self; });
 }
 
 // A rank blocked on one call progresses its others: theirs may be what the node waits for.
+// Only the thread that waits calls this (the preload's own thread never waits here).
 void ShmContext::progressOthers(const CollectiveRequest* self) {
   if (progressing_) return;
   progressing_ = true;
-  std::vector<CollectiveRequest*> others = in_flight_;
+  std::vector<CollectiveRequest*> others;
+  {
+    std::lock_guard<std::mutex> lock(in_flight_mutex_);
+    others = in_flight_;
+  }
   for (CollectiveRequest* r : others) {
-    if (r == self || std::find(in_flight_.begin(), in_flight_.end(), r) == in_flight_.end()) continue;
+    if (r == self) continue;
+    {
+      std::lock_guard<std::mutex> lock(in_flight_mutex_);
+      if (std::find(in_flight_.begin(), in_flight_.end(), r) == in_flight_.end()) continue;
+    }
     bool done = false;
     r->test(&done);  // an error stays with the request and surfaces at its own test/wait
   }

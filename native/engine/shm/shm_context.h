@@ -25,6 +25,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -90,7 +91,9 @@ class ShmContext {
   template <typename Ready>
   int waitUntil(Ready ready, const CollectiveRequest* self);
 
-  // Nonblocking calls in flight, progressed by waitUntil() of the others.
+  // Nonblocking calls in flight, progressed by waitUntil() of the others. Under MPICH a thread
+  // of the preload progresses them (interpose/requests.cc) while the program's thread starts
+  // others: this list, and the bookkeeping of done calls, are safe for the two.
   void addInFlight(CollectiveRequest* r);
   void removeInFlight(CollectiveRequest* r);
   bool othersInFlight(const CollectiveRequest* self) const;
@@ -114,11 +117,15 @@ class ShmContext {
   int64_t part_bytes_ = 0;
   size_t flags_bytes_ = 0;
   uint64_t next_seq_ = 0;
-  // Per channel: the sequence of its last call and of its last data call (-1: none), and the
-  // sequence + 1 of the last call done here.
-  std::vector<int64_t> last_, last_data_, local_done_;
+  // Per channel: the sequence of its last call and of its last data call (-1: none), written
+  // by beginCall() (calls begin one at a time, in call order), and the sequence + 1 of the last
+  // call done here, written by whichever thread completes a call.
+  std::vector<int64_t> last_, last_data_;
+  std::unique_ptr<std::atomic<int64_t>[]> local_done_;
   std::unique_ptr<ShmLease> lease_;  // null when alone on the node
+  mutable std::mutex in_flight_mutex_;
   std::vector<CollectiveRequest*> in_flight_;
+  std::atomic<int> in_flight_count_{0};  // in_flight_.size(), read without the lock
   bool progressing_ = false;
 };
 
@@ -138,7 +145,7 @@ int ShmContext::waitUntil(Ready ready, const CollectiveRequest* self) {
   double next_check = shm_detail::now() + 0.1;
   for (unsigned i = 0;; ++i) {
     if (ready()) return MPI_SUCCESS;
-    if (!in_flight_.empty()) progressOthers(self);
+    if (in_flight_count_.load(std::memory_order_relaxed) > 0) progressOthers(self);
     progressMpi();
     shm_detail::yield();
     if ((i & 63) == 0 && shm_detail::now() > next_check) {

@@ -55,14 +55,19 @@ int CommState::lookUp(MPI_Comm comm, CommState** out) {
 
 int CommState::acquireShadow(ShadowComm** out) {
   if (inter_) return MPI_ERR_COMM;  // the engine runs intercommunicators' calls natively
-  int rc = ShadowComm::acquire(comm_, &shadow_);
+  int rc = shadow_ ? shadow_->settle(true) : ShadowComm::acquire(comm_, &shadow_);
   if (rc == MPI_SUCCESS) *out = shadow_.get();
   return rc;
 }
 
+int CommState::acquireShadowWithoutBlocking() {
+  if (inter_) return MPI_ERR_COMM;
+  return shadow_ ? MPI_SUCCESS : ShadowComm::acquireWithoutBlocking(comm_, &shadow_);
+}
+
 int CommState::hierarchy(const Hierarchy** out, std::string* error) {
-  ShadowComm* shadow = nullptr;
-  int rc = this->shadow(&shadow);
+  ShadowComm* shadow = shadow_.get();
+  int rc = shadow ? MPI_SUCCESS : acquireShadow(&shadow);
   return rc == MPI_SUCCESS ? shadow->hierarchy(out, error) : rc;
 }
 

@@ -80,4 +80,43 @@ describe.each(FLAVOURS)('legal programs the preload must not change (%s)', (flav
     expect(algorithm).toBeDefined();
     expect(calls.get(`bcast ${algorithm}`)).toBe(2 * c.np);
   });
+
+  // test/c/setup_nonblocking.c: the first call on a new communicator c is nonblocking, with an
+  // algorithm forced; rank 0 starts it, then blocks in MPI_Barrier(d), which the others enter
+  // first. MPICH: the library sets c up without blocking (MPI_Comm_idup, shared memory in steps)
+  // and the forced algorithm runs that first call too (TOPOCOLL_FALLBACK=error). Open MPI cannot
+  // duplicate a communicator without blocking the program's own communicator creation
+  // (docs/preload.md): that one call goes to the MPI, with a warning; after a blocking call on c
+  // the forced algorithm runs.
+  it.each([
+    ['bcast', 'binomial'],
+    ['bcast', 'scatter_allgather'],
+    ['bcast', 'shm_numa'],
+    ['bcast', 'hierarchical'],
+    ['allgather', 'ring'],
+    ['allgather', 'hierarchical'],
+    ['alltoall', 'pairwise'],
+    ['barrier', 'shm_hierarchical'],
+  ])('a forced %s algorithm (%s), first called nonblocking on a new communicator by one rank only before a barrier', async (coll, algorithm) => {
+    const np = 3;
+    const rounds = 3;
+    const run = await mpirun({
+      flavour,
+      np,
+      args: [path.join(bin, 'setup_nonblocking'), coll, '4096', String(rounds)],
+      mpirunArgs: preloadArgs(flavour),
+      env: { [`TOPOCOLL_${coll.toUpperCase()}_ALGORITHM`]: algorithm, TOPOCOLL_STATS: '1', TOPOCOLL_FALLBACK: flavour === 'mpich' ? 'error' : 'warn' },
+      timeoutMs: 60_000,
+    });
+    expectSuccess(run);
+    expect(run.stdout).toContain(`setup_nonblocking: ok on ${np} ranks (${coll})`);
+    // Per rank: the nonblocking call in every round; a forced barrier also runs MPI_Barrier(d)
+    // every round and MPI_Barrier(c) once.
+    const forcedCalls = coll === 'barrier' ? 2 * rounds + 1 : rounds;
+    const calls = statsOf(run.stderr);
+    const handedOn = flavour === 'mpich' ? 0 : 1;
+    expect(calls.get(`${coll} ${algorithm}`)).toBe(np * (forcedCalls - handedOn));
+    expect(calls.get(`${coll} native`) ?? 0).toBe(np * handedOn);
+    if (handedOn) expect(run.stderr).toContain(`${algorithm} cannot run this call (Open MPI cannot duplicate the communicator without blocking`);
+  });
 });

@@ -55,56 +55,84 @@ void raise(std::atomic<uint64_t>* f, uint64_t value) {
 }  // namespace
 
 int ShmContext::create(MPI_Comm comm, const Hierarchy& h, const ShmOptions& options, std::unique_ptr<ShmContext>* out) {
-  std::unique_ptr<ShmContext> ctx(new ShmContext());
+  ShmCreation creation(comm, h, options);
+  return creation.step(true, out);
+}
+
+ShmCreation::ShmCreation(MPI_Comm comm, const Hierarchy& h, const ShmOptions& options) : ctx_(new ShmContext()), comm_(comm) {
+  ShmContext* ctx = ctx_.get();
   ctx->hierarchy_ = &h;
   ctx->comm_ = comm;
   ctx->channels_ = std::max(1, options.channels);
   const int rank = h.rank(), node = h.nodeOf(rank);
-  const std::vector<int>& members = h.members(node);
-  ctx->node_size_ = static_cast<int>(members.size());
+  members_ = h.members(node);
+  ctx->node_size_ = static_cast<int>(members_.size());
   ctx->node_rank_ = h.localIndex(rank);
 
   const size_t page = ShmSegment::pageSize();
   const std::vector<int> numa_nodes = h.numaNodes(node);
   ctx->parts_ = static_cast<int>(numa_nodes.size());
   ctx->part_bytes_ = static_cast<int64_t>(roundUp(static_cast<size_t>(options.data_bytes) / ctx->parts_, page));
-  const size_t flag_page = roundUp((static_cast<size_t>(ctx->channels_) * kLinesPerChannel + 1) * kCacheLine, page);
+  const size_t flag_page = roundUp((static_cast<size_t>(ctx->channels_) * kLinesPerChannel + 1) * ShmContext::kCacheLine, page);
   ctx->flags_bytes_ = flag_page;
   const size_t channel_bytes = static_cast<size_t>(ctx->part_bytes_) * ctx->parts_;
-  const size_t total = flag_page * ctx->node_size_ + channel_bytes * ctx->channels_;
+  total_ = flag_page * ctx->node_size_ + channel_bytes * ctx->channels_;
 
-  int rc;
-  std::string why;
   // Each rank's flags near the rank; each part of a channel's data on its NUMA node.
-  std::vector<NumaRange> numa;
   if (ctx->node_size_ > 1 && options.numa && numaMachine()) {
-    for (int i = 0; i < ctx->node_size_; ++i) numa.push_back({flag_page * i, flag_page, h.place(members[i]).numa});
+    for (int i = 0; i < ctx->node_size_; ++i) numa_.push_back({flag_page * i, flag_page, h.place(members_[i]).numa});
     for (int c = 0; c < ctx->channels_; ++c) {
       for (int part = 0; part < ctx->parts_; ++part) {
         size_t offset = flag_page * ctx->node_size_ + channel_bytes * c + static_cast<size_t>(ctx->part_bytes_) * part;
-        numa.push_back({offset, static_cast<size_t>(ctx->part_bytes_), numa_nodes[part]});
+        numa_.push_back({offset, static_cast<size_t>(ctx->part_bytes_), numa_nodes[part]});
       }
     }
   }
+}
+
+ShmCreation::~ShmCreation() {
+  // Abandoned (an error, the job ending): the agreement cannot be cancelled, only completed.
+  if (agree_ != MPI_REQUEST_NULL) PMPI_Wait(&agree_, MPI_STATUS_IGNORE);
+  if (ctx_) settleLease(ctx_->lease_.get());
+}
+
+int ShmCreation::step(bool block, std::unique_ptr<ShmContext>* out) {
+  ShmContext* ctx = ctx_.get();
+  int rc;
   // Every node must have its segment, or no rank uses shared memory: the ranks agree (which
   // also tells the leaders that their node has attached). 2: leased; 1: a rank could not open
   // a pooled segment, and new ones are tried once; 0: refused.
-  for (bool fresh = false;; fresh = true) {
-    int mine = 2, all = 0;
-    if (ctx->node_size_ > 1) {
-      bool retry = false;
-      if ((rc = leaseSegment(comm, members, ctx->node_rank_, total, numa, fresh, &ctx->lease_, &retry, &why)) != MPI_SUCCESS) return rc;
-      mine = ctx->lease_ ? 2 : retry ? 1 : 0;
-      if (ctx->lease_) ctx->pid(ctx->node_rank_)->store(static_cast<int32_t>(getpid()), std::memory_order_relaxed);
+  for (;;) {
+    if (!agreeing_) {
+      mine_ = 2;
+      if (ctx->node_size_ > 1) {
+        if (!leasing_) {
+          leasing_ = true;
+          if ((rc = handout_.begin(comm_, members_, ctx->node_rank_, total_, numa_, fresh_)) != MPI_SUCCESS) return rc;
+        }
+        bool done = false, retry = false;
+        if ((rc = handout_.test(block, &done, &ctx->lease_, &retry, &why_)) != MPI_SUCCESS) return rc;
+        if (!done) return MPI_SUCCESS;
+        mine_ = ctx->lease_ ? 2 : retry ? 1 : 0;
+        if (ctx->lease_) ctx->pid(ctx->node_rank_)->store(static_cast<int32_t>(getpid()), std::memory_order_relaxed);
+      }
+      agreeing_ = true;
+      if ((rc = PMPI_Iallreduce(&mine_, &all_, 1, MPI_INT, MPI_MIN, comm_, &agree_)) != MPI_SUCCESS) return rc;
     }
-    rc = PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+    int flag = 1;
+    rc = block ? PMPI_Wait(&agree_, MPI_STATUS_IGNORE) : PMPI_Test(&agree_, &flag, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS && !flag) return MPI_SUCCESS;
     settleLease(ctx->lease_.get());
     if (rc != MPI_SUCCESS) return rc;
-    if (all == 2) break;
+    agreeing_ = leasing_ = false;
+    if (all_ == 2) break;
     ctx->lease_.reset();
-    if (all == 1 && !fresh) continue;
+    if (all_ == 1 && !fresh_) {
+      fresh_ = true;
+      continue;
+    }
     ctx->available_ = false;
-    ctx->why_ = mine == 2 ? "another rank could not get its shared-memory segment" : why;
+    ctx->why_ = mine_ == 2 ? "another rank could not get its shared-memory segment" : why_;
     break;
   }
   if (ctx->lease_) ctx->next_seq_ = ctx->lease_->generation();
@@ -112,7 +140,7 @@ int ShmContext::create(MPI_Comm comm, const Hierarchy& h, const ShmOptions& opti
   ctx->last_data_.assign(ctx->channels_, -1);
   ctx->local_done_.reset(new std::atomic<int64_t>[ctx->channels_]);
   for (int c = 0; c < ctx->channels_; ++c) ctx->local_done_[c].store(0, std::memory_order_relaxed);
-  *out = std::move(ctx);
+  *out = std::move(ctx_);
   return MPI_SUCCESS;
 }
 

@@ -49,6 +49,7 @@ class ShmContext {
 
   // Collective over `comm` (the communicator's shadow): splits it into nodes by `h` and creates
   // each node's segment. *out is set even when shared memory is unavailable (see available()).
+  // ShmCreation makes one without blocking.
   static int create(MPI_Comm comm, const Hierarchy& h, const ShmOptions& options, std::unique_ptr<ShmContext>* out);
   ~ShmContext();
 
@@ -100,6 +101,7 @@ class ShmContext {
   void progressOthers(const CollectiveRequest* self);
 
  private:
+  friend class ShmCreation;
   ShmContext() = default;
   std::atomic<uint64_t>* flag(int local, int channel, int slot) const;
   std::atomic<int32_t>* pid(int local) const;
@@ -127,6 +129,31 @@ class ShmContext {
   std::vector<CollectiveRequest*> in_flight_;
   std::atomic<int> in_flight_count_{0};  // in_flight_.size(), read without the lock
   bool progressing_ = false;
+};
+
+// ShmContext::create in steps that never block, so that a nonblocking collective can set its
+// communicator up: every node's leader lends a segment and tells the node's other ranks where it
+// is, then all agree that every node has one (MPI_Iallreduce over `comm`).
+class ShmCreation {
+ public:
+  ShmCreation(MPI_Comm comm, const Hierarchy& h, const ShmOptions& options);
+  ~ShmCreation();
+  // Moves on (block: to the end); *out is set once done. Returns an MPI error code.
+  int step(bool block, std::unique_ptr<ShmContext>* out);
+
+ private:
+  std::unique_ptr<ShmContext> ctx_;
+  MPI_Comm comm_;
+  std::vector<int> members_;  // of this rank's node
+  std::vector<NumaRange> numa_;
+  size_t total_ = 0;
+  SegmentHandout handout_;
+  bool leasing_ = false;  // handout_ begun
+  bool agreeing_ = false; // agree_ posted
+  bool fresh_ = false;    // a new segment, not a pooled one (the second try)
+  int mine_ = 2, all_ = 0;
+  std::string why_;
+  MPI_Request agree_ = MPI_REQUEST_NULL;
 };
 
 namespace shm_detail {

@@ -194,8 +194,7 @@ int choose(const Call& call, CommState* state, bool nonblocking, Choice* choice,
   else if (nonblocking && was_forced) {
     // Not remembered when it cannot: a blocking call may set the communicator up meanwhile.
     *deferred = (why = setUpWithoutBlocking(state, uses_shm, &rc)) != nullptr;
-  }
-  else if (uses_shm) {
+  } else if (uses_shm) {
     ShadowComm* shadow = state->shadowIfAcquired();
     if (nonblocking && !(shadow && shadow->shmIfCreated())) {
       *deferred = true;
@@ -305,8 +304,9 @@ class AfterSetUp final : public CollectiveRequest, public ShadowComm::Waiter {
       shadow_->settle(false);  // an error reaches this call through start()
       if (!started_.load(std::memory_order_acquire)) return MPI_SUCCESS;
     }
-    if (rc_ != MPI_SUCCESS || !inner_) return *done = true, rc_;
-    return inner_->test(done);
+    if (rc_ == MPI_SUCCESS && inner_) return inner_->test(done);
+    *done = true;
+    return rc_;
   }
   int wait() override {
     if (!started_.load(std::memory_order_acquire)) shadow_->settle(true);

@@ -110,7 +110,8 @@ bool ShadowComm::startShm() {
   if (shmIfCreated()) return true;
   const Hierarchy* h = nullptr;
   std::string error;
-  // Known already, or detected without communication (a communicator within the world).
+  // Known already, or detected without communication (a communicator within the world; a
+  // shadow acquired without blocking has it from the start).
   if (!hierarchy_ && (world_ranks_.empty() || hierarchy(&h, &error) != MPI_SUCCESS)) return false;
   while (!tryLockSetup()) sched_yield();  // held only while another thread moves the set-up on
   if (!setup_) setup_ = std::make_unique<Setup>();
@@ -334,26 +335,16 @@ mapping::RankMappingCache& ShadowComm::rankMappings() {
 }
 
 int ShadowComm::shm(ShmContext** out) {
-  // One begun without blocking completes first.
-  if (!shmIfCreated() && !settled()) {
-    int rc = settle(true);
-    if (rc != MPI_SUCCESS) return rc;
-  }
-  if (!shm_) {
+  if (!shmIfCreated()) {
+    // The steps of startShm(), run to their end (with one begun without blocking, if any).
     const Hierarchy* h = nullptr;
     std::string error;
-    int rc = hierarchy(&h, &error);
+    int rc = hierarchy(&h, &error);  // collective where the communicator reaches outside the world
     if (rc != MPI_SUCCESS) return rc;
-    const Settings now = currentSettings();
-    settings_.shm_bytes = now.shm_bytes;
-    settings_.numa = now.numa;
-    ShmOptions options;
-    options.data_bytes = settings_.shm_bytes;
-    options.numa = settings_.numa;
-    if ((rc = ShmContext::create(comm_, *h, options, &shm_)) != MPI_SUCCESS) return rc;
-    shm_ready_.store(shm_.get(), std::memory_order_release);
+    startShm();
+    if ((rc = settle(true)) != MPI_SUCCESS) return rc;
   }
-  *out = shm_.get();
+  *out = shmIfCreated();
   return MPI_SUCCESS;
 }
 

@@ -92,8 +92,9 @@ class ShadowComm {
   // The hierarchy (node, socket, NUMA node of every rank), detected on first use: collective
   // over the communicator. On error *error says why.
   int hierarchy(const Hierarchy** out, std::string* error);
-  // Shared memory, created on first use (collective; needs the hierarchy). *out is never null
-  // on success; (*out)->available() tells whether the nodes got their segments.
+  // Shared memory, created on first use (collective; needs the hierarchy), or completed where
+  // startShm() began it. *out is never null on success; (*out)->available() tells whether the
+  // nodes got their segments.
   int shm(ShmContext** out);
   // The shared memory if already created, else null (no communication).
   ShmContext* shmIfCreated() const { return shm_ready_.load(std::memory_order_acquire); }

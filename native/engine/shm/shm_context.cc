@@ -54,11 +54,6 @@ void raise(std::atomic<uint64_t>* f, uint64_t value) {
 
 }  // namespace
 
-int ShmContext::create(MPI_Comm comm, const Hierarchy& h, const ShmOptions& options, std::unique_ptr<ShmContext>* out) {
-  ShmCreation creation(comm, h, options);
-  return creation.step(true, out);
-}
-
 ShmCreation::ShmCreation(MPI_Comm comm, const Hierarchy& h, const ShmOptions& options) : ctx_(new ShmContext()), comm_(comm) {
   ShmContext* ctx = ctx_.get();
   ctx->hierarchy_ = &h;

@@ -47,10 +47,7 @@ class ShmContext {
  public:
   static constexpr int kCacheLine = 64;
 
-  // Collective over `comm` (the communicator's shadow): splits it into nodes by `h` and creates
-  // each node's segment. *out is set even when shared memory is unavailable (see available()).
-  // ShmCreation makes one without blocking.
-  static int create(MPI_Comm comm, const Hierarchy& h, const ShmOptions& options, std::unique_ptr<ShmContext>* out);
+  // Made by ShmCreation, even when shared memory is unavailable (see available()).
   ~ShmContext();
 
   // False when some node could not get its segment; then why() says what failed, on every rank.
@@ -131,9 +128,10 @@ class ShmContext {
   bool progressing_ = false;
 };
 
-// ShmContext::create in steps that never block, so that a nonblocking collective can set its
-// communicator up: every node's leader lends a segment and tells the node's other ranks where it
-// is, then all agree that every node has one (MPI_Iallreduce over `comm`).
+// A communicator's ShmContext, made collectively over `comm` (its shadow) in steps that never
+// block, so that a nonblocking collective can set its communicator up: every node's leader
+// lends a segment and tells the node's other ranks where it is, then all agree that every node
+// has one (MPI_Iallreduce over `comm`). Blocking, step(true) runs them to the end.
 class ShmCreation {
  public:
   ShmCreation(MPI_Comm comm, const Hierarchy& h, const ShmOptions& options);

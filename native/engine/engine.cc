@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <climits>
 #include <cstdio>
 #include <type_traits>
@@ -150,17 +151,44 @@ bool forced(Collective coll) {
   return override_algorithm::forced(coll) != kAlgorithmAuto || config().forced[static_cast<int>(coll)] != kAlgorithmAuto;
 }
 
-// MPI lets a nonblocking collective return at once, so it must not wait for other ranks: one
-// that would set something up (collectively) goes to the MPI until a blocking call has set it
-// up. Every rank agrees: the same calls came before on the communicator. A forced algorithm
-// sets up where it is (docs/preload.md).
+// MPI lets a nonblocking collective return at once, so it must not wait for other ranks. With
+// the selection left to the engine, one that would set something up (collectively) goes to the
+// MPI until a blocking call has set it up; every rank agrees: the same calls came before on the
+// communicator. A forced algorithm sets up without blocking instead (ShadowComm).
 const Choice kSetupDeferred{kAlgorithmNative, "native: a nonblocking call sets nothing up; the first blocking call of an engine algorithm on this communicator does"};
 
+// A forced algorithm in a nonblocking call: begins what it needs set up (the shadow, its shared
+// memory) without blocking. Returns why it cannot run (null: it can), or sets *rc.
+const char* setUpWithoutBlocking(CommState* state, bool uses_shm, int* rc) {
+  static const char* const kOutsideWorld =
+      "the communicator reaches outside MPI_COMM_WORLD: setting it up takes an exchange, which a nonblocking call may not wait for";
+  if (!state->shadowIfAcquired()) {
+#if defined(OMPI_MAJOR_VERSION)
+    // Open MPI 4.1 holds up the blocking creation of a communicator made after the parent of a
+    // pending MPI_Comm_idup until that completes: rank 0 idup(c) then dup(d), rank 1 dup(d) then
+    // idup(c) deadlocks without us. Our duplicate must not bring that into a program.
+    return "Open MPI cannot duplicate the communicator without blocking the program's own communicator creation (MPI_Comm_idup); "
+           "the first blocking call of an engine algorithm on this communicator sets it up";
+#else
+    if ((*rc = state->acquireShadowWithoutBlocking()) != MPI_SUCCESS) return nullptr;
+    if (!state->shadowIfAcquired()) return kOutsideWorld;
+#endif
+  }
+  ShadowComm* shadow = state->shadowIfAcquired();
+  if (!uses_shm) return nullptr;
+  if (ShmContext* shm = shadow->shmIfCreated()) return shm->available() ? nullptr : shm->why().c_str();
+  return shadow->startShm() ? nullptr : kOutsideWorld;
+}
+
 // Resolves the algorithm for a call, applying TOPOCOLL_FALLBACK where a forced one cannot run.
-// *deferred: native because a nonblocking call may not set up (not to be remembered).
+// *deferred: native because a nonblocking call may not set up, or not yet (not to be remembered).
 int choose(const Call& call, CommState* state, bool nonblocking, Choice* choice, bool* deferred) {
   int rc;
-  if (config().get(Parameter::Select) == model::kSelectModel && !state->isInter()) {
+  const bool was_forced = forced(call.coll);
+  if (was_forced) {
+    // Nothing else to weigh (nor a hierarchy to detect, which a nonblocking call could not).
+    *choice = selectAlgorithm(call.coll, state->size(), call.block_bytes, call.total_bytes, config(), 1, nullptr);
+  } else if (config().get(Parameter::Select) == model::kSelectModel && !state->isInter()) {
     if ((rc = selectByModel(call, state, choice)) != MPI_SUCCESS) return rc;
   } else {
     // Placement-dependent rules need the node count: detected once per communicator
@@ -179,31 +207,31 @@ int choose(const Call& call, CommState* state, bool nonblocking, Choice* choice,
     return MPI_SUCCESS;
   }
   const char* why = nullptr;
+  const bool uses_shm = collectiveEntry(call.coll).uses_shm[choice->algorithm];
+  rc = MPI_SUCCESS;
   if (state->isInter()) why = "intercommunicators are not handled by the engine";
   else if (!findBuilder(call.coll, choice->algorithm)) why = "this build has no builder for it";
   else if (!call.commutative && !collectiveEntry(call.coll).rank_ordered[choice->algorithm]) {
     why = "the op is not commutative, and the algorithm does not combine in rank order";
   } else if (nonblocking && call.user_handles) {
     why = "a nonblocking call with a user-defined op (MPI lets the program free the op while the call is pending, and offers no way to keep it)";
-  } else if (collectiveEntry(call.coll).uses_shm[choice->algorithm]) {
-    ShmContext* shm = nullptr;
-    ShadowComm* shadow = nullptr;
-    if (!config().get(Parameter::Shm)) {
-      why = "shared memory is off (TOPOCOLL_SHM=0)";
-    } else if (nonblocking && !forced(call.coll) && !(state->shadowIfAcquired() && state->shadowIfAcquired()->shmIfCreated())) {
+  } else if (uses_shm && !config().get(Parameter::Shm)) why = "shared memory is off (TOPOCOLL_SHM=0)";
+  else if (nonblocking && was_forced) {
+    // Not remembered when it cannot: a blocking call may set the communicator up meanwhile.
+    *deferred = (why = setUpWithoutBlocking(state, uses_shm, &rc)) != nullptr;
+  } else if (uses_shm) {
+    ShadowComm* shadow = state->shadowIfAcquired();
+    if (nonblocking && !(shadow && shadow->shmIfCreated())) {
       *deferred = true;
       *choice = kSetupDeferred;
       return MPI_SUCCESS;
-    } else {
-      // Collective on first use: every rank chose the same algorithm.
-      int rc = state->shadow(&shadow);
-      if (rc == MPI_SUCCESS) rc = shadow->shm(&shm);
-      if (rc != MPI_SUCCESS) return rc;
-      if (!shm->available()) why = shm->why().c_str();
     }
+    // Collective on first use: every rank chose the same algorithm.
+    ShmContext* shm = nullptr;
+    if ((rc = state->shadow(&shadow)) == MPI_SUCCESS && (rc = shadow->shm(&shm)) == MPI_SUCCESS && !shm->available()) why = shm->why().c_str();
   }
+  if (rc != MPI_SUCCESS) return rc;
   if (!why) return MPI_SUCCESS;
-  bool was_forced = forced(call.coll);
   if (override_algorithm::forced(call.coll) != kAlgorithmAuto) override_algorithm::noteFallback(call.coll, why);
   if (was_forced && config().fallback() == FallbackMode::Error) {
     std::fprintf(stderr, "topocoll: %s=%s cannot run this call: %s (TOPOCOLL_FALLBACK=error)\n",
@@ -219,10 +247,14 @@ int choose(const Call& call, CommState* state, bool nonblocking, Choice* choice,
 }
 
 // What builders learn of the communicator's hierarchy and shared memory (seed 001).
-int multicoreParams(const Call& call, int algorithm, CommState* state, ShadowComm* shadow, BuildParams* params) {
+int multicoreParams(const Call& call, int algorithm, ShadowComm* shadow, BuildParams* params) {
   const Hierarchy* hierarchy = nullptr;
-  int rc = hierarchyOf(state, &hierarchy);
-  if (rc != MPI_SUCCESS) return rc;
+  std::string error;
+  int rc = shadow->hierarchy(&hierarchy, &error);
+  if (rc != MPI_SUCCESS) {
+    if (!error.empty() && params->rank == 0) std::fprintf(stderr, "topocoll: %s\n", error.c_str());
+    return rc;
+  }
   params->hierarchy = hierarchy;
   params->element_bytes = elementBytesOf(call);  // builders' elements are signature bytes (reductions: elements)
   params->bcast_concurrency = static_cast<int>(config().get(Parameter::BcastConcurrency));
@@ -233,15 +265,15 @@ int multicoreParams(const Call& call, int algorithm, CommState* state, ShadowCom
   return MPI_SUCCESS;
 }
 
-// Builds (or finds) the schedule of `algorithm` for `call` and runs it. Out of line: the calls
-// handed to the MPI then pay for none of this frame.
-[[gnu::noinline]] int runSchedule(const Call& call, RequestOut request, CommState* state, ShadowComm* shadow, int algorithm,
-                                  const Bindings& bindings, StagedBuffers staged) {
+// Builds (or finds) the schedule of `algorithm` for `call` and runs it on `shadow` (settled), as
+// rank `rank` of `p`. Out of line: the calls handed to the MPI then pay for none of this frame.
+[[gnu::noinline]] int runSchedule(const Call& call, RequestOut request, int p, int rank, const std::shared_ptr<ShadowComm>& shadow,
+                                  int algorithm, const Bindings& bindings, StagedBuffers staged) {
   BuildParams params = paramsOf(call);
-  params.p = state->size();
-  params.rank = state->rank();
+  params.p = p;
+  params.rank = rank;
   params.max_outstanding = static_cast<int>(config().get(Parameter::AlltoallMaxOutstanding));
-  int rc = multicoreParams(call, algorithm, state, shadow, &params);
+  int rc = multicoreParams(call, algorithm, shadow.get(), &params);
   if (rc != MPI_SUCCESS) return rc;
   if (call.coll == Collective::Allgather) {
     // Remapped allgathers (seed 004): pi of this communicator, computed once per base algorithm.
@@ -253,10 +285,91 @@ int multicoreParams(const Call& call, int algorithm, CommState* state, ShadowCom
     if ((rc = executeSchedule(*schedule, bindings, shadow->comm(), tag, shadow->shmIfCreated())) != MPI_SUCCESS) return rc;
     return staged.unpack();
   }
-  auto r = std::make_unique<ScheduleRequest>(schedule, bindings, std::move(staged), tag, state->shadowRef());
+  auto r = std::make_unique<ScheduleRequest>(schedule, bindings, std::move(staged), tag, shadow);
   if ((rc = r->start()) == MPI_SUCCESS) *request = std::move(r);
   return rc;
 }
+
+// The algorithm that stands in for a forced shared-memory one whose segment the system refused
+// after a nonblocking call had started it: no longer can the call go to the MPI, whose
+// collectives on the user's communicator must keep their order. The first of the registry that
+// needs no shared memory (it runs any call).
+int withoutShm(Collective coll) {
+  const auto& entry = collectiveEntry(coll);
+  for (int a = 0; a < entry.algorithm_count; ++a) {
+    if (!entry.uses_shm[a] && findBuilder(coll, a)) return a;
+  }
+  return kAlgorithmNative;
+}
+
+// A process-wide duplicate of MPI_COMM_SELF whose errors return: what MPI_Pack/MPI_Unpack are
+// told for a call bound before its shadow exists (they communicate on nothing).
+MPI_Comm g_local_comm = MPI_COMM_NULL;
+
+// A call of our schedule on a shadow whose set-up, begun without blocking, is in flight: its
+// buffers are bound at the call, its schedule built and started once the set-up is complete, in
+// call order (ShadowComm::whenSettled), on whichever thread completes it.
+class AfterSetUp final : public CollectiveRequest, public ShadowComm::Waiter {
+ public:
+  AfterSetUp(const Call& call, int algorithm, int p, int rank, std::shared_ptr<ShadowComm> shadow, const Bindings& bindings,
+             StagedBuffers staged)
+      : shadow_(std::move(shadow)), call_(call), algorithm_(algorithm), p_(p), rank_(rank), bindings_(bindings), staged_(std::move(staged)) {}
+  ~AfterSetUp() override {
+    if (!started_.load(std::memory_order_acquire)) shadow_->forget(this);
+  }
+
+  void start(int rc) override {
+    if (rc == MPI_SUCCESS) rc = run();
+    rc_ = rc;
+    started_.store(true, std::memory_order_release);
+  }
+  int test(bool* done) override {
+    *done = false;
+    if (!started_.load(std::memory_order_acquire)) {
+      shadow_->settle(false);  // an error reaches this call through start()
+      if (!started_.load(std::memory_order_acquire)) return MPI_SUCCESS;
+    }
+    if (rc_ == MPI_SUCCESS && inner_) return inner_->test(done);
+    *done = true;
+    return rc_;
+  }
+  int wait() override {
+    if (!started_.load(std::memory_order_acquire)) shadow_->settle(true);
+    if (rc_ != MPI_SUCCESS || !inner_) return rc_;
+    return inner_->wait();
+  }
+  void advanceWithoutMpi() override {
+    if (started_.load(std::memory_order_acquire) && inner_) inner_->advanceWithoutMpi();
+  }
+
+ private:
+  int run() {
+    ShmContext* shm = shadow_->shmIfCreated();
+    if (collectiveEntry(call_.coll).uses_shm[algorithm_] && !shm->available()) {
+      const char* env = collectiveEntry(call_.coll).env;
+      const char* name = choiceName(call_.coll, algorithm_);
+      if (config().fallback() == FallbackMode::Error) {
+        std::fprintf(stderr, "topocoll: %s=%s cannot run this call: %s (TOPOCOLL_FALLBACK=error)\n", env, name, shm->why().c_str());
+        return MPI_ERR_OTHER;
+      }
+      if ((algorithm_ = withoutShm(call_.coll)) == kAlgorithmNative) return MPI_ERR_OTHER;
+      if (config().fallback() == FallbackMode::Warn && rank_ == 0) {
+        std::fprintf(stderr, "topocoll: %s=%s cannot run this call (%s); using %s\n", env, name, shm->why().c_str(),
+                     choiceName(call_.coll, algorithm_));
+      }
+    }
+    return runSchedule(call_, &inner_, p_, rank_, shadow_, algorithm_, bindings_, std::move(staged_));
+  }
+
+  std::shared_ptr<ShadowComm> shadow_;
+  Call call_;
+  int algorithm_, p_, rank_;
+  Bindings bindings_;
+  StagedBuffers staged_;
+  std::unique_ptr<CollectiveRequest> inner_;
+  int rc_ = MPI_SUCCESS;
+  std::atomic<bool> started_{false};
+};
 
 thread_local bool t_raised_by_mpi = false;
 
@@ -310,7 +423,7 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native, bool* ran
   uint64_t epoch = selectionEpoch();
   bool deferred = false;
   const bool nonblocking = !request.nativeBlocks();  // the user's call (a polled one is blocking on every rank)
-  if (nonblocking && !state->isInter() && !state->shadowIfAcquired() && !forced(call.coll)) {
+  if (nonblocking && !state->isInter() && !(state->shadowIfAcquired() && state->shadowIfAcquired()->settled()) && !forced(call.coll)) {
     chosen = &kSetupDeferred;
   } else if (recent.epoch == epoch && recent.block_bytes == call.block_bytes && recent.total_bytes == call.total_bytes &&
              recent.variant == call.variant(nonblocking)) {
@@ -332,12 +445,22 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native, bool* ran
   if (choice.algorithm == kAlgorithmNative) {
     rc = runNative(request, native);
   } else {
-    ShadowComm* shadow = nullptr;
-    if ((rc = state->shadow(&shadow)) != MPI_SUCCESS) return rc;
+    // A blocking call acquires the shadow, or completes its set-up in flight; a nonblocking one
+    // (forced: choose() began the set-up) leaves that to its request.
+    ShadowComm* shadow = state->shadowIfAcquired();
+    if (!(nonblocking && shadow) && (rc = state->shadow(&shadow)) != MPI_SUCCESS) return rc;
+    const bool settled = shadow->settled();
     Bindings bindings;
-    StagedBuffers staged(shadow->comm());
+    StagedBuffers staged(settled ? shadow->comm() : g_local_comm);
     if ((rc = bind(&bindings, &staged, state->size(), state->rank())) != MPI_SUCCESS) return rc;
-    rc = runSchedule(call, request, state, shadow, choice.algorithm, bindings, std::move(staged));
+    if (settled) {
+      rc = runSchedule(call, request, state->size(), state->rank(), state->shadowRef(), choice.algorithm, bindings, std::move(staged));
+    } else {
+      auto r = std::make_unique<AfterSetUp>(call, choice.algorithm, state->size(), state->rank(), state->shadowRef(), bindings, std::move(staged));
+      AfterSetUp* waiting = r.get();
+      *request = std::move(r);
+      shadow->whenSettled(waiting);  // started at once if the set-up has completed meanwhile
+    }
     if (rc != MPI_SUCCESS) shadow->discardWhenReleased();
   }
   if (config().verbose() >= 2 && !request) {
@@ -601,12 +724,16 @@ bool loadConfig(std::string* error) {
   return true;
 }
 
-int initialize(std::string* error) {
+int initialize(std::string* error, int thread_level) {
   if (g_initialized) return MPI_SUCCESS;
   if (!loadConfig(error)) return MPI_ERR_ARG;
-  int rc = CommState::createKeyval();
+  int rc = CommState::createKeyval(thread_level);
   if (rc != MPI_SUCCESS) {
     *error = "topocoll: cannot create the communicator attribute keyval";
+    return rc;
+  }
+  if ((rc = PMPI_Comm_dup(MPI_COMM_SELF, &g_local_comm)) != MPI_SUCCESS || (rc = PMPI_Comm_set_errhandler(g_local_comm, MPI_ERRORS_RETURN)) != MPI_SUCCESS) {
+    *error = "topocoll: cannot duplicate MPI_COMM_SELF";
     return rc;
   }
   int world_size = 0;
@@ -627,6 +754,7 @@ int initialize(std::string* error) {
 
 void finalize() {
   ShadowComm::drainPool();
+  if (g_local_comm != MPI_COMM_NULL) PMPI_Comm_free(&g_local_comm);
   if (!g_initialized || !config().get(Parameter::Stats)) return;
   int rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -18,7 +18,9 @@ namespace topocoll::engine {
 // Reads TOPOCOLL_* from the environment; needs no MPI. False with *error on a bad value.
 bool loadConfig(std::string* error);
 // After MPI_Init: loads the configuration and prepares communicator caching. Idempotent.
-int initialize(std::string* error);
+// `thread_level`: the level the program was told, where the MPI runs at a higher one (-1: the
+// MPI's own).
+int initialize(std::string* error, int thread_level = -1);
 extern bool g_initialized;  // read on every intercepted call: inline, no call
 inline bool initialized() { return g_initialized; }
 // Before MPI_Finalize: prints TOPOCOLL_STATS.

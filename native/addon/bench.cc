@@ -103,11 +103,27 @@ struct Shape {
   int64_t send_bytes = 0, recv_bytes = 0;
 };
 
+// Reductions are benchmarked as MPI_SUM of floats (OSU's choice): `bytes` / 4 of them, the
+// message (reduce_scatter_block: each rank's part; reduce_scatter: the parts split evenly).
+constexpr int64_t kFloat = sizeof(float);
+
+// reduce_scatter's parts of `elements` floats: as even as possible, the first ones larger.
+std::vector<int> evenCounts(int64_t elements, int p) {
+  std::vector<int> counts(p);
+  for (int r = 0; r < p; ++r) counts[r] = static_cast<int>(elements / p + (r < elements % p ? 1 : 0));
+  return counts;
+}
+
 Shape shapeOf(Collective coll, int p, int64_t bytes) {
+  const int64_t floats = bytes / kFloat * kFloat;
   switch (coll) {
     case Collective::Allgather: return {bytes, bytes * p};
     case Collective::Alltoall: return {bytes * p, bytes * p};
     case Collective::Bcast: return {0, bytes};
+    case Collective::Allreduce:
+    case Collective::Reduce: return {floats, floats};
+    case Collective::ReduceScatterBlock: return {floats * p, floats};
+    case Collective::ReduceScatter: return {floats, floats};  // rank 0's part is the largest
     default: return {0, 0};
   }
 }
@@ -115,7 +131,12 @@ Shape shapeOf(Collective coll, int p, int64_t bytes) {
 // The system MPI's own collective, called directly: the baseline `native` of a benchmark must not
 // carry the engine's per-call cost (selection, state lookup), which auto and our algorithms pay.
 int runSystem(Collective coll, MPI_Comm comm, int bytes, int root, unsigned char* send, unsigned char* recv) {
+  const int floats = bytes / static_cast<int>(kFloat);
   switch (coll) {
+    case Collective::Allreduce: return PMPI_Allreduce(send, recv, floats, MPI_FLOAT, MPI_SUM, comm);
+    case Collective::Reduce: return PMPI_Reduce(send, recv, floats, MPI_FLOAT, MPI_SUM, root, comm);
+    case Collective::ReduceScatterBlock: return PMPI_Reduce_scatter_block(send, recv, floats, MPI_FLOAT, MPI_SUM, comm);
+    case Collective::ReduceScatter: return PMPI_Reduce_scatter(send, recv, evenCounts(floats, commSizeOf(comm)).data(), MPI_FLOAT, MPI_SUM, comm);
     case Collective::Allgather: return PMPI_Allgather(send, bytes, MPI_BYTE, recv, bytes, MPI_BYTE, comm);
     case Collective::Alltoall: return PMPI_Alltoall(send, bytes, MPI_BYTE, recv, bytes, MPI_BYTE, comm);
     case Collective::Bcast: return PMPI_Bcast(recv, bytes, MPI_BYTE, root, comm);
@@ -126,7 +147,12 @@ int runSystem(Collective coll, MPI_Comm comm, int bytes, int root, unsigned char
 
 int runOnce(Collective coll, MPI_Comm comm, int64_t bytes, int root, unsigned char* send, unsigned char* recv) {
   if (override_algorithm::forced(coll) == kAlgorithmNative) return runSystem(coll, comm, static_cast<int>(bytes), root, send, recv);
+  const int64_t floats = bytes / kFloat;
   switch (coll) {
+    case Collective::Allreduce: return engine::allreduce(send, recv, floats, MPI_FLOAT, MPI_SUM, comm);
+    case Collective::Reduce: return engine::reduce(send, recv, floats, MPI_FLOAT, MPI_SUM, root, comm);
+    case Collective::ReduceScatterBlock: return engine::reduceScatterBlock(send, recv, floats, MPI_FLOAT, MPI_SUM, comm);
+    case Collective::ReduceScatter: return engine::reduceScatter(send, recv, evenCounts(floats, commSizeOf(comm)).data(), MPI_FLOAT, MPI_SUM, comm);
     case Collective::Allgather: return engine::allgather(send, bytes, MPI_BYTE, recv, bytes, MPI_BYTE, comm);
     case Collective::Alltoall: return engine::alltoall(send, bytes, MPI_BYTE, recv, bytes, MPI_BYTE, comm);
     case Collective::Bcast: return engine::bcast(recv, bytes, MPI_BYTE, root, comm);
@@ -148,8 +174,37 @@ int64_t checkedCall(Napi::Env env, Collective coll, MPI_Comm comm, int p, int ra
   } else if (coll == Collective::Bcast && rank == root) {
     for (int64_t i = 0; i < bytes; ++i) recv[i] = pattern(root, 0, i, round);
   }
+  // Reductions: small whole numbers, whose float sums are exact in any order.
+  auto operand = [&](int r, int64_t i) { return static_cast<float>((r * 3 + i + round) % 7); };
+  auto sum = [&](int64_t i) {
+    float s = 0;
+    for (int r = 0; r < p; ++r) s += operand(r, i);
+    return s;
+  };
+  const int64_t sent_floats = s.send_bytes / kFloat;
+  if (coll == Collective::Allreduce || coll == Collective::Reduce || coll == Collective::ReduceScatterBlock ||
+      coll == Collective::ReduceScatter) {
+    for (int64_t i = 0; i < sent_floats; ++i) {
+      const float v = operand(rank, i);
+      std::memcpy(send + i * kFloat, &v, sizeof v);
+    }
+  }
   check(env, runOnce(coll, comm, bytes, root, send, recv), "benchCollective");
   int64_t wrong = 0;
+  // The part of the summed vector this rank holds: [first, first + n).
+  int64_t first = 0, n = 0;
+  if (coll == Collective::Allreduce || (coll == Collective::Reduce && rank == root)) n = sent_floats;
+  if (coll == Collective::ReduceScatterBlock) first = rank * (n = s.recv_bytes / kFloat);
+  if (coll == Collective::ReduceScatter) {
+    std::vector<int> counts = evenCounts(sent_floats, p);
+    for (int r = 0; r < rank; ++r) first += counts[r];
+    n = counts[rank];
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    float v;
+    std::memcpy(&v, recv + i * kFloat, sizeof v);
+    wrong += v != sum(first + i);
+  }
   if (coll == Collective::Allgather) {
     for (int r = 0; r < p; ++r)
       for (int64_t i = 0; i < bytes; ++i) wrong += recv[r * bytes + i] != pattern(r, 0, i, round);

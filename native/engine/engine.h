@@ -70,8 +70,8 @@ struct CountList {
   const MPI_Count* counts_ = nullptr;
 };
 
-// Reductions. The engine combines predefined ops on predefined types (and on derived types of
-// one predefined type) with its own kernels, user-defined ops through MPI_Reduce_local; an op
+// Reductions. The engine combines predefined ops on predefined types with its own kernels,
+// user-defined ops through MPI_Reduce_local (any datatype); an op
 // that is not commutative runs only the algorithms that combine in rank order. reduce and the
 // reduce_scatters go to the MPI until their algorithms exist.
 int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,

@@ -25,11 +25,14 @@ export const SWEEP_OPTIONS: Record<string, OptionSpec> = {
   quiet: { type: 'flag' },
 };
 
+/** Benchmarked unless --collectives says otherwise: those with algorithms of ours (the others only run native). */
+const DEFAULT_COLLECTIVES = COLLECTIVES.filter((c) => c.algorithms.length > 0).map((c) => c.name);
+
 export const SWEEP_USAGE = [
   '  --np N               launch N ranks with mpirun (default 2 when not started by mpirun)',
   '  --mpi openmpi|mpich  the MPI to launch with (default: TOPOCOLL_MPI, else the first built)',
   '  --test-machine       with --np: oversubscription, ranks yielding when idle, Open MPI as root (as `topocoll mpirun --test-machine`)',
-  '  --collectives LIST   comma-separated (default: allgather,bcast,barrier,alltoall)',
+  `  --collectives LIST   comma-separated (default: ${DEFAULT_COLLECTIVES.join(',')})`,
   '  --algorithms LIST    algorithms to run besides native (default: every registered one, and auto)',
   '  --sizes SPEC         MIN..MAX (powers of two) or a list: 1..4M (default), 8,8K,120K',
   '  --repetitions N      repetitions per cell, interleaved across algorithms (default 5; --quick 3)',
@@ -37,7 +40,7 @@ export const SWEEP_USAGE = [
   '  --timing loop|window loop: mean time per call of back-to-back calls (default); window: one call from a\n'+
   '                       common start on a synchronised clock, until the last rank finishes (what `simulate` predicts)',
   '  --rotate BYTES       rotate buffers over a pool of BYTES so caches do not flatter (default 2 x LLC, at most 64M; 0 = off)',
-  '  --root R             root of bcast (default 0)',
+  '  --root R             root of bcast and reduce (default 0)',
   '  --check              validate every received byte of the first call of each cell',
   '  --quick              small sizes (1, 64, 4K, 64K), 3 repetitions: for CI',
   '  --quiet              no progress bar',
@@ -61,7 +64,7 @@ function parseSizes(spec: string): number[] {
 
 function parseCollectives(text: string | undefined): CollectiveName[] {
   const valid = COLLECTIVES.map((c) => c.name);
-  if (!text) return valid;
+  if (!text) return [...DEFAULT_COLLECTIVES];
   const names = text.split(',').map((s) => s.trim());
   for (const n of names) {
     if (!valid.includes(n as CollectiveName)) throw new UsageError(`--collectives: "${n}" is not a collective; valid choices: ${valid.join(', ')}`);

@@ -3,8 +3,9 @@
 import { formatBytes } from '../bench/stats';
 import type { EnginePrediction } from '../mpi/addon';
 import { addon } from '../mpi/native';
-import { collectiveInfo, COLLECTIVES, type CollectiveName } from '../select/registry';
-import type { Schedule } from '../select/schedule';
+import { SIZE_BASIS } from '../bench/sweep';
+import { blockIsElement, collectiveInfo, COLLECTIVES, type CollectiveName } from '../select/registry';
+import { evenCounts, type Schedule } from '../select/schedule';
 import { summarize, type ScheduleSummary } from '../select/summary';
 import { enginePredictions } from '../model/native';
 import type { Command } from './main';
@@ -23,7 +24,8 @@ export interface Explanation {
 
 /** Builds every rank's schedule of `algorithm` (p schedules; fine up to a few thousand ranks). */
 function* allRankSchedules(coll: CollectiveName, algorithm: string, np: number, count: number, root = 0): Generator<Schedule> {
-  for (let r = 0; r < np; r++) yield addon().buildSchedule(coll, algorithm, np, r, { count, root });
+  const recvCounts = coll === 'reduce_scatter' ? evenCounts(count, np) : undefined;
+  for (let r = 0; r < np; r++) yield addon().buildSchedule(coll, algorithm, np, r, { count, root, recvCounts });
 }
 
 /** Bytes of the node's shared data area the engine assumes before a segment exists (TOPOCOLL_SHM_BYTES' default). */
@@ -34,12 +36,13 @@ export function explainCall(coll: CollectiveName, np: number, bytes: number, onl
   const native = addon();
   installRulesFromEnvironment(native);
   native.loadConfig();
-  const total = coll === 'allgather' || coll === 'alltoall' ? bytes * np : bytes;
+  const total = SIZE_BASIS[coll] === 'block' ? bytes * np : bytes;
   const chosen = native.selectAlgorithm(coll, np, bytes, total, Math.ceil(np / ppn));
   const registered: string[] = native.registeredAlgorithms()[coll];
   const names = only ? [only] : registered;
-  // Blocks are bytes here: one rank's block for allgather/alltoall, one element of a byte vector for bcast.
-  const [count, blockBytes] = coll === 'bcast' ? [bytes, 1] : [1, bytes];
+  // Blocks are bytes here: one rank's block for allgather/alltoall, one element of a byte vector
+  // for bcast and the reductions.
+  const [count, blockBytes] = blockIsElement(coll) ? [bytes, 1] : [1, bytes];
   const candidates = names.map((algorithm) => ({
     algorithm,
     summary: summarize(allRankSchedules(coll, algorithm, np, count), blockBytes),
@@ -50,6 +53,7 @@ export function explainCall(coll: CollectiveName, np: number, bytes: number, onl
     count,
     blockBytes,
     elementBytes,
+    recvCounts: coll === 'reduce_scatter' ? evenCounts(count, np) : undefined,
     shmElements: Math.floor(SHM_BYTES / elementBytes),
     nodes: ppn < np ? Array.from({ length: np }, (_, r) => Math.floor(r / ppn)) : undefined,
   });
@@ -90,7 +94,7 @@ export const explain: Command = {
       console.log(JSON.stringify(e, null, 2));
       return 0;
     }
-    const what = coll === 'allgather' || coll === 'alltoall' ? 'per rank block' : coll === 'bcast' ? 'message' : '';
+    const what = { block: 'per rank block', message: 'message', none: '' }[SIZE_BASIS[coll]];
     console.log(`${coll} on ${e.np} ranks${what ? `, ${formatBytes(bytes)} ${what}` : ''}`);
     console.log(`chosen: ${e.chosen.algorithm} (${e.chosen.reason})\n`);
     const header = ['algorithm', 'predicted', 'rounds', 'msgs/rank', 'max bytes/rank', 'max distance', 'ALCD'];

@@ -1,8 +1,8 @@
 // Models of collective cost: machine profiles, Hockney/LogGP/contention (seed 002), ALCD
 // (seed 000), the symbolic replayer and the timing simulator. simulateCommand() is the entry
 // point `topocoll simulate` wraps.
-import { collectiveInfo, COLLECTIVES, type CollectiveInfo, type CollectiveName } from '../select/registry';
-import type { ScheduleParams } from '../select/schedule';
+import { blockIsElement, collectiveInfo, COLLECTIVES, type CollectiveInfo, type CollectiveName } from '../select/registry';
+import { evenCounts, type ScheduleParams } from '../select/schedule';
 import { nativeTiming, type CompiledProvider, type ScheduleProvider } from './native';
 import { rhoAt, type RhoLaw } from './contention';
 import { costModel, MODEL_NAMES, type ModelName } from './cost';
@@ -98,14 +98,15 @@ export function simulateCommand(args: SimulateArgs): SimulateRow[] {
   const placement = blockPlacement(np, ppn, machine);
   const { info, list } = algorithmsOf(coll, args.algorithm, args.available);
 
-  // Blocks are bytes-sized units: a bcast moves `bytes` one-byte elements; allgather and
-  // alltoall move one block of `bytes` one-byte elements per rank.
+  // Blocks are bytes-sized units: a bcast or a reduction moves `bytes` one-byte elements;
+  // allgather and alltoall move one block of `bytes` one-byte elements per rank.
   const shmElements = args.shmBytes ?? 1 << 20;
   const base: ScheduleParams = {
     count: coll === 'barrier' ? 0 : bytes,
     root: args.root ?? 0,
     inPlace: args.inPlace ?? false,
     elementBytes: 1,
+    recvCounts: coll === 'reduce_scatter' ? evenCounts(bytes, np) : undefined,
   };
   // Shared-memory algorithms see the placement's nodes and a data area, remapped ones the nodes
   // (pi keeps their heavy edges inside nodes); the others are pure functions of (p, rank), and
@@ -113,7 +114,7 @@ export function simulateCommand(args: SimulateArgs): SimulateRow[] {
   const nodes = Array.from(placement.node);
   const shmParams: ScheduleParams = { ...base, nodes, shmElements };
   const placedParams: ScheduleParams = { ...base, nodes };
-  const blockBytes = coll === 'bcast' ? 1 : coll === 'barrier' ? 0 : bytes;
+  const blockBytes = blockIsElement(coll) ? 1 : coll === 'barrier' ? 0 : bytes;
 
   return list.map((algorithm) => {
     const entry = info.algorithms.find((a) => a.name === algorithm);
@@ -127,6 +128,8 @@ export function simulateCommand(args: SimulateArgs): SimulateRow[] {
         inPlace: params.inPlace,
         nodes: params.nodes,
         shmElements: params.shmElements,
+        recvCounts: params.recvCounts,
+        rankOrdered: entry?.rankOrdered,
       });
       if (!check.ok) throw new Error(`${coll} ${algorithm} on ${np} ranks is wrong: ${check.error}`);
     }

@@ -16,7 +16,7 @@
 // that every read of the area comes after the write it reads, and every write after the reads
 // and writes it replaces: a missing flag is an error even if this replay's order happened to
 // work.
-import type { CollectiveName } from '../select/registry';
+import { isReduction, type CollectiveName } from '../select/registry';
 import type { Schedule } from '../select/schedule';
 import {
   BUF_RECV,
@@ -78,7 +78,6 @@ interface Layout {
   recvBlocks: number;
 }
 
-const isReduction = (coll: CollectiveName) => coll === 'allreduce' || coll === 'reduce' || coll === 'reduce_scatter_block' || coll === 'reduce_scatter';
 
 /** Where a span's units live: the rank's own slots or its node's shared area. */
 interface Place {

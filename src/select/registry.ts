@@ -115,7 +115,7 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
 
 /**
  * Size basis of a rule: `block` is the bytes of one rank's block (allgather/alltoall), `total`
- * is the bytes a rank receives in all (allgather: p x block; bcast: the message). MPICH states
+ * is the bytes a rank receives in all (allgather: p x block; bcast, allreduce: the message). MPICH states
  * allgather thresholds in total bytes and alltoall thresholds in block bytes: rules say which.
  */
 export type SizeBasis = 'block' | 'total';
@@ -210,6 +210,16 @@ export const DEFAULT_RULES: readonly Rule[] = [
   { collective: 'reduce_scatter', algorithm: 'recursive_halving', basis: 'total', maxBytes: 524288, why: 'MPICH: MPIR_CVAR_REDUCE_SCATTER_COMMUTATIVE_LONG_MSG_SIZE = 512 KiB, recursive halving below (commutative ops)' },
   { collective: 'reduce_scatter', algorithm: 'pairwise', why: 'MPICH: pairwise exchange from 512 KiB (ours also runs ops that are not commutative)' },
 ];
+
+/** Reductions combine the ranks' operands with an MPI_Op; a block of their schedules is one element. */
+export function isReduction(coll: CollectiveName): boolean {
+  return coll === 'allreduce' || coll === 'reduce' || coll === 'reduce_scatter_block' || coll === 'reduce_scatter';
+}
+
+/** Whether a schedule's block is one element of the vector (bcast, reductions) rather than one rank's block. */
+export function blockIsElement(coll: CollectiveName): boolean {
+  return coll === 'bcast' || isReduction(coll);
+}
 
 export function collectiveInfo(name: string): CollectiveInfo | undefined {
   return COLLECTIVES.find((c) => c.name === name);

@@ -26,6 +26,11 @@ export type ScheduleOp =
   /** Waits until flag `slot` of rank `peer` (same node) holds `stage` or more of this call, before the round's copies. */
   | { kind: 'flag_wait'; peer: number; slot: number; stage: number };
 
+/** reduce_scatter's parts when only the total is given (tools): `count` elements split as evenly as possible, the first ones larger. */
+export function evenCounts(count: number, p: number): number[] {
+  return Array.from({ length: p }, (_, r) => Math.floor(count / p) + (r < count % p ? 1 : 0));
+}
+
 /** Which operand of a reduce op is on the left. */
 export type ReduceOrder = 'src_first' | 'dst_first';
 

@@ -1,13 +1,13 @@
 // How the executor combines spans for one reduction call (OpKind::Reduce). Spans hold elements
 // as the type signature's bytes (staging.h): a contiguous type's own memory, else its packed form.
-// - A predefined op on a predefined type, or on a derived type built of one predefined type
-//   (whose packed bytes are an array of it): a vectorized kernel (reduce_kernels.h). No MPI call:
-//   it may run on any thread, and needs no handle once resolved.
+// - A predefined op on a predefined type: a vectorized kernel (reduce_kernels.h). No MPI call: it
+//   may run on any thread, and needs no handle once resolved.
 // - A user-defined op (MPI_Op_create): PMPI_Reduce_local with the user's op and datatype, which
 //   the user's function receives as given. A non-contiguous datatype is unpacked into a typed
 //   scratch area for the call and packed back.
-// - Anything else (a predefined op on a type mixing basic types, a type the kernels leave to the
-//   MPI): not supported; the engine hands the call to the MPI, which combines it or raises the error.
+// - Anything else (a predefined op on a derived type, which MPI does not define and MPICH alone
+//   runs; a type the kernels leave to the MPI): not supported; the engine hands the call to the
+//   MPI, which combines it or raises the error.
 #pragma once
 
 #include <mpi.h>
@@ -46,7 +46,6 @@ class Reduction {
   bool commutative_ = true;
   bool contiguous_ = true;
   reduce::Kernel kernel_;
-  int64_t basics_per_element_ = 1;  // kernel elements per element of the call's type
   int64_t element_bytes_ = 0;
   MPI_Op op_ = MPI_OP_NULL;
   MPI_Datatype type_ = MPI_DATATYPE_NULL;

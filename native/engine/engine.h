@@ -71,9 +71,10 @@ struct CountList {
 };
 
 // Reductions. The engine combines predefined ops on predefined types with its own kernels,
-// user-defined ops through MPI_Reduce_local (any datatype); an op
-// that is not commutative runs only the algorithms that combine in rank order. reduce and the
-// reduce_scatters go to the MPI until their algorithms exist.
+// user-defined ops through MPI_Reduce_local (any datatype); an op that is not commutative runs
+// only the algorithms that combine in rank order. MPI_IN_PLACE: reduce at the root only (its
+// operand in recvbuf); the reduce_scatters take every part from recvbuf and leave the rank's own
+// at its start. A bad root goes to the MPI, which raises MPI_ERR_ROOT.
 int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
               RequestOut request = nullptr);
 int reduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,

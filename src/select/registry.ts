@@ -198,6 +198,7 @@ export const DEFAULT_RULES: readonly Rule[] = [
   // MPICH also keeps recursive doubling for fewer elements than pof2 (huge elements), which a
   // rule cannot say; Rabenseifner runs such calls correctly, its empty blocks skipped.
   { collective: 'allreduce', algorithm: 'reduce_scatter_allgather', why: 'MPICH: Rabenseifner (reduce-scatter + allgather) above 2 KiB' },
+  { collective: 'reduce', algorithm: 'reduce_scatter_gather', basis: 'total', minBytes: 2049, mpi: 'mpich', why: 'MPICH 4.0\'s own reduce above 2 KiB crashes with MPI_IN_PLACE at a root other than 0 (pmodels/mpich#6540, fixed after 4.1.1); ours, as MPICH\'s choice there, does not' },
   { collective: 'reduce', algorithm: 'native', maxRanks: 2, why: NOT_MEASURED },
   { collective: 'reduce', algorithm: 'binomial', basis: 'total', maxBytes: 2049, why: 'MPICH: MPIR_CVAR_REDUCE_SHORT_MSG_SIZE = 2048, binomial up to 2 KiB' },
   // MPICH also keeps binomial for user-defined ops and for fewer elements than pof2, which a rule

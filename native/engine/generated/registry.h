@@ -99,6 +99,7 @@ inline constexpr RuleEntry kDefaultRules[] = {
     {Collective::Allreduce, "native", SizeBasis::Total, -1, -1, -1, 2, -1, -1, nullptr, "not measured yet: on 2 ranks every algorithm is one exchange, where the system MPI's own path is the shorter one for the other collectives"},
     {Collective::Allreduce, "recursive_doubling", SizeBasis::Total, -1, 2049, -1, -1, -1, -1, nullptr, "MPICH: MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = 2048, recursive doubling up to 2 KiB"},
     {Collective::Allreduce, "reduce_scatter_allgather", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "MPICH: Rabenseifner (reduce-scatter + allgather) above 2 KiB"},
+    {Collective::Reduce, "reduce_scatter_gather", SizeBasis::Total, 2049, -1, -1, -1, -1, -1, "mpich", "MPICH 4.0's own reduce above 2 KiB crashes with MPI_IN_PLACE at a root other than 0 (pmodels/mpich#6540, fixed after 4.1.1); ours, as MPICH's choice there, does not"},
     {Collective::Reduce, "native", SizeBasis::Total, -1, -1, -1, 2, -1, -1, nullptr, "not measured yet: on 2 ranks every algorithm is one exchange, where the system MPI's own path is the shorter one for the other collectives"},
     {Collective::Reduce, "binomial", SizeBasis::Total, -1, 2049, -1, -1, -1, -1, nullptr, "MPICH: MPIR_CVAR_REDUCE_SHORT_MSG_SIZE = 2048, binomial up to 2 KiB"},
     {Collective::Reduce, "reduce_scatter_gather", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "MPICH: Rabenseifner (reduce-scatter + gather) above 2 KiB"},

@@ -19,6 +19,7 @@
  *    doubles (a predefined op on a derived type, which both MPIs refuse with MPI_ERR_OP: the
  *    library must hand it on and return the same error class);
  *  - large counts (65539 elements and 1 MiB) for a few of them;
+ *  - reduce: roots out of range (p, -3, 10^6), which must fail with the system MPI's error class;
  *  - every other predefined type the library has loops for (the C integer types, MPI_AINT,
  *    MPI_OFFSET, MPI_COUNT, MPI_C_BOOL, MPI_BYTE, the C float and double complex types, the other
  *    pair types) with each op MPI defines on it, at 7 and 1024 elements, one algorithm per case
@@ -545,6 +546,23 @@ static void everyCase(const char* algorithm, long max_count, int checked) {
   }
 }
 
+/* Reduce with a root out of range, blocking and nonblocking: an error, of the class the system
+ * MPI returns (MPI_ERR_ROOT), through the library too. */
+static void badRoots(void) {
+  const int roots[] = {g_size, -3, 1000000};
+  for (int k = 0; k < 6; k++) {
+    int value = g_rank, result = -1;
+    Case c = {.data = D_INT, .type = MPI_INT, .op = MPI_SUM, .op_name = "SUM", .commutative = 1, .count = 1, .root = roots[k / 2], .nonblocking = k % 2, .algorithm = "auto"};
+    g_cases++;
+    int rc = engineCall(&c, &value, &result), prc = PMPI_Reduce(&value, &result, 1, MPI_INT, MPI_SUM, c.root, MPI_COMM_WORLD);
+    int class = rc, pclass = prc;
+    MPI_Error_class(rc, &class);
+    MPI_Error_class(prc, &pclass);
+    if (rc == MPI_SUCCESS || class != pclass) fail(&c, "a bad root: returned class %d, the system MPI's %d", class, pclass);
+    if (result != -1) fail(&c, "a bad root: the receive buffer written");
+  }
+}
+
 /* The types' table: Open MPI's handles are addresses, not constants. */
 static int basicTypes(Basic* out) {
   struct fi { float v; int i; } fi;
@@ -674,6 +692,7 @@ int main(int argc, char** argv) {
     everyCase(name, max_count, checked);
   }
   basicCases(names, nnames, force, checked);
+  if (g_coll == C_REDUCE) badRoots();
   if (force) force(coll, "auto");
   free(g_parts);
 

@@ -1,8 +1,9 @@
 // A client we did not write: mpi4py (Debian's python3-mpi4py, installed by scripts/setup.sh)
 // issues its collectives through the preload library, buffer and pickled-object forms, in place,
-// nonblocking and with a derived datatype (test/python/mpi4py_collectives.py checks every
-// value). Each job forces the i-th algorithm of every collective, so that all of them run.
-// Debian builds mpi4py against Open MPI only, so MPICH is not tried.
+// nonblocking, with a derived datatype, and the reductions as sums of ints
+// (test/python/mpi4py_collectives.py checks every value). Each job forces the i-th algorithm of
+// every collective, so that all of them run. Debian builds mpi4py against Open MPI only, so MPICH
+// is not tried.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COLLECTIVES } from '../../src/select/registry';

@@ -1,6 +1,6 @@
 # Collectives as mpi4py (an MPI client we did not write) issues them: buffer and pickled-object
-# forms, in place, nonblocking, a derived datatype. Run under the preload library with each
-# algorithm forced; every rank checks what it received, and rank 0 prints the verdict.
+# forms, in place, nonblocking, a derived datatype, the reductions. Run under the preload library
+# with each algorithm forced; every rank checks what it received, and rank 0 prints the verdict.
 from mpi4py import MPI
 import array
 
@@ -39,6 +39,30 @@ for n in (0, 1, 7, 1000, 70000):
     recv = array.array('i', [0] * (n * p))
     comm.Ialltoall(send, recv).Wait()
     check(f'Ialltoall n={n}', recv, [q * 1000 + rank for q in range(p) for _ in range(n)])
+
+    # The reductions: sums of ints, exact whatever the order of combination.
+    vec = array.array('i', [rank * 7 + i for i in range(n)])
+    total = [sum(q * 7 + i for q in range(p)) for i in range(n)]
+    out = array.array('i', [0] * n)
+    comm.Allreduce(vec, out, op=MPI.SUM)
+    check(f'Allreduce n={n}', out, total)
+    out = array.array('i', vec)
+    comm.Iallreduce(MPI.IN_PLACE, out, op=MPI.SUM).Wait()
+    check(f'Iallreduce in place n={n}', out, total)
+    out = array.array('i', vec if rank == root else [0] * n)
+    comm.Reduce(MPI.IN_PLACE if rank == root else vec, out, op=MPI.SUM, root=root)
+    if rank == root:
+        check(f'Reduce in place n={n}', out, total)
+    parts = [n + q % 2 for q in range(p)]
+    first = sum(parts[:rank])
+    send = array.array('i', [rank * 7 + i for i in range(sum(parts))])
+    out = array.array('i', [0] * parts[rank])
+    comm.Reduce_scatter(send, out, recvcounts=parts, op=MPI.SUM)
+    check(f'Reduce_scatter n={n}', out, [sum(q * 7 + first + i for q in range(p)) for i in range(parts[rank])])
+    send = array.array('i', [rank * 7 + i for i in range(n * p)])
+    out = array.array('i', [0] * n)
+    comm.Reduce_scatter_block(send, out, op=MPI.SUM)
+    check(f'Reduce_scatter_block n={n}', out, [sum(q * 7 + rank * n + i for q in range(p)) for i in range(n)])
 
 # Every other int of a strided buffer: a vector datatype, sent and received as such.
 n = 500

@@ -26,7 +26,8 @@
  *    in turn (values kept small: Open MPI 4.1's AVX sum saturates 8-bit types, ompi#8045).
  * Where MPICH 4.0's own collective crashes (mpichCrash), the reference takes another way to the
  * same result and the calls the library would hand to the MPI's own are left out.
- * Blocking and nonblocking alternate. Under TOPOCOLL_FALLBACK=error a forced algorithm that
+ * Blocking and nonblocking alternate; every third call of a case goes through the MPI-4 _c form
+ * where the MPI has it (MPICH). Under TOPOCOLL_FALLBACK=error a forced algorithm that
  * cannot run the call must fail on every rank, with no traffic: an op that is not commutative on
  * an algorithm that does not combine in rank order (ring), and a nonblocking call with a
  * user-defined op (the program may free the op while the call is pending).
@@ -75,6 +76,7 @@ typedef struct {
   long count;
   int root; /* reduce */
   int in_place, nonblocking;
+  int large_count; /* through the MPI-4 _c form (MPICH) */
   const char* algorithm;
 } Case;
 
@@ -82,6 +84,9 @@ enum Coll { C_ALLREDUCE, C_REDUCE, C_REDUCE_SCATTER_BLOCK, C_REDUCE_SCATTER };
 static const char* const kCollNames[] = {"allreduce", "reduce", "reduce_scatter_block", "reduce_scatter"};
 static enum Coll g_coll;
 static int* g_parts; /* the reduce_scatters: every rank's part of the current case */
+#if MPI_VERSION >= 4
+static MPI_Count* g_parts_c; /* the same, for MPI_Reduce_scatter_c */
+#endif
 
 static int g_rank, g_size, g_cases, g_failures, g_left_out;
 static MPI_Datatype g_matrix, g_affine, g_dvec;
@@ -314,11 +319,36 @@ static long resultElements(const Case* c) {
 /* Whether this rank passes MPI_IN_PLACE: reduce's root only. */
 static int inPlaceHere(const Case* c) { return c->in_place && (g_coll != C_REDUCE || g_rank == c->root); }
 
-/* The call through the preload library (the engine), nonblocking or not. */
+#if MPI_VERSION >= 4
+/* The call through the library's MPI-4 large-count forms. */
+static int engineCallLargeCount(const Case* c, const void* sb, void* rb, MPI_Request* r) {
+  MPI_Count n = c->count;
+  switch (g_coll) {
+    case C_ALLREDUCE: return r ? MPI_Iallreduce_c(sb, rb, n, c->type, c->op, MPI_COMM_WORLD, r) : MPI_Allreduce_c(sb, rb, n, c->type, c->op, MPI_COMM_WORLD);
+    case C_REDUCE: return r ? MPI_Ireduce_c(sb, rb, n, c->type, c->op, c->root, MPI_COMM_WORLD, r) : MPI_Reduce_c(sb, rb, n, c->type, c->op, c->root, MPI_COMM_WORLD);
+    case C_REDUCE_SCATTER_BLOCK:
+      return r ? MPI_Ireduce_scatter_block_c(sb, rb, n, c->type, c->op, MPI_COMM_WORLD, r) : MPI_Reduce_scatter_block_c(sb, rb, n, c->type, c->op, MPI_COMM_WORLD);
+    case C_REDUCE_SCATTER:
+      for (int i = 0; i < g_size; i++) g_parts_c[i] = g_parts[i];
+      return r ? MPI_Ireduce_scatter_c(sb, rb, g_parts_c, c->type, c->op, MPI_COMM_WORLD, r) : MPI_Reduce_scatter_c(sb, rb, g_parts_c, c->type, c->op, MPI_COMM_WORLD);
+  }
+  return MPI_ERR_OTHER;
+}
+#endif
+
+/* The call through the preload library (the engine), nonblocking or not, every third through
+ * the large-count form where the MPI has it. */
 static int engineCall(const Case* c, const void* sb, void* rb) {
   MPI_Request req = MPI_REQUEST_NULL;
   MPI_Request* r = c->nonblocking ? &req : NULL;
   int n = (int)c->count, rc = MPI_SUCCESS;
+#if MPI_VERSION >= 4
+  if (c->large_count) {
+    rc = engineCallLargeCount(c, sb, rb, r);
+    if (rc == MPI_SUCCESS && r) rc = MPI_Wait(r, MPI_STATUS_IGNORE);
+    return rc;
+  }
+#endif
   switch (g_coll) {
     case C_ALLREDUCE: rc = r ? MPI_Iallreduce(sb, rb, n, c->type, c->op, MPI_COMM_WORLD, r) : MPI_Allreduce(sb, rb, n, c->type, c->op, MPI_COMM_WORLD); break;
     case C_REDUCE: rc = r ? MPI_Ireduce(sb, rb, n, c->type, c->op, c->root, MPI_COMM_WORLD, r) : MPI_Reduce(sb, rb, n, c->type, c->op, c->root, MPI_COMM_WORLD); break;
@@ -534,6 +564,7 @@ static void everyCase(const char* algorithm, long max_count, int checked) {
       c.count = counts[n];
       for (c.in_place = 0; c.in_place < 2; c.in_place++) {
         c.root = turn % g_size; /* reduce: every rank in turn */
+        c.large_count = turn % 3 == 2;
         c.nonblocking = turn++ % 2;
         runCase(&c, checked);
         /* User-defined ops: nonblocking too, which a forced algorithm must refuse. */
@@ -659,6 +690,9 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   g_parts = calloc((size_t)g_size, sizeof *g_parts);
+#if MPI_VERSION >= 4
+  g_parts_c = calloc((size_t)g_size, sizeof *g_parts_c);
+#endif
   const char* coll = kCollNames[g_coll];
   AlgorithmsFn algorithms = (AlgorithmsFn)dlsym(RTLD_DEFAULT, "topocoll_algorithms");
   ForceFn force = (ForceFn)dlsym(RTLD_DEFAULT, "topocoll_force_algorithm");
@@ -695,6 +729,9 @@ int main(int argc, char** argv) {
   if (g_coll == C_REDUCE) badRoots();
   if (force) force(coll, "auto");
   free(g_parts);
+#if MPI_VERSION >= 4
+  free(g_parts_c);
+#endif
 
   MPI_Op_free(&g_matmul);
   MPI_Op_free(&g_compose);

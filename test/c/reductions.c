@@ -638,7 +638,7 @@ static int basicTypes(Basic* out) {
 
 /* Every (type, op) pair of basicTypes() at 7 and 1024 elements, each case with one of
  * `algorithms` in turn (forced), in place and blocking alternating. */
-static void basicCases(char* const* algorithms, int nalgorithms, ForceFn force, int checked) {
+static void basicCases(char* const* algorithms, int nalgorithms, ForceFn force, long max_count, int checked) {
   Basic types[40];
   int n = basicTypes(types);
   const struct {
@@ -654,6 +654,7 @@ static void basicCases(char* const* algorithms, int nalgorithms, ForceFn force, 
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
       if (!(types[t].ops & ops[o].group)) continue;
       for (int k = 0; k < 2; k++, turn++) {
+        if (k && max_count < 1024) continue;
         Case c = {.data = D_BASIC, .basic = &types[t], .type = types[t].type, .op = ops[o].op, .op_name = ops[o].name, .commutative = 1};
         c.algorithm = algorithms[turn % nalgorithms];
         if (force) force(kCollNames[g_coll], c.algorithm);
@@ -725,7 +726,7 @@ int main(int argc, char** argv) {
     }
     everyCase(name, max_count, checked);
   }
-  basicCases(names, nnames, force, checked);
+  basicCases(names, nnames, force, max_count, checked);
   if (g_coll == C_REDUCE) badRoots();
   if (force) force(coll, "auto");
   free(g_parts);

@@ -3,6 +3,7 @@
 # with each algorithm forced; every rank checks what it received, and rank 0 prints the verdict.
 from mpi4py import MPI
 import array
+import os
 
 comm = MPI.COMM_WORLD
 rank, p = comm.Get_rank(), comm.Get_size()
@@ -40,28 +41,24 @@ for n in (0, 1, 7, 1000, 70000):
     comm.Ialltoall(send, recv).Wait()
     check(f'Ialltoall n={n}', recv, [q * 1000 + rank for q in range(p) for _ in range(n)])
 
-    # The reductions: sums of ints, exact whatever the order of combination.
-    vec = array.array('i', [rank * 7 + i for i in range(n)])
-    total = [sum(q * 7 + i for q in range(p)) for i in range(n)]
+    mine = array.array('i', [rank + i for i in range(n)])
     out = array.array('i', [0] * n)
-    comm.Allreduce(vec, out, op=MPI.SUM)
-    check(f'Allreduce n={n}', out, total)
-    out = array.array('i', vec)
-    comm.Iallreduce(MPI.IN_PLACE, out, op=MPI.SUM).Wait()
-    check(f'Iallreduce in place n={n}', out, total)
-    out = array.array('i', vec if rank == root else [0] * n)
-    comm.Reduce(MPI.IN_PLACE if rank == root else vec, out, op=MPI.SUM, root=root)
+    comm.Allreduce(mine, out, op=MPI.SUM)
+    check(f'Allreduce n={n}', out, [sum(q + i for q in range(p)) for i in range(n)])
+    comm.Iallreduce(MPI.IN_PLACE, mine, op=MPI.MAX).Wait()
+    check(f'Iallreduce in place n={n}', mine, [p - 1 + i for i in range(n)])
+    total = [sum(q * 7 + i for q in range(p)) for i in range(n)]
+    out = array.array('i', [rank * 7 + i for i in range(n)] if rank == root else [0] * n)
+    comm.Reduce(MPI.IN_PLACE if rank == root else array.array('i', [rank * 7 + i for i in range(n)]), out, op=MPI.SUM, root=root)
     if rank == root:
         check(f'Reduce in place n={n}', out, total)
     parts = [n + q % 2 for q in range(p)]
     first = sum(parts[:rank])
-    send = array.array('i', [rank * 7 + i for i in range(sum(parts))])
     out = array.array('i', [0] * parts[rank])
-    comm.Reduce_scatter(send, out, recvcounts=parts, op=MPI.SUM)
+    comm.Reduce_scatter(array.array('i', [rank * 7 + i for i in range(sum(parts))]), out, recvcounts=parts, op=MPI.SUM)
     check(f'Reduce_scatter n={n}', out, [sum(q * 7 + first + i for q in range(p)) for i in range(parts[rank])])
-    send = array.array('i', [rank * 7 + i for i in range(n * p)])
     out = array.array('i', [0] * n)
-    comm.Reduce_scatter_block(send, out, op=MPI.SUM)
+    comm.Reduce_scatter_block(array.array('i', [rank * 7 + i for i in range(n * p)]), out, op=MPI.SUM)
     check(f'Reduce_scatter_block n={n}', out, [sum(q * 7 + rank * n + i for q in range(p)) for i in range(n)])
 
 # Every other int of a strided buffer: a vector datatype, sent and received as such.
@@ -82,6 +79,19 @@ buf = array.array('b', [5 if rank == 0 else 0] * 3000)
 comm.Ibcast(buf, root=0).Wait()
 check('Ibcast', buf, [5] * 3000)
 
+# A user-defined op that is not commutative: the left operand wins, so the reduction in rank
+# order is rank 0's vector. A forced ring refuses such an op (TOPOCOLL_FALLBACK=error): not run.
+def keep_left(inbuf, inoutbuf, datatype):
+    memoryview(inoutbuf).cast('B')[:] = memoryview(inbuf).cast('B')
+
+
+if os.environ.get('TOPOCOLL_ALLREDUCE_ALGORITHM') != 'ring':
+    left = MPI.Op.Create(keep_left, commute=False)
+    out = array.array('i', [0] * 100)
+    comm.Allreduce(array.array('i', [rank * 7 + i for i in range(100)]), out, op=left)
+    check('Allreduce, a user-defined op that is not commutative', out, range(100))
+    left.Free()
+check('allreduce (objects)', [comm.allreduce(rank, op=MPI.SUM)], [p * (p - 1) // 2])
 check('allgather (objects)', comm.allgather({'rank': rank}), [{'rank': q} for q in range(p)])
 check('bcast (objects)', [comm.bcast({'x': [1, 2, 3]} if rank == 0 else None, root=0)], [{'x': [1, 2, 3]}])
 check('alltoall (objects)', comm.alltoall([(rank, d) for d in range(p)]), [(q, rank) for q in range(p)])

@@ -114,6 +114,13 @@ function reductionParams(count: CParameter, root = false): readonly CParameter[]
 }
 const COUNT: CParameter = { name: 'count', type: 'int', role: 'count' };
 
+/** reduce_scatter_block and reduce_scatter run the same builders (native/engine/reduce_scatter/parts.h). */
+const REDUCE_SCATTER_ALGORITHMS: readonly AlgorithmInfo[] = [
+  { name: 'recursive_halving', summary: 'log p exchanges with r xor 2^k, farthest first, halving the parts held; non-power-of-two via fold-in; commutative ops only (partners are not runs of ranks)', origin: 'MPICH' },
+  { name: 'pairwise', summary: 'p-1 exchanges, at step i send part r+i to r+i and combine the operand of r-i; operands of lower and higher ranks kept apart, so in rank order', origin: 'MPICH', rankOrdered: true },
+  { name: 'ring', summary: 'p-1 steps to the right neighbour, each combining its operand into the partial result of a part passing by; commutative ops only', origin: 'Open MPI reduce_scatter ring' },
+];
+
 export const COLLECTIVES: readonly CollectiveInfo[] = [
   {
     name: 'allgather',
@@ -214,7 +221,10 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
     blocks: { send: 1, recv: 1 },
     params: reductionParams(COUNT, true),
     forms: ALL_FORMS,
-    algorithms: [],
+    algorithms: [
+      { name: 'binomial', summary: 'binomial tree, log p steps of the whole vector; ops that are not commutative on the tree rooted at rank 0 (subtrees are runs of ranks), then to the root', origin: 'MPICH', rankOrdered: true },
+      { name: 'reduce_scatter_gather', summary: 'reduce-scatter by recursive halving (nearest partner first, lower ranks\' operand on the left), then binomial gather of the blocks to the root (Rabenseifner); non-power-of-two via fold-in', origin: 'Rabenseifner 2004; MPICH', rankOrdered: true },
+    ],
   },
   {
     name: 'reduce_scatter_block',
@@ -225,7 +235,7 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
     blocks: { send: 'p', recv: 1 },
     params: reductionParams({ name: 'recvcount', type: 'int', role: 'count' }),
     forms: ALL_FORMS,
-    algorithms: [],
+    algorithms: REDUCE_SCATTER_ALGORITHMS,
   },
   {
     name: 'reduce_scatter',
@@ -236,7 +246,7 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
     blocks: { send: 'p', recv: 1 },
     params: reductionParams({ name: 'recvcounts', type: 'const int*', role: 'counts' }),
     forms: ALL_FORMS,
-    algorithms: [],
+    algorithms: REDUCE_SCATTER_ALGORITHMS,
   },
 ];
 
@@ -280,6 +290,9 @@ const TWO_RANKS_SHARED_COPY = 'measured (topocoll bench, 2 ranks, both MPIs): on
 // MPICH's own shared-memory path is eager: a loop of calls pipelines, where our shared copy waits for its readers.
 const MPICH_EAGER = 'measured (topocoll bench, 2 ranks, MPICH 4.0, 2026-11-25): below 16 KiB MPICH\'s eager shared-memory path beats one shared copy (bcast 4 KiB 0.38-0.42 vs 0.65-0.69 us)';
 
+// The reductions on 2 ranks, until measured.
+const NOT_MEASURED = "not measured yet: on 2 ranks every algorithm is one exchange, where the system MPI's own path is the shorter one for the other collectives";
+
 /**
  * Built-in defaults, first match wins (`native`: the system MPI's own). Thresholds follow MPICH 4.0 (src/mpi/coll/*, CVARs
  * MPIR_CVAR_ALLGATHER_SHORT/LONG_MSG_SIZE, MPIR_CVAR_BCAST_*, MPIR_CVAR_ALLTOALL_*): they are a
@@ -317,14 +330,23 @@ export const DEFAULT_RULES: readonly Rule[] = [
   { collective: 'alltoall', algorithm: 'bruck', basis: 'block', maxBytes: 257, minRanks: 8, why: 'MPICH: blocks <= 256 B on 8 or more ranks' },
   { collective: 'alltoall', algorithm: 'isend_irecv', basis: 'block', maxBytes: 32769, why: 'MPICH: blocks <= 32 KiB' },
   { collective: 'alltoall', algorithm: 'pairwise', why: 'MPICH: long blocks (xor pairing on power-of-two sizes, shift otherwise)' },
-  { collective: 'allreduce', algorithm: 'native', maxRanks: 2, why: 'not measured yet: on 2 ranks every algorithm is one exchange, where the system MPI\'s own path is the shorter one for the other collectives' },
+  { collective: 'allreduce', algorithm: 'native', maxRanks: 2, why: NOT_MEASURED },
   { collective: 'allreduce', algorithm: 'recursive_doubling', basis: 'total', maxBytes: 2049, why: 'MPICH: MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = 2048, recursive doubling up to 2 KiB' },
   // MPICH also keeps recursive doubling for fewer elements than pof2 (huge elements), which a
   // rule cannot say; Rabenseifner runs such calls correctly, its empty blocks skipped.
   { collective: 'allreduce', algorithm: 'reduce_scatter_allgather', why: 'MPICH: Rabenseifner (reduce-scatter + allgather) above 2 KiB' },
-  { collective: 'reduce', algorithm: 'native', why: 'no reduce algorithm in the engine yet' },
-  { collective: 'reduce_scatter_block', algorithm: 'native', why: 'no reduce_scatter_block algorithm in the engine yet' },
-  { collective: 'reduce_scatter', algorithm: 'native', why: 'no reduce_scatter algorithm in the engine yet' },
+  { collective: 'reduce', algorithm: 'reduce_scatter_gather', basis: 'total', minBytes: 2049, mpi: 'mpich', why: 'MPICH 4.0\'s own reduce above 2 KiB crashes with MPI_IN_PLACE at a root other than 0 (pmodels/mpich#6540, fixed after 4.1.1); ours, as MPICH\'s choice there, does not' },
+  { collective: 'reduce', algorithm: 'native', maxRanks: 2, why: NOT_MEASURED },
+  { collective: 'reduce', algorithm: 'binomial', basis: 'total', maxBytes: 2049, why: 'MPICH: MPIR_CVAR_REDUCE_SHORT_MSG_SIZE = 2048, binomial up to 2 KiB' },
+  // MPICH also keeps binomial for user-defined ops and for fewer elements than pof2, which a rule
+  // cannot say; reduce_scatter_gather runs both correctly (in rank order, empty blocks skipped).
+  { collective: 'reduce', algorithm: 'reduce_scatter_gather', why: 'MPICH: Rabenseifner (reduce-scatter + gather) above 2 KiB' },
+  { collective: 'reduce_scatter_block', algorithm: 'native', maxRanks: 2, why: NOT_MEASURED },
+  { collective: 'reduce_scatter_block', algorithm: 'recursive_halving', basis: 'total', maxBytes: 524288, why: 'MPICH: MPIR_CVAR_REDUCE_SCATTER_COMMUTATIVE_LONG_MSG_SIZE = 512 KiB, recursive halving below (commutative ops)' },
+  { collective: 'reduce_scatter_block', algorithm: 'pairwise', why: 'MPICH: pairwise exchange from 512 KiB (ours also runs ops that are not commutative)' },
+  { collective: 'reduce_scatter', algorithm: 'native', maxRanks: 2, why: NOT_MEASURED },
+  { collective: 'reduce_scatter', algorithm: 'recursive_halving', basis: 'total', maxBytes: 524288, why: 'MPICH: MPIR_CVAR_REDUCE_SCATTER_COMMUTATIVE_LONG_MSG_SIZE = 512 KiB, recursive halving below (commutative ops)' },
+  { collective: 'reduce_scatter', algorithm: 'pairwise', why: 'MPICH: pairwise exchange from 512 KiB (ours also runs ops that are not commutative)' },
 ];
 
 /** Reductions combine the ranks' operands with an MPI_Op; a block of their schedules is one element. */

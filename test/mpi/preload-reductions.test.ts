@@ -6,47 +6,19 @@
 // receive buffer byte for byte equal to PMPI_Allreduce's, and the same bits on every rank. Under
 // TOPOCOLL_FALLBACK=error (the tests' setting) a forced algorithm that cannot run a call must fail
 // it on every rank. TOPOCOLL_STATS proves the calls ran through the engine.
-import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { expectSuccess, FLAVOURS, mpirun, type Flavour } from '../helpers/mpirun';
-import { preloadArgs, statsOf } from '../c/preload-helpers';
-// @ts-expect-error plain ESM helper shared with the C build
-import { buildPrograms } from '../c/build.mjs';
+import { describeReductionSuite } from '../c/preload-helpers';
 
-const NP: Record<Flavour, number[]> = { openmpi: [1, 2, 3, 4, 5, 7, 8], mpich: [1, 2, 3] };
-// Oversubscribed Open MPI jobs (more ranks than the 2 cores) leave out the 1 MiB vectors (65539
-// elements still cut into uneven blocks and segments), and from 7 ranks keep to 1024 elements;
-// MPICH 4.0 busy-polls, and on 3 ranks keeps to 7 (about a minute per MPI in all on an idle machine).
-const ARGS = (flavour: Flavour, np: number): string[] => {
-  if (np <= 2 || (flavour === 'openmpi' && np <= 3)) return [];
-  return ['--max-count', flavour === 'mpich' ? '7' : np >= 7 ? '1024' : '65539'];
-};
-
-describe.each(FLAVOURS)('allreduce under the preload library (%s)', (flavour) => {
-  let bin = '';
-  beforeAll(async () => {
-    bin = await buildPrograms(flavour);
-  });
-
-  it.each(NP[flavour])('p = %i: every algorithm x op x type x count x in-place x blocking/nonblocking, bytes equal to the system MPI', async (np) => {
-    const run = await mpirun({
-      flavour,
-      np,
-      args: [path.join(bin, 'reductions'), '--require-topocoll', ...ARGS(flavour, np)],
-      mpirunArgs: preloadArgs(flavour),
-      env: { TOPOCOLL_STATS: '1' },
-      timeoutMs: 180_000,
-    });
-    expectSuccess(run);
-    expect(run.stdout).toMatch(new RegExp(`reductions: \\d+ cases on ${np} ranks, 0 failures`));
-    const listed = run.stdout.match(/^algorithms allreduce: (.*)$/m)?.[1].split(',') ?? [];
-    expect(listed).toEqual(['native', 'auto', 'recursive_doubling', 'reduce_scatter_allgather', 'ring']);
-    const stats = statsOf(run.stderr);
-    for (const name of listed.filter((n) => n !== 'auto')) {
-      expect(stats.get(`allreduce ${name}`) ?? 0, `allreduce ${name} calls`).toBeGreaterThan(0);
-    }
-    // The refusals the program expects were the library's, for the reasons it gives.
-    expect(run.stderr).toMatch(/TOPOCOLL_ALLREDUCE_ALGORITHM=ring cannot run this call: the op is not commutative/);
-    expect(run.stderr).toMatch(/cannot run this call: a nonblocking call with a user-defined op/);
-  });
+describeReductionSuite({
+  collective: 'allreduce',
+  algorithms: ['recursive_doubling', 'reduce_scatter_allgather', 'ring'],
+  np: { openmpi: [1, 2, 3, 4, 5, 7, 8], mpich: [1, 2, 3] },
+  // Oversubscribed Open MPI jobs (more ranks than the 2 cores) leave out the 1 MiB vectors (65539
+  // elements still cut into uneven blocks and segments), and from 7 ranks keep to 1024 elements;
+  // MPICH 4.0 busy-polls, and on 3 ranks keeps to 7 (about a minute per MPI in all on an idle machine).
+  args: (flavour, np) => {
+    if (np <= 2 || (flavour === 'openmpi' && np <= 3)) return [];
+    return ['--max-count', flavour === 'mpich' ? '7' : np >= 7 ? '1024' : '65539'];
+  },
+  // The refusals the program expects were the library's, for the reasons it gives.
+  refusals: [/TOPOCOLL_ALLREDUCE_ALGORITHM=ring cannot run this call: the op is not commutative/, /cannot run this call: a nonblocking call with a user-defined op/],
 });

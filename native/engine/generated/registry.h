@@ -12,16 +12,25 @@ inline constexpr const char* kBcastAlgorithms[] = {"binomial", "scatter_allgathe
 inline constexpr const char* kBarrierAlgorithms[] = {"dissemination", "recursive_doubling", "shm_hierarchical"};
 inline constexpr const char* kAlltoallAlgorithms[] = {"bruck", "isend_irecv", "pairwise", "ring", "tiled"};
 inline constexpr const char* kAllreduceAlgorithms[] = {"recursive_doubling", "reduce_scatter_allgather", "ring"};
+inline constexpr const char* kReduceAlgorithms[] = {"binomial", "reduce_scatter_gather"};
+inline constexpr const char* kReduceScatterBlockAlgorithms[] = {"recursive_halving", "pairwise", "ring"};
+inline constexpr const char* kReduceScatterAlgorithms[] = {"recursive_halving", "pairwise", "ring"};
 inline constexpr bool kAllgatherAlgorithmUsesShm[] = {false, false, false, false, false, false, false, false, true};
 inline constexpr bool kBcastAlgorithmUsesShm[] = {false, false, true, true};
 inline constexpr bool kBarrierAlgorithmUsesShm[] = {false, false, true};
 inline constexpr bool kAlltoallAlgorithmUsesShm[] = {false, false, false, false, false};
 inline constexpr bool kAllreduceAlgorithmUsesShm[] = {false, false, false};
+inline constexpr bool kReduceAlgorithmUsesShm[] = {false, false};
+inline constexpr bool kReduceScatterBlockAlgorithmUsesShm[] = {false, false, false};
+inline constexpr bool kReduceScatterAlgorithmUsesShm[] = {false, false, false};
 inline constexpr bool kAllgatherAlgorithmRankOrdered[] = {false, false, false, false, false, false, false, false, false};
 inline constexpr bool kBcastAlgorithmRankOrdered[] = {false, false, false, false};
 inline constexpr bool kBarrierAlgorithmRankOrdered[] = {false, false, false};
 inline constexpr bool kAlltoallAlgorithmRankOrdered[] = {false, false, false, false, false};
 inline constexpr bool kAllreduceAlgorithmRankOrdered[] = {true, true, false};
+inline constexpr bool kReduceAlgorithmRankOrdered[] = {true, true};
+inline constexpr bool kReduceScatterBlockAlgorithmRankOrdered[] = {false, true, false};
+inline constexpr bool kReduceScatterAlgorithmRankOrdered[] = {false, true, false};
 
 // What a call's size is: one rank's block of a p-block vector, the whole message, or nothing.
 enum class Shape : int { Block = 0, Vector = 1, None = 2 };
@@ -48,9 +57,9 @@ inline constexpr CollectiveEntry kCollectives[] = {
     {"barrier", "TOPOCOLL_BARRIER_ALGORITHM", kBarrierAlgorithms, 3, kBarrierAlgorithmUsesShm, kBarrierAlgorithmRankOrdered, Shape::None, false, false, Blocks::None, Blocks::None},
     {"alltoall", "TOPOCOLL_ALLTOALL_ALGORITHM", kAlltoallAlgorithms, 5, kAlltoallAlgorithmUsesShm, kAlltoallAlgorithmRankOrdered, Shape::Block, false, false, Blocks::PerRank, Blocks::PerRank},
     {"allreduce", "TOPOCOLL_ALLREDUCE_ALGORITHM", kAllreduceAlgorithms, 3, kAllreduceAlgorithmUsesShm, kAllreduceAlgorithmRankOrdered, Shape::Vector, false, true, Blocks::One, Blocks::One},
-    {"reduce", "TOPOCOLL_REDUCE_ALGORITHM", nullptr, 0, nullptr, nullptr, Shape::Vector, true, true, Blocks::One, Blocks::One},
-    {"reduce_scatter_block", "TOPOCOLL_REDUCE_SCATTER_BLOCK_ALGORITHM", nullptr, 0, nullptr, nullptr, Shape::Block, false, true, Blocks::PerRank, Blocks::One},
-    {"reduce_scatter", "TOPOCOLL_REDUCE_SCATTER_ALGORITHM", nullptr, 0, nullptr, nullptr, Shape::Block, false, true, Blocks::PerRank, Blocks::One},
+    {"reduce", "TOPOCOLL_REDUCE_ALGORITHM", kReduceAlgorithms, 2, kReduceAlgorithmUsesShm, kReduceAlgorithmRankOrdered, Shape::Vector, true, true, Blocks::One, Blocks::One},
+    {"reduce_scatter_block", "TOPOCOLL_REDUCE_SCATTER_BLOCK_ALGORITHM", kReduceScatterBlockAlgorithms, 3, kReduceScatterBlockAlgorithmUsesShm, kReduceScatterBlockAlgorithmRankOrdered, Shape::Block, false, true, Blocks::PerRank, Blocks::One},
+    {"reduce_scatter", "TOPOCOLL_REDUCE_SCATTER_ALGORITHM", kReduceScatterAlgorithms, 3, kReduceScatterAlgorithmUsesShm, kReduceScatterAlgorithmRankOrdered, Shape::Block, false, true, Blocks::PerRank, Blocks::One},
 };
 
 enum class SizeBasis : int { Block = 0, Total = 1 };
@@ -100,9 +109,16 @@ inline constexpr RuleEntry kDefaultRules[] = {
     {Collective::Allreduce, "native", SizeBasis::Total, -1, -1, -1, 2, -1, -1, nullptr, "not measured yet: on 2 ranks every algorithm is one exchange, where the system MPI's own path is the shorter one for the other collectives"},
     {Collective::Allreduce, "recursive_doubling", SizeBasis::Total, -1, 2049, -1, -1, -1, -1, nullptr, "MPICH: MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = 2048, recursive doubling up to 2 KiB"},
     {Collective::Allreduce, "reduce_scatter_allgather", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "MPICH: Rabenseifner (reduce-scatter + allgather) above 2 KiB"},
-    {Collective::Reduce, "native", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "no reduce algorithm in the engine yet"},
-    {Collective::ReduceScatterBlock, "native", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "no reduce_scatter_block algorithm in the engine yet"},
-    {Collective::ReduceScatter, "native", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "no reduce_scatter algorithm in the engine yet"},
+    {Collective::Reduce, "reduce_scatter_gather", SizeBasis::Total, 2049, -1, -1, -1, -1, -1, "mpich", "MPICH 4.0's own reduce above 2 KiB crashes with MPI_IN_PLACE at a root other than 0 (pmodels/mpich#6540, fixed after 4.1.1); ours, as MPICH's choice there, does not"},
+    {Collective::Reduce, "native", SizeBasis::Total, -1, -1, -1, 2, -1, -1, nullptr, "not measured yet: on 2 ranks every algorithm is one exchange, where the system MPI's own path is the shorter one for the other collectives"},
+    {Collective::Reduce, "binomial", SizeBasis::Total, -1, 2049, -1, -1, -1, -1, nullptr, "MPICH: MPIR_CVAR_REDUCE_SHORT_MSG_SIZE = 2048, binomial up to 2 KiB"},
+    {Collective::Reduce, "reduce_scatter_gather", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "MPICH: Rabenseifner (reduce-scatter + gather) above 2 KiB"},
+    {Collective::ReduceScatterBlock, "native", SizeBasis::Total, -1, -1, -1, 2, -1, -1, nullptr, "not measured yet: on 2 ranks every algorithm is one exchange, where the system MPI's own path is the shorter one for the other collectives"},
+    {Collective::ReduceScatterBlock, "recursive_halving", SizeBasis::Total, -1, 524288, -1, -1, -1, -1, nullptr, "MPICH: MPIR_CVAR_REDUCE_SCATTER_COMMUTATIVE_LONG_MSG_SIZE = 512 KiB, recursive halving below (commutative ops)"},
+    {Collective::ReduceScatterBlock, "pairwise", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "MPICH: pairwise exchange from 512 KiB (ours also runs ops that are not commutative)"},
+    {Collective::ReduceScatter, "native", SizeBasis::Total, -1, -1, -1, 2, -1, -1, nullptr, "not measured yet: on 2 ranks every algorithm is one exchange, where the system MPI's own path is the shorter one for the other collectives"},
+    {Collective::ReduceScatter, "recursive_halving", SizeBasis::Total, -1, 524288, -1, -1, -1, -1, nullptr, "MPICH: MPIR_CVAR_REDUCE_SCATTER_COMMUTATIVE_LONG_MSG_SIZE = 512 KiB, recursive halving below (commutative ops)"},
+    {Collective::ReduceScatter, "pairwise", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "MPICH: pairwise exchange from 512 KiB (ours also runs ops that are not commutative)"},
 };
 
 enum class ParameterKind : int { Bool = 0, Int = 1, Choice = 2, String = 3 };

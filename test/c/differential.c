@@ -703,6 +703,7 @@ static void setUpLikeOp(const Op* o) {
   if (o->coll == BCAST) MPI_Bcast(ints, 1, MPI_INT, 0, o->used);
   else if (o->coll == ALLGATHER) MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, ints, 1, MPI_INT, o->used);
   else if (o->coll == ALLTOALL) MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, ints, 1, MPI_INT, o->used);
+  else if (o->coll == ALLREDUCE) MPI_Allreduce(MPI_IN_PLACE, ints, 1, MPI_INT, MPI_SUM, o->used);
   else MPI_Barrier(o->used);
   free(ints);
 #else

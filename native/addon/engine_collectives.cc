@@ -41,22 +41,26 @@ void blockBuffers(Napi::Env env, const generated::CollectiveEntry& entry, const 
   int p = commSizeOf(a->comm);
   bool in_place = sendArg.IsNull() || sendArg.IsUndefined();
   BufferView send;
-  MPI_Count n;
+  MPI_Count n, m;  // elements of a block: n of sendbuf's type, m of recvbuf's (n but for a [buffer, count, datatype])
   if (in_place) {
     if (recv.count % p != 0) throwRange(env, std::string(what) + ": in place, recvbuf length must be a multiple of the communicator size");
-    n = recv.count / p;
+    n = m = recv.count / p;
+    send.type = recv.type;
   } else {
     send = bufferArg(sendArg, "sendbuf");
-    sameElementType(env, send, recv);
+    if (!send.spec && !recv.spec) sameElementType(env, send, recv);
     if (sends_all && send.count % p != 0) throwRange(env, std::string(what) + ": sendbuf length must be a multiple of the communicator size");
     n = sends_all ? send.count / p : send.count;
-    if (recv.count < n * p) {
-      throwRange(env, std::string(what) + ": recvbuf holds " + std::to_string(recv.count) + " elements, needs " + std::to_string(n * p));
+    m = matchingCount(env, what, send, "sendbuf", n, recv, "recvbuf");
+    if (recv.count < m * p) {
+      throwRange(env, std::string(what) + ": recvbuf holds " + std::to_string(recv.count) + " elements, needs " + std::to_string(m * p));
     }
   }
   a->sendbuf = in_place ? MPI_IN_PLACE : send.data;
-  a->sendcount = a->count = n;
-  a->sendtype = a->type = recv.type;
+  a->sendcount = n;
+  a->count = m;
+  a->sendtype = send.type;
+  a->type = recv.type;
   a->recvbuf = recv.data;
 }
 

@@ -22,9 +22,18 @@ static std::string notARank(const Napi::Value& v, const char* name, int p) {
   return std::string(name) + " = " + v.ToString().Utf8Value() + " is not a rank of this communicator; valid: " + rankRange(p);
 }
 
+// The ranks a message may name: the communicator's, or an intercommunicator's remote group's.
+static int peerCount(MPI_Comm comm) {
+  int inter = 0, p = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (!inter) return commSizeOf(comm);
+  PMPI_Comm_remote_size(comm, &p);
+  return p;
+}
+
 int destArg(const Napi::Value& v, MPI_Comm comm, const char* name) {
   double r = rankNumber(v, name);
-  int p = commSizeOf(comm);
+  int p = peerCount(comm);
   if (r == kJsProcNull) return MPI_PROC_NULL;
   if (r < 0 || r >= p) throwRange(v.Env(), notARank(v, name, p) + " or PROC_NULL");
   return static_cast<int>(r);
@@ -32,7 +41,7 @@ int destArg(const Napi::Value& v, MPI_Comm comm, const char* name) {
 
 int sourceArg(const Napi::Value& v, MPI_Comm comm, const char* name) {
   double r = rankNumber(v, name);
-  int p = commSizeOf(comm);
+  int p = peerCount(comm);
   if (r == kJsAnySource) return MPI_ANY_SOURCE;
   if (r == kJsProcNull) return MPI_PROC_NULL;
   if (r < 0 || r >= p) throwRange(v.Env(), notARank(v, name, p) + ", ANY_SOURCE or PROC_NULL");
@@ -154,7 +163,15 @@ MPI_Op opArg(const Napi::Value& v, const BufferView& buf, const char* what) {
 
 Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype type) {
   MPI_Count count = 0, bytes = 0;
-  PMPI_Get_elements_x(&status, type, &count);
+  int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
+  PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
+  if (combiner == MPI_COMBINER_NAMED) {
+    PMPI_Get_elements_x(&status, type, &count);
+  } else {
+    int items = 0;  // a derived datatype ([buffer, count, datatype]): whole items of it
+    PMPI_Get_count(&status, type, &items);
+    count = items;
+  }
   PMPI_Get_elements_x(&status, MPI_BYTE, &bytes);
   if (count == MPI_UNDEFINED) count = kJsUndefined;  // a partial element: JS's UNDEFINED under both MPIs
   int source = status.MPI_SOURCE == MPI_PROC_NULL ? kJsProcNull : status.MPI_SOURCE == MPI_ANY_SOURCE ? kJsAnySource : status.MPI_SOURCE;

@@ -22,7 +22,7 @@ constexpr bool kHasLargeCount = false;
 #define TOPOCOLL_COUNT_CALL(big, name, ...) ((void)(big), PMPI_##name(__VA_ARGS__))
 #endif
 
-// A destination rank: 0..p-1 or PROC_NULL.
+// A destination rank: 0..p-1 (an intercommunicator: of the remote group) or PROC_NULL.
 int destArg(const Napi::Value& v, MPI_Comm comm, const char* name);
 // A source rank: 0..p-1, ANY_SOURCE or PROC_NULL.
 int sourceArg(const Napi::Value& v, MPI_Comm comm, const char* name);
@@ -40,7 +40,8 @@ std::string elementTypeName(MPI_Datatype type);
 // against the element type of `buf`: a TypeError lists the ops valid for it.
 MPI_Op opArg(const Napi::Value& v, const BufferView& buf, const char* what);
 
-// {source, tag, count, bytes, cancelled, error}: count in elements of `type`, sources translated
+// {source, tag, count, bytes, cancelled, error}: count in elements of `type` (items of a derived
+// type), sources translated
 // for JS, cancelled by MPI_Test_cancelled, error the class of MPI_ERROR. MPI sets MPI_ERROR only
 // in multiple-completion calls, so every caller passes a zeroed status (MPI_ERROR = MPI_SUCCESS).
 Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype type);

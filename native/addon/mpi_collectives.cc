@@ -2,6 +2,7 @@
 // allgatherv, alltoallv, reduce, allreduce, reduce_scatter_block, scan, exscan, blocking or
 // nonblocking (the last argument). Every argument is checked before the MPI call; a null send
 // buffer means MPI_IN_PLACE (scatter: a null receive buffer at the root).
+#include <algorithm>
 #include <climits>
 #include <type_traits>
 #include <vector>
@@ -132,6 +133,8 @@ struct RootedBlocks {
   BufferView own;     // empty when in place
   MPI_Count n = 0;    // elements per block
   MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_Count rootedN = 0;  // the root's per block, in rootedType: n and type but for a [buffer, count, datatype]
+  MPI_Datatype rootedType = MPI_DATATYPE_NULL;
   bool inPlace = false;
   bool large = false;
 };
@@ -151,14 +154,17 @@ RootedBlocks rootedBlocksArgs(Napi::Env env, const char* what, MPI_Comm comm, in
     a.n = blocksOf(env, what, rootedName, a.rooted, p);
   } else {
     a.own = bufferArg(own, ownName);
-    a.n = a.own.count;
+    a.n = a.rootedN = a.own.count;
     if (atRoot) {
-      sameElementType(env, what, gather ? a.own : a.rooted, gather ? a.rooted : a.own);
-      requireLength(env, what, rootedName, a.rooted, a.n * p);
+      if (a.own.spec || a.rooted.spec) a.rootedN = matchingCount(env, what, a.own, ownName, a.n, a.rooted, rootedName);
+      else sameElementType(env, what, gather ? a.own : a.rooted, gather ? a.rooted : a.own);
+      requireLength(env, what, rootedName, a.rooted, a.rootedN * p);
     }
   }
   a.type = a.inPlace ? a.rooted.type : a.own.type;
-  a.large = largeCount(env, a.n, what);
+  a.rootedType = atRoot ? a.rooted.type : a.type;
+  if (a.inPlace) a.rootedN = a.n;
+  a.large = largeCount(env, std::max(a.n, a.rootedN), what);
   return a;
 }
 
@@ -169,8 +175,8 @@ Napi::Value Gather(const Napi::CallbackInfo& info) {
   RootedBlocks a = rootedBlocksArgs(info.Env(), "gather", comm, root, info[2], "recvbuf", info[1], "sendbuf", true);
   const void* sendbuf = a.inPlace ? MPI_IN_PLACE : a.own.data;
   return complete(info.Env(), info[4].ToBoolean(), "gather", a.type, nullptr, [&](MPI_Request* r) {
-    return r ? TOPOCOLL_COUNT_CALL(a.large, Igather, sendbuf, a.n, a.type, a.rooted.data, a.n, a.type, root, comm, r)
-             : TOPOCOLL_COUNT_CALL(a.large, Gather, sendbuf, a.n, a.type, a.rooted.data, a.n, a.type, root, comm);
+    return r ? TOPOCOLL_COUNT_CALL(a.large, Igather, sendbuf, a.n, a.type, a.rooted.data, a.rootedN, a.rootedType, root, comm, r)
+             : TOPOCOLL_COUNT_CALL(a.large, Gather, sendbuf, a.n, a.type, a.rooted.data, a.rootedN, a.rootedType, root, comm);
   });
 }
 
@@ -181,8 +187,8 @@ Napi::Value Scatter(const Napi::CallbackInfo& info) {
   RootedBlocks a = rootedBlocksArgs(info.Env(), "scatter", comm, root, info[1], "sendbuf", info[2], "recvbuf", false);
   void* recvbuf = a.inPlace ? MPI_IN_PLACE : a.own.data;
   return complete(info.Env(), info[4].ToBoolean(), "scatter", a.type, nullptr, [&](MPI_Request* r) {
-    return r ? TOPOCOLL_COUNT_CALL(a.large, Iscatter, a.rooted.data, a.n, a.type, recvbuf, a.n, a.type, root, comm, r)
-             : TOPOCOLL_COUNT_CALL(a.large, Scatter, a.rooted.data, a.n, a.type, recvbuf, a.n, a.type, root, comm);
+    return r ? TOPOCOLL_COUNT_CALL(a.large, Iscatter, a.rooted.data, a.rootedN, a.rootedType, recvbuf, a.n, a.type, root, comm, r)
+             : TOPOCOLL_COUNT_CALL(a.large, Scatter, a.rooted.data, a.rootedN, a.rootedType, recvbuf, a.n, a.type, root, comm);
   });
 }
 

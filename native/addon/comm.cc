@@ -3,6 +3,7 @@
 // into the addon's table (addon.h); JS holds their index. Handles are never reused, so a freed
 // communicator's handle stays invalid and names itself in the error.
 #include <climits>
+#include <string>
 
 #include "addon.h"
 #include "mpi_binding.h"
@@ -109,14 +110,25 @@ Napi::Value CommIsInter(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), inter != 0);
 }
 
-Napi::Value CommRemoteSize(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  MPI_Comm comm = commArg(info[0]);
-  int inter = 0, size = 0;
+// An intercommunicator, or a TypeError naming the call.
+MPI_Comm interArg(const Napi::Value& v, const char* what) {
+  MPI_Comm comm = commArg(v);
+  int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
-  if (!inter) throwType(env, "remoteSize: not an intercommunicator (createIntercomm makes one)");
-  check(env, PMPI_Comm_remote_size(comm, &size), "MPI_Comm_remote_size");
-  return Napi::Number::New(env, size);
+  if (!inter) throwType(v.Env(), std::string(what) + ": not an intercommunicator (createIntercomm makes one)");
+  return comm;
+}
+
+Napi::Value CommRemoteSize(const Napi::CallbackInfo& info) {
+  int size = 0;
+  check(info.Env(), PMPI_Comm_remote_size(interArg(info[0], "remoteSize"), &size), "MPI_Comm_remote_size");
+  return Napi::Number::New(info.Env(), size);
+}
+
+Napi::Value CommRemoteGroup(const Napi::CallbackInfo& info) {
+  MPI_Group group;
+  check(info.Env(), PMPI_Comm_remote_group(interArg(info[0], "remoteGroup"), &group), "MPI_Comm_remote_group");
+  return Napi::Number::New(info.Env(), registerGroup(group));
 }
 
 // (comm, localLeader, peerComm, remoteLeader, tag) → handle. peerComm and remoteLeader matter
@@ -140,10 +152,7 @@ Napi::Value IntercommCreate(const Napi::CallbackInfo& info) {
 // (comm, high) → handle of the intracommunicator of both groups (high's group ranked last).
 Napi::Value IntercommMerge(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MPI_Comm comm = commArg(info[0]);
-  int inter = 0;
-  PMPI_Comm_test_inter(comm, &inter);
-  if (!inter) throwType(env, "merge: not an intercommunicator (createIntercomm makes one)");
+  MPI_Comm comm = interArg(info[0], "merge");
   MPI_Comm out = MPI_COMM_NULL;
   check(env, PMPI_Intercomm_merge(comm, info[1].ToBoolean() ? 1 : 0, &out), "MPI_Intercomm_merge");
   return handleOf(env, out);
@@ -164,6 +173,7 @@ void initComm(Napi::Env env, Napi::Object exports) {
   exports.Set("commSetName", Napi::Function::New(env, CommSetName));
   exports.Set("commIsInter", Napi::Function::New(env, CommIsInter));
   exports.Set("commRemoteSize", Napi::Function::New(env, CommRemoteSize));
+  exports.Set("commRemoteGroup", Napi::Function::New(env, CommRemoteGroup));
   exports.Set("intercommCreate", Napi::Function::New(env, IntercommCreate));
   exports.Set("intercommMerge", Napi::Function::New(env, IntercommMerge));
 }

@@ -48,17 +48,6 @@ Napi::Value CommGroup(const Napi::CallbackInfo& info) {
   return groupHandle(info.Env(), g);
 }
 
-Napi::Value CommRemoteGroup(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  MPI_Comm comm = commArg(info[0]);
-  int inter = 0;
-  PMPI_Comm_test_inter(comm, &inter);
-  if (!inter) throwType(env, "remoteGroup: not an intercommunicator (createIntercomm makes one)");
-  MPI_Group g;
-  check(env, PMPI_Comm_remote_group(comm, &g), "MPI_Comm_remote_group");
-  return groupHandle(env, g);
-}
-
 Napi::Value GroupSize(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), groupSizeOf(groupArg(info[0]))); }
 
 // This process's rank in the group, or UNDEFINED when it is not a member.
@@ -138,7 +127,6 @@ int registerGroup(MPI_Group group) {
 
 void initGroups(Napi::Env env, Napi::Object exports) {
   exports.Set("commGroup", Napi::Function::New(env, CommGroup));
-  exports.Set("commRemoteGroup", Napi::Function::New(env, CommRemoteGroup));
   exports.Set("groupSize", Napi::Function::New(env, GroupSize));
   exports.Set("groupRank", Napi::Function::New(env, GroupRank));
   exports.Set("groupSubset", Napi::Function::New(env, GroupSubset));

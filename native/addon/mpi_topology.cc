@@ -95,19 +95,28 @@ Napi::Value DimsCreate(const Napi::CallbackInfo& info) {
   return arrayOf(env, dims);
 }
 
+// A grid's dims, periods and this rank's coords (MPI_Cart_get).
+struct Grid {
+  std::vector<int> dims, periods, coords;
+};
+
+Grid gridOf(Napi::Env env, MPI_Comm comm) {
+  int n = cartDims(comm);
+  Grid g{std::vector<int>(n), std::vector<int>(n), std::vector<int>(n)};
+  check(env, PMPI_Cart_get(comm, n, g.dims.data(), g.periods.data(), g.coords.data()), "MPI_Cart_get");
+  return g;
+}
+
 // (comm) → {dims, periods, coords}
 Napi::Value CartGet(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MPI_Comm comm = cartArg(info[0], "cartGet");
-  int n = cartDims(comm);
-  std::vector<int> dims(n), periods(n), coords(n);
-  check(env, PMPI_Cart_get(comm, n, dims.data(), periods.data(), coords.data()), "MPI_Cart_get");
+  Grid g = gridOf(env, cartArg(info[0], "cartGet"));
   auto o = Napi::Object::New(env);
-  o.Set("dims", arrayOf(env, dims));
-  auto p = Napi::Array::New(env, n);
-  for (int i = 0; i < n; ++i) p.Set(static_cast<uint32_t>(i), periods[i] != 0);
-  o.Set("periods", p);
-  o.Set("coords", arrayOf(env, coords));
+  o.Set("dims", arrayOf(env, g.dims));
+  auto periods = Napi::Array::New(env, g.periods.size());
+  for (size_t i = 0; i < g.periods.size(); ++i) periods.Set(static_cast<uint32_t>(i), g.periods[i] != 0);
+  o.Set("periods", periods);
+  o.Set("coords", arrayOf(env, g.coords));
   return o;
 }
 
@@ -125,9 +134,10 @@ Napi::Value CartCoords(const Napi::CallbackInfo& info) {
 Napi::Value CartRank(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   MPI_Comm comm = cartArg(info[0], "cartRank");
-  int n = cartDims(comm);
-  std::vector<int> dims(n), periods(n), mine(n);
-  PMPI_Cart_get(comm, n, dims.data(), periods.data(), mine.data());
+  Grid g = gridOf(env, comm);
+  const int n = static_cast<int>(g.dims.size());
+  const std::vector<int>& dims = g.dims;
+  const std::vector<int>& periods = g.periods;
   std::vector<int> coords = numbersArg(info[1], "cartRank", "coords", n, INT_MIN, INT_MAX);
   for (int d = 0; d < n; ++d) {
     if (!periods[d] && (coords[d] < 0 || coords[d] >= dims[d])) {

@@ -334,13 +334,13 @@ export interface NativeAddon {
   commSetName(comm: CommHandle, name: string): void;
   commIsInter(comm: CommHandle): boolean;
   commRemoteSize(comm: CommHandle): number;
+  commRemoteGroup(comm: CommHandle): GroupHandle;
   /** peerComm and remoteLeader are read at the local leader only. */
   intercommCreate(comm: CommHandle, localLeader: number, peerComm: CommHandle | null, remoteLeader: number, tag: number): CommHandle;
   intercommMerge(comm: CommHandle, high: boolean): CommHandle;
 
   // mpi_group.cc
   commGroup(comm: CommHandle): GroupHandle;
-  commRemoteGroup(comm: CommHandle): GroupHandle;
   groupSize(group: GroupHandle): number;
   /** UNDEFINED when this process is not a member. */
   groupRank(group: GroupHandle): number;

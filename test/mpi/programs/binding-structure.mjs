@@ -22,13 +22,19 @@ function same(name, got, want) {
   check(name, g.length === w.length && at < 0, at >= 0 ? `[${at}] = ${g[at]}, want ${w[at]}` : `length ${g.length}, want ${w.length}`);
 }
 
-function throws(name, fn, cls, pattern) {
+// What `fn` throws, or null.
+function thrown(fn) {
   try {
     fn();
-    check(name, false, 'did not throw');
   } catch (e) {
-    check(name, e instanceof cls && pattern.test(e.message), `${e?.constructor?.name}: ${e?.message}`);
+    return e;
   }
+  return null;
+}
+
+function throws(name, fn, cls, pattern) {
+  const e = thrown(fn);
+  check(name, e instanceof cls && pattern.test(e.message), e ? `${e.constructor?.name}: ${e.message}` : 'did not throw');
 }
 
 const next = (rank + 1) % p;

@@ -208,7 +208,18 @@ Napi::Object MpiRequestWrap::New(Napi::Env env, MPI_Request request, MPI_Datatyp
   w->request_ = request;
   w->type_ = type;
   w->keep_ = std::move(keep);
+  // The program may free a derived type ([buffer, count, datatype]) while the request is in
+  // flight, as MPI allows; status() still needs it, so the request holds a duplicate of its own.
+  int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
+  PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
+  if (combiner != MPI_COMBINER_NAMED && PMPI_Type_dup(type, &w->type_) == MPI_SUCCESS) w->ownsType_ = true;
   return obj;
+}
+
+MpiRequestWrap::~MpiRequestWrap() {
+  int finalized = 1;
+  PMPI_Finalized(&finalized);
+  if (ownsType_ && !finalized) PMPI_Type_free(&type_);
 }
 
 Napi::Object MpiRequestWrap::NewMatchedReceive(Napi::Env env, MPI_Comm comm, int source, int tag) {

@@ -59,6 +59,7 @@ class MpiRequestWrap : public Napi::ObjectWrap<MpiRequestWrap> {
   // then received into a new Buffer that data() returns.
   static Napi::Object NewMatchedReceive(Napi::Env env, MPI_Comm comm, int source, int tag);
   explicit MpiRequestWrap(const Napi::CallbackInfo& info);
+  ~MpiRequestWrap() override;
 
  private:
   Napi::Value Test(const Napi::CallbackInfo& info);
@@ -71,6 +72,7 @@ class MpiRequestWrap : public Napi::ObjectWrap<MpiRequestWrap> {
   MPI_Request request_ = MPI_REQUEST_NULL;
   MPI_Status status_{};
   MPI_Datatype type_ = MPI_BYTE;
+  bool ownsType_ = false;  // type_ is this request's duplicate of a derived type (freed with it)
   std::shared_ptr<void> keep_;
   bool done_ = false;
   // Matched receive: probing until a message matches (comm_, source_, tag_).

@@ -4,7 +4,7 @@
 // distributed graphs and the neighbour collectives, groups, communicators of groups, names and
 // intercommunicators. Every received byte is checked against what the sender computed. Every rank
 // prints one JSON line: {rank, size, checks, failures}.
-import { COMM_SELF, Datatype, MpiError, PROC_NULL, Request, UNDEFINED, dimsCreate, rank, size, world } from 'topocoll';
+import { COMM_SELF, Datatype, IN_PLACE, MpiError, PROC_NULL, Request, UNDEFINED, dimsCreate, rank, size, world } from 'topocoll';
 
 const p = size;
 let checks = 0;
@@ -169,6 +169,27 @@ const matrix = (r, base = 0) => Float64Array.from({ length: ROWS * COLS }, (_, i
   const got2 = new Int32Array(3 * p);
   await world.ialltoall(sendAll, [got2, p, triple]);
   same('ialltoall into a contiguous type', got2, Array.from({ length: p }, (_, r) => [0, 1, 2].map((k) => r * 100 + rank * 3 + k)).flat());
+  // scatter with IN_PLACE at the root and a spec: the root gets its spec back, its block unmoved.
+  const src = Float64Array.from({ length: p * ROWS }, (_, i) => 9000 + i);
+  const back = world.scatter(rank === 0 ? [src, p, row] : null, rank === 0 ? IN_PLACE : new Float64Array(ROWS), 0);
+  if (rank === 0) check('scatter(spec, IN_PLACE) returns the spec', back[0] === src && back[1] === p && back[2] === row);
+  else same('scatter from a spec', back, Array.from({ length: ROWS }, (_, i) => 9000 + rank * ROWS + i));
+  // A type freed while operations that use it are in flight: they complete as usual (the engine's
+  // ibcast and the system MPI's irecv).
+  const late = Datatype.vector(ROWS, 1, COLS, Datatype.FLOAT64).commit();
+  const m = rank === 0 ? matrix(0) : new Float64Array(ROWS * COLS).fill(-1);
+  const cast = world.ibcast([m.subarray(1), 1, late], 0);
+  const inbox = new Float64Array(ROWS * COLS).fill(-1);
+  const recv = world.irecv([inbox.subarray(2), 1, late], prev, 21);
+  late.free();
+  world.send(Float64Array.from(colOf(rank, 3)), next, 21);
+  await Promise.all([cast, recv]);
+  const castWant = rank === 0 ? matrix(0) : new Float64Array(ROWS * COLS).fill(-1);
+  if (rank !== 0) for (let i = 0; i < ROWS; i++) castWant[i * COLS + 1] = i * COLS + 1;
+  same('ibcast of a type freed in flight', m, castWant);
+  const recvWant = new Float64Array(ROWS * COLS).fill(-1);
+  for (let i = 0; i < ROWS; i++) recvWant[i * COLS + 2] = prev * 1000 + i * COLS + 3;
+  same('irecv of a type freed in flight', inbox, recvWant);
   for (const t of [column, block, row, triple]) t.free();
 }
 

@@ -69,7 +69,7 @@ Napi::Value EngineCollective(const Napi::CallbackInfo& info) {
   const auto coll = static_cast<Collective>(reinterpret_cast<intptr_t>(info.Data()));
   const generated::CollectiveEntry& entry = collectiveEntry(coll);
   CollectiveArgs a;
-  a.comm = commArg(info[0]);
+  a.comm = intracommArg(info[0]);
   // Buffer arguments: none (barrier), the send and receive buffers (a block collective), or the
   // one buffer of a rooted vector (bcast).
   const size_t buffers = entry.shape == Shape::None ? 0 : entry.shape == Shape::Block ? 2 : 1;

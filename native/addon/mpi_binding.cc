@@ -72,6 +72,14 @@ int tagArg(const Napi::Value& v, const char* name, bool allowAny) {
   return static_cast<int>(t);
 }
 
+MPI_Comm intracommArg(const Napi::Value& v) {
+  MPI_Comm comm = commArg(v);
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter) throwType(v.Env(), "collectives on an intercommunicator are not supported; merge() it into an intracommunicator first (point-to-point works on it)");
+  return comm;
+}
+
 int rootArg(const Napi::Value& v, MPI_Comm comm) {
   double r = rankNumber(v, "root");
   int p = commSizeOf(comm);

@@ -28,6 +28,9 @@ int destArg(const Napi::Value& v, MPI_Comm comm, const char* name);
 int sourceArg(const Napi::Value& v, MPI_Comm comm, const char* name);
 // A tag: 0..MPI_TAG_UB, or ANY_TAG where `allowAny`.
 int tagArg(const Napi::Value& v, const char* name, bool allowAny);
+// A communicator a collective may run on: an intercommunicator is a TypeError (its collectives
+// would take roots and buffer sizes of the remote group, which the checks here do not know).
+MPI_Comm intracommArg(const Napi::Value& v);
 // A root rank: 0..p-1.
 int rootArg(const Napi::Value& v, MPI_Comm comm);
 

@@ -170,7 +170,7 @@ RootedBlocks rootedBlocksArgs(Napi::Env env, const char* what, MPI_Comm comm, in
 
 // (comm, sendbuf | null = IN_PLACE at root, recvbuf (root), root, nonblocking)
 Napi::Value Gather(const Napi::CallbackInfo& info) {
-  MPI_Comm comm = commArg(info[0]);
+  MPI_Comm comm = intracommArg(info[0]);
   int root = rootArg(info[3], comm);
   RootedBlocks a = rootedBlocksArgs(info.Env(), "gather", comm, root, info[2], "recvbuf", info[1], "sendbuf", true);
   const void* sendbuf = a.inPlace ? MPI_IN_PLACE : a.own.data;
@@ -182,7 +182,7 @@ Napi::Value Gather(const Napi::CallbackInfo& info) {
 
 // (comm, sendbuf (root), recvbuf | null = IN_PLACE at root, root, nonblocking)
 Napi::Value Scatter(const Napi::CallbackInfo& info) {
-  MPI_Comm comm = commArg(info[0]);
+  MPI_Comm comm = intracommArg(info[0]);
   int root = rootArg(info[3], comm);
   RootedBlocks a = rootedBlocksArgs(info.Env(), "scatter", comm, root, info[1], "sendbuf", info[2], "recvbuf", false);
   void* recvbuf = a.inPlace ? MPI_IN_PLACE : a.own.data;
@@ -238,7 +238,7 @@ RootedLayout rootedLayoutArgs(Napi::Env env, const char* what, MPI_Comm comm, in
 
 // (comm, sendbuf | null = IN_PLACE at root, recvbuf (root), counts (root), displs? (root), root, nonblocking)
 Napi::Value Gatherv(const Napi::CallbackInfo& info) {
-  MPI_Comm comm = commArg(info[0]);
+  MPI_Comm comm = intracommArg(info[0]);
   int root = rootArg(info[5], comm);
   RootedLayout a = rootedLayoutArgs(info.Env(), "gatherv", comm, root, info[2], "recvbuf", info[3], info[4], info[1], "sendbuf", true);
   const void* sendbuf = a.inPlace ? MPI_IN_PLACE : a.own.data;
@@ -260,7 +260,7 @@ Napi::Value Gatherv(const Napi::CallbackInfo& info) {
 
 // (comm, sendbuf (root), counts (root), displs? (root), recvbuf | null = IN_PLACE at root, root, nonblocking)
 Napi::Value Scatterv(const Napi::CallbackInfo& info) {
-  MPI_Comm comm = commArg(info[0]);
+  MPI_Comm comm = intracommArg(info[0]);
   int root = rootArg(info[5], comm);
   RootedLayout a = rootedLayoutArgs(info.Env(), "scatterv", comm, root, info[1], "sendbuf", info[2], info[3], info[4], "recvbuf", false);
   void* recvbuf = a.inPlace ? MPI_IN_PLACE : a.own.data;
@@ -284,7 +284,7 @@ Napi::Value Scatterv(const Napi::CallbackInfo& info) {
 Napi::Value Allgatherv(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const char* what = "allgatherv";
-  MPI_Comm comm = commArg(info[0]);
+  MPI_Comm comm = intracommArg(info[0]);
   int p = commSizeOf(comm), me = commRankOf(comm);
   bool inPlace = info[1].IsNull();
   BufferView send, recv = bufferArg(info[2], "recvbuf");
@@ -327,7 +327,7 @@ struct LayoutPair {
 Napi::Value Alltoallv(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const char* what = "alltoallv";
-  MPI_Comm comm = commArg(info[0]);
+  MPI_Comm comm = intracommArg(info[0]);
   int p = commSizeOf(comm);
   bool inPlace = info[1].IsNull();
   auto layouts = std::make_shared<LayoutPair>();
@@ -369,7 +369,7 @@ Napi::Value Alltoallv(const Napi::CallbackInfo& info) {
 Napi::Value Reduce(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const char* what = "reduce";
-  MPI_Comm comm = commArg(info[0]);
+  MPI_Comm comm = intracommArg(info[0]);
   int root = rootArg(info[4], comm);
   bool atRoot = commRankOf(comm) == root, inPlace = info[1].IsNull();
   BufferView send, recv;
@@ -406,7 +406,7 @@ enum class Elementwise { Allreduce, Scan, Exscan };
 Napi::Value elementwise(const Napi::CallbackInfo& info, Elementwise kind) {
   Napi::Env env = info.Env();
   const char* what = kind == Elementwise::Allreduce ? "allreduce" : kind == Elementwise::Scan ? "scan" : "exscan";
-  MPI_Comm comm = commArg(info[0]);
+  MPI_Comm comm = intracommArg(info[0]);
   bool inPlace = info[1].IsNull();
   BufferView send, recv = bufferArg(info[2], "recvbuf");
   MPI_Count n = recv.count;
@@ -444,7 +444,7 @@ Napi::Value Exscan(const Napi::CallbackInfo& info) { return elementwise(info, El
 Napi::Value ReduceScatterBlock(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const char* what = "reduceScatterBlock";
-  MPI_Comm comm = commArg(info[0]);
+  MPI_Comm comm = intracommArg(info[0]);
   int p = commSizeOf(comm);
   bool inPlace = info[1].IsNull();
   BufferView send, recv = bufferArg(info[2], "recvbuf");

@@ -261,7 +261,7 @@ Napi::Value NeighborList(const Napi::CallbackInfo& info) {
 Napi::Value neighbourCollective(const Napi::CallbackInfo& info, bool alltoall) {
   Napi::Env env = info.Env();
   const char* what = alltoall ? "neighborAlltoall" : "neighborAllgather";
-  MPI_Comm comm = commArg(info[0]);
+  MPI_Comm comm = intracommArg(info[0]);
   Neighbours n = neighboursOf(env, comm, what);
   const MPI_Count in = static_cast<MPI_Count>(n.sources.size()), out = static_cast<MPI_Count>(n.destinations.size());
   BufferView send = bufferArg(info[1], "sendbuf"), recv = bufferArg(info[2], "recvbuf");

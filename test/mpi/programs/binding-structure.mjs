@@ -371,6 +371,12 @@ if (p >= 2) {
   check('merge', !merged.isInter && merged.size === p && merged.rank === order.indexOf(rank), { rank: merged.rank });
   same('merge: evens first', merged.allgather(new Int32Array([rank]), new Int32Array(p)), order);
   throws('merge of an intracommunicator', () => world.merge(), TypeError, /merge: not an intercommunicator/);
+  // Its collectives would take the remote group's roots and sizes: refused before any traffic.
+  const refused = /collectives on an intercommunicator are not supported; merge\(\) it/;
+  throws('intercomm: bcast (engine)', () => inter.bcast(new Int32Array(1), 0), TypeError, refused);
+  throws('intercomm: allgather (engine)', () => inter.allgather(new Int32Array(1), new Int32Array(p)), TypeError, refused);
+  throws('intercomm: gather (system MPI)', () => inter.gather(new Int32Array(1), new Int32Array(p), 0), TypeError, refused);
+  throws('intercomm: allreduce (system MPI)', () => inter.allreduce(new Int32Array(1), new Int32Array(1)), TypeError, refused);
   for (const c of [merged, inter, local]) c.free();
 }
 

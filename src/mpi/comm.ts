@@ -43,7 +43,8 @@ export interface Status {
   /** The message's tag. */
   tag: number;
   /**
-   * Elements received, in the receive buffer's element type (probe: bytes). UNDEFINED (-32766,
+   * Elements received, in the receive buffer's element type (probe: bytes; a [buffer, count,
+   * datatype]: whole items of the datatype, as MPI_Get_count counts them). UNDEFINED (-32766,
    * MPI_UNDEFINED, as MPI_Get_count gives it) when the bytes received are not a whole number of
    * elements, e.g. 6 bytes into a Float64Array; `bytes` is exact in every case.
    */

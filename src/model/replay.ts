@@ -16,7 +16,7 @@
 // that every read of the area comes after the write it reads, and every write after the reads
 // and writes it replaces: a missing flag is an error even if this replay's order happened to
 // work.
-import { isReduction, type CollectiveName } from '../select/registry';
+import { blockIsElement, isReduction, type CollectiveName } from '../select/registry';
 import type { Schedule } from '../select/schedule';
 import {
   BUF_RECV,
@@ -298,11 +298,11 @@ class SymbolicReplay implements EngineHooks {
     return rank.tmpBlocks * this.unit;
   }
 
-  /** Units of the shared area: shmElements elements, of count per block (bcast: one). */
+  /** Units of the shared area: shmElements elements, of count per block (bcast, reductions: one). */
   private shmCapacity(): number {
     const { shmElements, count } = this.params;
     if (shmElements === Infinity) return Infinity;
-    const elementsPerBlock = this.coll === 'bcast' ? 1 : count;
+    const elementsPerBlock = blockIsElement(this.coll) ? 1 : count;
     return elementsPerBlock === 0 ? 0 : Math.floor((shmElements * this.unit) / elementsPerBlock);
   }
 

@@ -84,9 +84,16 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
       { name: 'recursive_doubling', summary: 'log p exchanges of the whole vector with r xor 2^k, lower ranks\' operand on the left; non-power-of-two via fold-in', origin: 'MPICH', rankOrdered: true },
       { name: 'reduce_scatter_allgather', summary: 'reduce-scatter by recursive halving, then allgather by recursive doubling (Rabenseifner); non-power-of-two via fold-in', origin: 'Rabenseifner 2004; MPICH', rankOrdered: true },
       { name: 'ring', summary: 'ring reduce-scatter then ring allgather, in segments: each rank sends 2(p-1)/p of the vector', origin: 'Patarasuk & Yuan 2009; Open MPI ring_segmented' },
+      { name: 'hierarchical', summary: 'operands in node shared memory, each rank combining its slice of the vector from all of them (a socket level where ranks are bound to several sockets), an allreduce among node leaders (recursive doubling, Rabenseifner or ring from the registry), result read from shared memory; pipelined through the data area', origin: 'seed 001; Open MPI xhc/han, MPICH release_gather', shm: true, rankOrdered: true },
     ],
   },
-  { name: 'reduce', env: 'TOPOCOLL_REDUCE_ALGORITHM', algorithms: [] },
+  {
+    name: 'reduce',
+    env: 'TOPOCOLL_REDUCE_ALGORITHM',
+    algorithms: [
+      { name: 'hierarchical', summary: 'operands in node shared memory, each rank combining its slice of the vector from all of them (a socket level where ranks are bound to several sockets), the node leaders (the root leading its node) reduce to the root with a reduce from the registry; pipelined through the data area', origin: 'seed 001; Open MPI xhc/han, MPICH release_gather', shm: true, rankOrdered: true },
+    ],
+  },
   { name: 'reduce_scatter_block', env: 'TOPOCOLL_REDUCE_SCATTER_BLOCK_ALGORITHM', algorithms: [] },
   { name: 'reduce_scatter', env: 'TOPOCOLL_REDUCE_SCATTER_ALGORITHM', algorithms: [] },
 ];

@@ -1,10 +1,12 @@
-/* Allreduce under the preload library, byte for byte against the system MPI.
+/* Allreduce and reduce under the preload library, byte for byte against the system MPI.
  *
- * Every algorithm the library has for allreduce (topocoll_algorithms), plus native and auto,
+ * Every algorithm the library has for the collective (topocoll_algorithms), plus native and auto,
  * forced in turn (topocoll_force_algorithm), runs every case through MPI_Allreduce or
- * MPI_Iallreduce (the engine) and through PMPI_Allreduce (the system MPI, which the preload does
- * not see) from identical buffers; the whole receive buffers must be identical, the holes of
- * derived types included, and every rank must hold the same bits (a hash compared across ranks).
+ * MPI_Iallreduce (MPI_Reduce or MPI_Ireduce, to root 0 or the last rank in turn: the engine) and
+ * through PMPI_Allreduce (PMPI_Reduce: the system MPI, which the preload does not see) from
+ * identical buffers; the whole receive buffers must be identical, the holes of derived types
+ * included (a reduce's non-root receive buffers untouched), and every rank of an allreduce must
+ * hold the same bits (a hash compared across ranks).
  * Cases, each in place and not:
  *  - every predefined op on MPI_INT, and SUM/PROD/MIN/MAX on MPI_FLOAT and MPI_DOUBLE, with
  *    data whose results are exact (small integers, powers of two), at counts 0, 1, 7, 1024;
@@ -19,9 +21,12 @@
  * cannot run the call must fail on every rank, with no traffic: an op that is not commutative on
  * an algorithm that does not combine in rank order (ring), and a nonblocking call with a
  * user-defined op (the program may free the op while the call is pending).
- *   reductions [--max-count N] [--require-topocoll]
+ *   reductions [--max-count N] [--collective allreduce|reduce] [--algorithm NAME] [--require-topocoll]
  *     --max-count: leave out cases above N elements (default: none)
- * Rank 0 prints "algorithms allreduce: a,b,c" and "reductions: N cases on P ranks, F failures". */
+ *     --collective: only this collective (default: allreduce, then reduce)
+ *     --algorithm: only this algorithm (default: native, auto and every algorithm listed)
+ * Rank 0 prints "algorithms <collective>: a,b,c" per collective and "reductions: N cases on P
+ * ranks, F failures". */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdarg.h>
@@ -44,6 +49,8 @@ typedef struct {
   int commutative;
   long count;
   int in_place, nonblocking;
+  const char* collective;
+  int root; /* reduce */
   const char* algorithm;
 } Case;
 
@@ -60,8 +67,8 @@ static void fail(const Case* c, const char* fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "FAIL rank %d: allreduce[%s] %s %s count=%ld%s%s: %s\n", g_rank, c->algorithm, kDataNames[c->data], c->op_name, c->count,
-          c->in_place ? " in-place" : "", c->nonblocking ? " nonblocking" : "", what);
+  fprintf(stderr, "FAIL rank %d: %s[%s] %s %s count=%ld root=%d%s%s: %s\n", g_rank, c->collective, c->algorithm, kDataNames[c->data], c->op_name,
+          c->count, c->root, c->in_place ? " in-place" : "", c->nonblocking ? " nonblocking" : "", what);
 }
 
 static uint32_t hash32(uint32_t a, uint32_t b) {
@@ -226,30 +233,37 @@ static int mustRefuse(const Case* c) {
 
 static void runCase(const Case* c, int checked) {
   g_cases++;
+  const int reduce = !strcmp(c->collective, "reduce");
+  /* MPI_IN_PLACE is the root's alone in a reduce: the other ranks pass their send buffer. */
+  const int in_place = c->in_place && (!reduce || g_rank == c->root);
   size_t bytes = (size_t)c->count * extentOf(c->data) + 1;
   /* The send buffer's holes differ from the receive buffer's: a copy of them would show. */
-  char* send = buffer(c, !c->in_place, kSendHole);
-  char* ours = buffer(c, c->in_place, kHole);
-  char* theirs = buffer(c, c->in_place, kHole);
-  const void* sb = c->in_place ? MPI_IN_PLACE : send;
+  char* send = buffer(c, !in_place, kSendHole);
+  char* ours = buffer(c, in_place, kHole);
+  char* theirs = buffer(c, in_place, kHole);
+  const void* sb = in_place ? MPI_IN_PLACE : send;
+  const int n = (int)c->count;
   int rc;
-  if (c->nonblocking) {
-    MPI_Request req = MPI_REQUEST_NULL;
-    rc = MPI_Iallreduce(sb, ours, (int)c->count, c->type, c->op, MPI_COMM_WORLD, &req);
-    if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+  MPI_Request req = MPI_REQUEST_NULL;
+  if (reduce) {
+    rc = c->nonblocking ? MPI_Ireduce(sb, ours, n, c->type, c->op, c->root, MPI_COMM_WORLD, &req)
+                        : MPI_Reduce(sb, ours, n, c->type, c->op, c->root, MPI_COMM_WORLD);
   } else {
-    rc = MPI_Allreduce(sb, ours, (int)c->count, c->type, c->op, MPI_COMM_WORLD);
+    rc = c->nonblocking ? MPI_Iallreduce(sb, ours, n, c->type, c->op, MPI_COMM_WORLD, &req)
+                        : MPI_Allreduce(sb, ours, n, c->type, c->op, MPI_COMM_WORLD);
   }
+  if (rc == MPI_SUCCESS && c->nonblocking) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
   int refuse = checked && mustRefuse(c);
   if (refuse) {
     if (rc == MPI_SUCCESS) fail(c, "ran, but a forced algorithm that cannot run it must fail under TOPOCOLL_FALLBACK=error");
   } else {
-    int prc = PMPI_Allreduce(sb, theirs, (int)c->count, c->type, c->op, MPI_COMM_WORLD);
+    int prc = reduce ? PMPI_Reduce(sb, theirs, n, c->type, c->op, c->root, MPI_COMM_WORLD)
+                     : PMPI_Allreduce(sb, theirs, n, c->type, c->op, MPI_COMM_WORLD);
     /* Arguments the MPI refuses (a predefined op on a derived type) must be refused alike. */
     int class = rc, pclass = prc;
     MPI_Error_class(rc, &class);
     MPI_Error_class(prc, &pclass);
-    if (class != pclass) fail(c, "MPI_%sallreduce returned class %d, PMPI_Allreduce %d", c->nonblocking ? "I" : "", class, pclass);
+    if (class != pclass) fail(c, "the call returned class %d, the system MPI's %d", class, pclass);
     if (rc != MPI_SUCCESS || prc != MPI_SUCCESS) goto done;
     for (size_t i = 0; i < bytes; i++) {
       if (ours[i] != theirs[i]) {
@@ -265,6 +279,7 @@ static void runCase(const Case* c, int checked) {
       }
     }
     /* The same bits on every rank. */
+    if (reduce) goto done;
     uint64_t h = fnv(ours, bytes), lo = h, hi = h;
     PMPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
     PMPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
@@ -285,7 +300,7 @@ typedef struct {
   int large; /* also at the large counts */
 } Kind;
 
-static void everyCase(const char* algorithm, long max_count, int checked) {
+static void everyCase(const char* collective, const char* algorithm, long max_count, int checked) {
   Kind kinds[] = {
       {D_INT, NULL, NULL, "SUM", 1, 1}, {D_INT, NULL, NULL, "PROD", 1, 0}, {D_INT, NULL, NULL, "MIN", 1, 0},
       {D_INT, NULL, NULL, "MAX", 1, 0}, {D_INT, NULL, NULL, "LAND", 1, 0}, {D_INT, NULL, NULL, "LOR", 1, 0},
@@ -306,7 +321,8 @@ static void everyCase(const char* algorithm, long max_count, int checked) {
   const MPI_Datatype basic[] = {[D_INT] = MPI_INT, [D_FLOAT] = MPI_FLOAT, [D_DOUBLE] = MPI_DOUBLE, [D_DOUBLE_INT] = MPI_DOUBLE_INT};
   int turn = 0;
   for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-    Case c = {.data = kinds[k].data, .op_name = kinds[k].op_name, .commutative = kinds[k].commutative, .algorithm = algorithm};
+    Case c = {.data = kinds[k].data, .op_name = kinds[k].op_name, .commutative = kinds[k].commutative, .collective = collective,
+              .algorithm = algorithm};
     c.type = kinds[k].type ? *kinds[k].type : basic[c.data];
     c.op = kinds[k].op ? *kinds[k].op : MPI_OP_NULL;
     for (size_t o = 0; !kinds[k].op && o < sizeof ops / sizeof ops[0]; o++)
@@ -316,7 +332,9 @@ static void everyCase(const char* algorithm, long max_count, int checked) {
       if ((n >= 4 && !kinds[k].large) || counts[n] > max_count) continue;
       c.count = counts[n];
       for (c.in_place = 0; c.in_place < 2; c.in_place++) {
-        c.nonblocking = turn++ % 2;
+        c.nonblocking = turn % 2;
+        c.root = strcmp(collective, "reduce") || turn % 4 < 2 ? 0 : g_size - 1;
+        turn++;
         runCase(&c, checked);
         /* User-defined ops: nonblocking too, which a forced algorithm must refuse. */
         if (c.op == g_matmul || c.op == g_compose) {
@@ -332,13 +350,21 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   long max_count = 1L << 30;
   int require_topocoll = 0;
+  const char* only_collective = NULL;
+  const char* only_algorithm = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--max-count") && i + 1 < argc) max_count = atol(argv[++i]);
+    else if (!strcmp(argv[i], "--collective") && i + 1 < argc) only_collective = argv[++i];
+    else if (!strcmp(argv[i], "--algorithm") && i + 1 < argc) only_algorithm = argv[++i];
     else if (!strcmp(argv[i], "--require-topocoll")) require_topocoll = 1;
     else {
-      fprintf(stderr, "reductions: unknown argument \"%s\"; valid: --max-count N, --require-topocoll\n", argv[i]);
+      fprintf(stderr, "reductions: unknown argument \"%s\"; valid: --max-count N, --collective allreduce|reduce, --algorithm NAME, --require-topocoll\n", argv[i]);
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
+  }
+  if (only_collective && strcmp(only_collective, "allreduce") && strcmp(only_collective, "reduce")) {
+    fprintf(stderr, "reductions: --collective %s: valid: allreduce, reduce\n", only_collective);
+    MPI_Abort(MPI_COMM_WORLD, 2);
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
@@ -354,23 +380,30 @@ int main(int argc, char** argv) {
   int checked = force && fallback && !strcmp(fallback, "error");
   defineTypes();
 
-  char list[1024] = "native,auto";
-  if (algorithms) {
-    size_t used = strlen(list);
-    list[used] = ',';
-    if (algorithms("allreduce", list + used + 1, (int)(sizeof list - used - 1)) <= 0) list[used] = 0;
-  } else {
-    strcpy(list, "system");
-  }
-  if (g_rank == 0) printf("algorithms allreduce: %s\n", list);
-  for (char *save = NULL, *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-    if (force && force("allreduce", name) != 0) {
-      fprintf(stderr, "FAIL rank %d: topocoll_force_algorithm(allreduce, %s) refused\n", g_rank, name);
-      g_failures++;
+  const char* const collectives[] = {"allreduce", "reduce"};
+  for (int k = 0; k < 2; k++) {
+    const char* coll = collectives[k];
+    if (only_collective && strcmp(only_collective, coll)) continue;
+    char list[1024] = "native,auto";
+    if (only_algorithm) {
+      snprintf(list, sizeof list, "%s", only_algorithm);
+    } else if (algorithms) {
+      size_t used = strlen(list);
+      list[used] = ',';
+      if (algorithms(coll, list + used + 1, (int)(sizeof list - used - 1)) <= 0) list[used] = 0;
+    } else {
+      strcpy(list, "system");
     }
-    everyCase(name, max_count, checked);
+    if (g_rank == 0) printf("algorithms %s: %s\n", coll, list);
+    for (char *save = NULL, *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+      if (force && force(coll, name) != 0) {
+        fprintf(stderr, "FAIL rank %d: topocoll_force_algorithm(%s, %s) refused\n", g_rank, coll, name);
+        g_failures++;
+      }
+      everyCase(coll, name, max_count, checked);
+    }
+    if (force) force(coll, "auto");
   }
-  if (force) force("allreduce", "auto");
 
   MPI_Op_free(&g_matmul);
   MPI_Op_free(&g_compose);

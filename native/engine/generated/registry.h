@@ -11,17 +11,20 @@ inline constexpr const char* kAllgatherAlgorithms[] = {"ring", "recursive_doubli
 inline constexpr const char* kBcastAlgorithms[] = {"binomial", "scatter_allgather", "shm_numa", "hierarchical"};
 inline constexpr const char* kBarrierAlgorithms[] = {"dissemination", "recursive_doubling", "shm_hierarchical"};
 inline constexpr const char* kAlltoallAlgorithms[] = {"bruck", "isend_irecv", "pairwise", "ring", "tiled"};
-inline constexpr const char* kAllreduceAlgorithms[] = {"recursive_doubling", "reduce_scatter_allgather", "ring"};
+inline constexpr const char* kAllreduceAlgorithms[] = {"recursive_doubling", "reduce_scatter_allgather", "ring", "hierarchical"};
+inline constexpr const char* kReduceAlgorithms[] = {"hierarchical"};
 inline constexpr bool kAllgatherAlgorithmUsesShm[] = {false, false, false, false, false, false, false, false, true};
 inline constexpr bool kBcastAlgorithmUsesShm[] = {false, false, true, true};
 inline constexpr bool kBarrierAlgorithmUsesShm[] = {false, false, true};
 inline constexpr bool kAlltoallAlgorithmUsesShm[] = {false, false, false, false, false};
-inline constexpr bool kAllreduceAlgorithmUsesShm[] = {false, false, false};
+inline constexpr bool kAllreduceAlgorithmUsesShm[] = {false, false, false, true};
+inline constexpr bool kReduceAlgorithmUsesShm[] = {true};
 inline constexpr bool kAllgatherAlgorithmRankOrdered[] = {false, false, false, false, false, false, false, false, false};
 inline constexpr bool kBcastAlgorithmRankOrdered[] = {false, false, false, false};
 inline constexpr bool kBarrierAlgorithmRankOrdered[] = {false, false, false};
 inline constexpr bool kAlltoallAlgorithmRankOrdered[] = {false, false, false, false, false};
-inline constexpr bool kAllreduceAlgorithmRankOrdered[] = {true, true, false};
+inline constexpr bool kAllreduceAlgorithmRankOrdered[] = {true, true, false, true};
+inline constexpr bool kReduceAlgorithmRankOrdered[] = {true};
 
 struct CollectiveEntry {
   const char* name;
@@ -37,8 +40,8 @@ inline constexpr CollectiveEntry kCollectives[] = {
     {"bcast", "TOPOCOLL_BCAST_ALGORITHM", kBcastAlgorithms, 4, kBcastAlgorithmUsesShm, kBcastAlgorithmRankOrdered},
     {"barrier", "TOPOCOLL_BARRIER_ALGORITHM", kBarrierAlgorithms, 3, kBarrierAlgorithmUsesShm, kBarrierAlgorithmRankOrdered},
     {"alltoall", "TOPOCOLL_ALLTOALL_ALGORITHM", kAlltoallAlgorithms, 5, kAlltoallAlgorithmUsesShm, kAlltoallAlgorithmRankOrdered},
-    {"allreduce", "TOPOCOLL_ALLREDUCE_ALGORITHM", kAllreduceAlgorithms, 3, kAllreduceAlgorithmUsesShm, kAllreduceAlgorithmRankOrdered},
-    {"reduce", "TOPOCOLL_REDUCE_ALGORITHM", nullptr, 0, nullptr, nullptr},
+    {"allreduce", "TOPOCOLL_ALLREDUCE_ALGORITHM", kAllreduceAlgorithms, 4, kAllreduceAlgorithmUsesShm, kAllreduceAlgorithmRankOrdered},
+    {"reduce", "TOPOCOLL_REDUCE_ALGORITHM", kReduceAlgorithms, 1, kReduceAlgorithmUsesShm, kReduceAlgorithmRankOrdered},
     {"reduce_scatter_block", "TOPOCOLL_REDUCE_SCATTER_BLOCK_ALGORITHM", nullptr, 0, nullptr, nullptr},
     {"reduce_scatter", "TOPOCOLL_REDUCE_SCATTER_ALGORITHM", nullptr, 0, nullptr, nullptr},
 };

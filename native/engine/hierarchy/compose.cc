@@ -16,6 +16,14 @@ std::vector<int> nodeLeaders(const Hierarchy& h, int root) {
   return leaders;
 }
 
+bool nodesAreRankRuns(const Hierarchy& h) {
+  for (int node = 0; node < h.nodeCount(); ++node) {
+    const std::vector<int>& m = h.members(node);
+    if (m.back() - m.front() + 1 != static_cast<int>(m.size())) return false;
+  }
+  return true;
+}
+
 int indexIn(const std::vector<int>& members, int rank) {
   auto it = std::find(members.begin(), members.end(), rank);
   return it == members.end() ? -1 : static_cast<int>(it - members.begin());

@@ -45,6 +45,10 @@ void appendLinearBcast(Schedule* out, const BuildParams& sub, const std::vector<
 void appendSubsetBcast(Schedule* out, std::initializer_list<const char*> names, const BuildParams& sub,
                        const std::vector<int>& members);
 
+// True when every node holds a run of consecutive ranks (by-slot placement): then an algorithm
+// combining the nodes' results in node order combines in rank order.
+bool nodesAreRankRuns(const Hierarchy& h);
+
 // Index of `rank` in `members`, or -1.
 int indexIn(const std::vector<int>& members, int rank);
 

@@ -1,0 +1,130 @@
+// Hierarchical allreduce over the node's shared memory (Open MPI's xhc and han, MPICH's
+// release_gather): inside a node every rank puts its operand into the node segment and combines
+// its own slice of the vector across all of them (shm/node_reduce.h), with a socket level where
+// the node's ranks are bound to several sockets; short vectors are combined whole by every rank
+// (one flag handoff instead of two). With several nodes the node's leader (its lowest rank)
+// copies the node's result out, the leaders run an allreduce of the registry among themselves
+// (chosen by size, as MPICH's defaults), and the result reaches the node through the pipelined
+// shared-memory bcast (shm/node_bcast.h). Vectors longer than the data area go through it in
+// chunks.
+//
+// Rank order: a node combines its operands in rank order, and the leaders' algorithms combine the
+// nodes' in node order; where the nodes hold runs of consecutive ranks (by-slot placement) that
+// is rank order. Otherwise an op that is not commutative runs recursive doubling over all the
+// ranks (noted in the schedule), as does a data area too small for one element per rank.
+#include "../algorithm_registry.h"
+#include "../hierarchy/compose.h"
+#include "../shm/node_bcast.h"
+#include "../shm/node_reduce.h"
+
+namespace topocoll {
+namespace {
+
+constexpr int kReduceSlot = 1;
+constexpr int kBcastSlot = 2;
+// Vectors up to this size are combined whole by every rank (a single flag handoff).
+constexpr int64_t kWholeBytes = 16384;
+constexpr int64_t kShortBytes = 2048;  // MPICH's MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE
+
+// The leaders' allreduce on the node results in their receive buffers: recursive doubling for
+// short vectors; for long ones Rabenseifner on power-of-two node counts and the ring on others
+// (the ring for commutative ops only).
+void appendLeadersAllreduce(Schedule* s, const BuildParams& bp, const Hierarchy& h) {
+  const int n = h.nodeCount();
+  BuildParams sub = bp;
+  sub.hierarchy = nullptr;
+  sub.shm_elements = 0;
+  sub.p = n;
+  sub.rank = h.nodeOf(bp.rank);
+  sub.in_place = true;
+  const int64_t bytes = bp.count * std::max<int64_t>(bp.element_bytes, 1);
+  const bool pow2 = (n & (n - 1)) == 0;
+  if (bytes < kShortBytes) appendFirstOnSubset(s, Collective::Allreduce, {"recursive_doubling", "reduce_scatter_allgather"}, sub, h.leaders());
+  else if (pow2 || !bp.commutative) appendFirstOnSubset(s, Collective::Allreduce, {"reduce_scatter_allgather", "recursive_doubling"}, sub, h.leaders());
+  else appendFirstOnSubset(s, Collective::Allreduce, {"ring", "reduce_scatter_allgather", "recursive_doubling"}, sub, h.leaders());
+}
+
+// Recursive doubling over every rank, without shared memory.
+Schedule flatAllreduce(const BuildParams& bp, const char* why) {
+  Schedule s;
+  BuildParams sub = bp;
+  sub.hierarchy = nullptr;
+  sub.shm_elements = 0;
+  std::vector<int> all(bp.p);
+  for (int r = 0; r < bp.p; ++r) all[r] = r;
+  appendFirstOnSubset(&s, Collective::Allreduce, {"recursive_doubling", "reduce_scatter_allgather"}, sub, all);
+  addNote(&s, why);
+  return s;
+}
+
+}  // namespace
+
+Schedule buildHierarchicalAllreduce(const BuildParams& bp) {
+  const int me = bp.rank;
+  const int64_t n = bp.count;
+  const BlockSpan operand = span(bp.in_place ? BufferId::Recv : BufferId::Send, 0, n), result = span(BufferId::Recv, 0, n);
+  if (bp.p == 1 || n == 0) {
+    Schedule s;
+    if (!bp.in_place && n > 0) addCopy(s.newRound(), operand, result);
+    return s;
+  }
+  Hierarchy storage;
+  const Hierarchy& h = hierarchyOf(bp, &storage);
+  if (!bp.commutative && !nodesAreRankRuns(h)) {
+    return flatAllreduce(bp, "the op is not commutative and the nodes are not runs of ranks: recursive doubling over all ranks");
+  }
+  if (!nodeReduceFitsEveryNode(h, n, bp.shm_elements)) return flatAllreduce(bp, "no room in the shared data area for an element per rank: recursive doubling over all ranks");
+
+  Schedule s;
+  s.shm = ShmUse::Data;
+  const int node = h.nodeOf(me);
+  const std::vector<int>& members = h.members(node);
+  const int leader = members[0];
+  const bool several_nodes = h.nodeCount() > 1;
+  NodeReducePlan plan;
+  plan.capacity = bp.shm_elements;
+  plan.slot = kReduceSlot;
+  plan.members = members;
+  plan.group = socketGroups(h, members, bp.commutative);
+  plan.collector = several_nodes ? leader : -1;
+  plan.operand = operand;
+  plan.result = result;
+  plan.whole = n * std::max<int64_t>(bp.element_bytes, 1) <= kWholeBytes && nodeReduceInOneChunk(plan);
+  // A rank alone on its node has nobody to share memory with: it touches no flag and no area.
+  if (members.size() == 1) {
+    if (!bp.in_place) addCopy(s.newRound(), operand, result);
+  } else {
+    appendNodeReduce(&s, me, plan);
+  }
+  if (!several_nodes) return s;
+
+  if (me == leader) appendLeadersAllreduce(&s, bp, h);
+  NodeBcastPlan bcast;
+  bcast.source = leader;
+  for (int r : members) {
+    if (r == leader) continue;
+    bcast.readers.push_back(r);
+    bcast.reader_part.push_back(0);
+  }
+  bcast.data = result;
+  bcast.capacity = bp.shm_elements;
+  bcast.min_segments = pipelineSegments(n * std::max<int64_t>(bp.element_bytes, 1));
+  bcast.slot = kBcastSlot;
+  if (nodeBcastFits(bcast)) {
+    appendNodeBcast(&s, me, bcast);
+  } else {
+    // Elements too large for a segment of the area: the leader sends the result to the node.
+    Round& r = s.newRound();
+    if (me == leader) {
+      for (int m : bcast.readers) addSend(r, m, result);
+    } else {
+      addRecv(r, leader, result);
+    }
+    addNote(&s, "elements too large for the shared data area's segments: the leader sends the result");
+  }
+  return s;
+}
+
+TOPOCOLL_REGISTER_ALGORITHM(Allreduce, "hierarchical", buildHierarchicalAllreduce);
+
+}  // namespace topocoll

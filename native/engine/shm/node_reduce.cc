@@ -1,0 +1,160 @@
+#include "node_reduce.h"
+
+#include <algorithm>
+
+#include "../hierarchy/compose.h"
+
+namespace topocoll {
+namespace {
+
+constexpr int64_t kPut = 1, kSocketDone = 2, kNodeDone = 3, kDone = 4, kStagesPerChunk = 4;
+
+int64_t stageOf(int64_t chunk, int64_t step) { return chunk * kStagesPerChunk + step; }
+
+// The shape of a plan, the same on every rank of the node: slot j of chunk t is `per_slot`
+// elements at (t mod 2) * half + j * per_slot.
+struct Layout {
+  int64_t per_slot = 0, half = 0, chunks = 0;
+  bool ok = false;
+
+  explicit Layout(const NodeReducePlan& plan) {
+    const int64_t k = static_cast<int64_t>(plan.members.size()), n = plan.operand.count;
+    if (k < 2 || n <= 0) return;
+    if (k * n <= plan.capacity) {
+      per_slot = n;
+      chunks = 1;
+    } else {
+      if (plan.whole) return;
+      per_slot = plan.capacity / (2 * k);
+      if (per_slot < 1) return;
+      half = k * per_slot;
+      chunks = (n + per_slot - 1) / per_slot;
+    }
+    ok = stageOf(chunks - 1, kDone) <= kShmMaxStage;
+  }
+};
+
+// Elements [first, end) of the i-th of `parts` slices of `len` elements.
+int64_t sliceStart(int64_t len, int i, int parts) { return len * i / parts; }
+
+bool sameSpan(const BlockSpan& a, const BlockSpan& b) { return a.buf == b.buf && a.first == b.first && a.count == b.count; }
+
+}  // namespace
+
+bool nodeReduceFits(const NodeReducePlan& plan) { return Layout(plan).ok; }
+
+bool nodeReduceFitsEveryNode(const Hierarchy& h, int64_t n, int64_t capacity) {
+  NodeReducePlan plan;
+  plan.capacity = capacity;
+  plan.operand = span(BufferId::Send, 0, n);
+  for (int node = 0; node < h.nodeCount(); ++node) {
+    plan.members = h.members(node);
+    if (plan.members.size() > 1 && !nodeReduceFits(plan)) return false;
+  }
+  return true;
+}
+
+bool nodeReduceInOneChunk(const NodeReducePlan& plan) {
+  const Layout layout(plan);
+  return layout.ok && layout.chunks == 1;
+}
+
+std::vector<int> socketGroups(const Hierarchy& h, const std::vector<int>& members, bool commutative) {
+  std::vector<int> sockets, group;  // sockets in order of their first member
+  for (int r : members) {
+    if (h.place(r).binding == Binding::None) return {};
+    const int socket = h.place(r).socket;
+    auto it = std::find(sockets.begin(), sockets.end(), socket);
+    // Not commutative: a socket seen before must be the current run's.
+    if (it != sockets.end() && !commutative && it != sockets.end() - 1) return {};
+    if (it == sockets.end()) it = sockets.insert(sockets.end(), socket);
+    group.push_back(static_cast<int>(it - sockets.begin()));
+  }
+  if (sockets.size() < 2 || sockets.size() == members.size()) return {};
+  return group;
+}
+
+void appendNodeReduce(Schedule* s, int me, const NodeReducePlan& plan) {
+  const Layout L(plan);
+  const std::vector<int>& members = plan.members;
+  const int k = static_cast<int>(members.size()), li = indexIn(members, me);
+  const int64_t n = plan.operand.count;
+  const bool collects = plan.collector < 0 || plan.collector == me;
+  auto slotSpan = [&](int64_t chunk, int j, int64_t from, int64_t len) {
+    return span(BufferId::Shm, (chunk % 2) * L.half + j * L.per_slot + from, len);
+  };
+  auto waitAll = [&](Round& r, int64_t stage) {
+    for (int m : members) {
+      if (m != me) addFlagWait(r, m, plan.slot, stage);
+    }
+  };
+  auto piece = [](const BlockSpan& b, int64_t from, int64_t len) { return span(b.buf, b.first + from, len); };
+
+  if (plan.whole) {
+    Round& put = s->newRound();
+    addCopy(put, plan.operand, slotSpan(0, li, 0, n));
+    addFlagSignal(put, me, plan.slot, stageOf(0, kPut));
+    if (!collects) return;
+    Round& r = s->newRound();
+    waitAll(r, stageOf(0, kPut));
+    const bool in_place = sameSpan(plan.operand, plan.result);
+    if (li != 0) addCopy(r, slotSpan(0, 0, 0, n), plan.result);
+    else if (!in_place) addCopy(r, plan.operand, plan.result);
+    for (int j = 1; j < k; ++j) {
+      // My own operand from my buffer where the result has not overwritten it.
+      const BlockSpan src = j == li && !in_place ? plan.operand : slotSpan(0, j, 0, n);
+      addReduce(r, src, plan.result, ReduceOrder::DstFirst);
+    }
+    return;
+  }
+
+  // The socket level: my group's members (indices), and the first member of every group.
+  const bool two_level = !plan.group.empty();
+  std::vector<int> my_group, firsts;
+  for (int j = 0; j < k; ++j) {
+    if (two_level && plan.group[j] == plan.group[li]) my_group.push_back(j);
+    if (two_level && plan.group[j] == static_cast<int>(firsts.size())) firsts.push_back(j);
+  }
+  if (!two_level) {
+    for (int j = 0; j < k; ++j) firsts.push_back(j);
+  }
+
+  for (int64_t t = 0; t < L.chunks; ++t) {
+    const int64_t at = t * L.per_slot, len = std::min(L.per_slot, n - at);
+    // No wait: before this chunk every rank of the node waited, in chunk t - 1, for the others to
+    // put it in, which each did once done with chunk t - 2, the last one in this half.
+    Round& put = s->newRound();
+    addCopy(put, piece(plan.operand, at, len), slotSpan(t, li, 0, len));
+    addFlagSignal(put, me, plan.slot, stageOf(t, kPut));
+
+    if (two_level) {
+      Round& r = s->newRound();
+      for (int j : my_group) {
+        if (j != li) addFlagWait(r, members[j], plan.slot, stageOf(t, kPut));
+      }
+      const int g = static_cast<int>(my_group.size()), mine = indexIn(my_group, li);
+      const int64_t from = sliceStart(len, mine, g), count = sliceStart(len, mine + 1, g) - from;
+      for (int i = 1; i < g && count > 0; ++i) {
+        addReduce(r, slotSpan(t, my_group[i], from, count), slotSpan(t, my_group[0], from, count), ReduceOrder::DstFirst);
+      }
+      addFlagSignal(r, me, plan.slot, stageOf(t, kSocketDone));
+    }
+
+    Round& r = s->newRound();
+    waitAll(r, stageOf(t, two_level ? kSocketDone : kPut));
+    const int64_t from = sliceStart(len, li, k), count = sliceStart(len, li + 1, k) - from;
+    for (size_t i = 1; i < firsts.size() && count > 0; ++i) {
+      addReduce(r, slotSpan(t, firsts[i], from, count), slotSpan(t, 0, from, count), ReduceOrder::DstFirst);
+    }
+    addFlagSignal(r, me, plan.slot, stageOf(t, collects ? kNodeDone : kDone));
+
+    if (collects) {
+      Round& out = s->newRound();
+      waitAll(out, stageOf(t, kNodeDone));
+      addCopy(out, slotSpan(t, 0, 0, len), piece(plan.result, at, len));
+      addFlagSignal(out, me, plan.slot, stageOf(t, kDone));
+    }
+  }
+}
+
+}  // namespace topocoll

@@ -231,7 +231,20 @@ static int mustRefuse(const Case* c) {
   return !c->commutative && !strcmp(c->algorithm, "ring");
 }
 
+/* MPICH 4.0.2 segfaults in MPI_Reduce with MPI_IN_PLACE at a root other than 0 (seen from 2 KiB
+ * on, its reduce_scatter_gather): native and auto, which may hand such a call to the MPI, leave
+ * these cases out there, and the reference always runs out of place (the same result). */
+static int systemReduceInPlaceCrashes(const Case* c) {
+#ifdef MPICH_VERSION
+  return !strcmp(c->collective, "reduce") && c->in_place && c->root != 0 && (!strcmp(c->algorithm, "native") || !strcmp(c->algorithm, "auto"));
+#else
+  (void)c;
+  return 0;
+#endif
+}
+
 static void runCase(const Case* c, int checked) {
+  if (systemReduceInPlaceCrashes(c)) return;
   g_cases++;
   const int reduce = !strcmp(c->collective, "reduce");
   /* MPI_IN_PLACE is the root's alone in a reduce: the other ranks pass their send buffer. */
@@ -257,8 +270,17 @@ static void runCase(const Case* c, int checked) {
   if (refuse) {
     if (rc == MPI_SUCCESS) fail(c, "ran, but a forced algorithm that cannot run it must fail under TOPOCOLL_FALLBACK=error");
   } else {
-    int prc = reduce ? PMPI_Reduce(sb, theirs, n, c->type, c->op, c->root, MPI_COMM_WORLD)
-                     : PMPI_Allreduce(sb, theirs, n, c->type, c->op, MPI_COMM_WORLD);
+    int prc;
+    if (reduce && in_place) {
+      char* operand = malloc(bytes);
+      memcpy(operand, theirs, bytes);
+      prc = PMPI_Reduce(operand, theirs, n, c->type, c->op, c->root, MPI_COMM_WORLD);
+      free(operand);
+    } else if (reduce) {
+      prc = PMPI_Reduce(sb, theirs, n, c->type, c->op, c->root, MPI_COMM_WORLD);
+    } else {
+      prc = PMPI_Allreduce(sb, theirs, n, c->type, c->op, MPI_COMM_WORLD);
+    }
     /* Arguments the MPI refuses (a predefined op on a derived type) must be refused alike. */
     int class = rc, pclass = prc;
     MPI_Error_class(rc, &class);

@@ -57,17 +57,19 @@ describe.each(FLAVOURS)('allreduce under the preload library (%s)', (flavour) =>
 });
 
 // Emulated nodes: by slot (the leaders' algorithms combine in rank order), uneven with a rank alone
-// on its node, and interleaved (an op that is not commutative runs over all the ranks there).
-const LAYOUTS: Record<Flavour, Array<{ np: number; nodes: string; shmBytes?: string }>> = {
+// on its node, and interleaved (an op that is not commutative runs over all the ranks there); a
+// 64 KiB data area puts 16 KiB vectors of 5 ranks (combined whole) and longer ones through it in chunks.
+const LAYOUTS: Record<Flavour, Array<{ np: number; nodes: string; shmBytes: string }>> = {
   openmpi: [
-    { np: 4, nodes: 'block:2' },
+    { np: 4, nodes: 'block:2', shmBytes: '1048576' },
     { np: 5, nodes: '0,1,1,2,2', shmBytes: '65536' },
-    { np: 6, nodes: 'cyclic:2' },
-    { np: 7, nodes: 'block:3', shmBytes: '65536' },
+    { np: 6, nodes: 'cyclic:2', shmBytes: '1048576' },
+    { np: 7, nodes: '0,0,0,0,0,1,1', shmBytes: '65536' },
+    { np: 5, nodes: '0,0,0,0,0', shmBytes: '65536' },
   ],
   mpich: [
     { np: 2, nodes: '0,0', shmBytes: '65536' },
-    { np: 3, nodes: '0,1,1' },
+    { np: 3, nodes: '0,1,1', shmBytes: '1048576' },
   ],
 };
 
@@ -83,7 +85,7 @@ describe.each(FLAVOURS)('hierarchical allreduce and reduce over emulated nodes (
       np,
       args: [path.join(bin, 'reductions'), '--require-topocoll', '--algorithm', 'hierarchical', ...ARGS(flavour, np)],
       mpirunArgs: preloadArgs(flavour),
-      env: { TOPOCOLL_STATS: '1', TOPOCOLL_VIRTUAL_NODES: nodes, ...(shmBytes ? { TOPOCOLL_SHM_BYTES: shmBytes } : {}) },
+      env: { TOPOCOLL_STATS: '1', TOPOCOLL_VIRTUAL_NODES: nodes, TOPOCOLL_SHM_BYTES: shmBytes },
       timeoutMs: 180_000,
     });
     expectSuccess(run);

@@ -53,8 +53,8 @@ interface Case {
 }
 
 /**
- * Whole (short: 4-byte elements), sliced in one chunk (4 KiB elements), sliced in chunks (alternating
- * halves, so that the third waits for the first), and an area too small for one element per rank.
+ * Whole (short: 4-byte elements) and sliced (4 KiB elements), each in one chunk and in several
+ * (alternating halves of the area), and an area too small for one element per rank.
  */
 function casesFor(p: number): Case[] {
   const n = 2 * p + 3;
@@ -65,6 +65,8 @@ function casesFor(p: number): Case[] {
     { count: n, elementBytes: 4096, area: 'roomy', inPlace: false, commutative: false },
     { count: n, elementBytes: 4096, area: { chunks: 3 }, inPlace: false, commutative: true },
     { count: n + 1, elementBytes: 4096, area: { chunks: 5 }, inPlace: true, commutative: false },
+    { count: n, elementBytes: 4, area: { chunks: 3 }, inPlace: true, commutative: false },
+    { count: n + 2, elementBytes: 4, area: { chunks: 4 }, inPlace: false, commutative: true },
     { count: n, elementBytes: 4, area: 'too small', inPlace: false, commutative: true },
     { count: 0, elementBytes: 4, area: 'roomy', inPlace: false, commutative: true },
   ];
@@ -153,6 +155,17 @@ describe('what the hierarchical reductions are made of', () => {
     const put = (t: number) => s.rounds.findIndex((r) => r.some((o) => o.kind === 'copy' && o.src.first === 10 * t && o.dst.buf === 'shm'));
     expect(s.rounds[put(1) + 1]).toContainEqual({ kind: 'flag_wait', peer: 1, slot: 1, stage: 5 });
     expect(s.rounds[put(2)].filter((o) => o.kind === 'flag_wait')).toEqual([]);
+  });
+
+  it('reduce, short vectors in chunks: the root combines each chunk whole, puts nothing, and the other ranks wait for it to reuse a half', () => {
+    const [root, other] = build('reduce', 2, { count: 100, elementBytes: 4, shmElements: 40 });
+    expect(opsOf(root).some((o) => o.kind === 'copy' && o.dst.buf === 'shm')).toBe(false);
+    expect(ofKind(root, 'reduce').map((o) => [o.src.buf, o.src.first, o.dst.buf, o.dst.first])).toEqual(
+      range(0, 9).map((t) => ['shm', 20 * (t % 2) + 10, 'recv', 10 * t]),
+    );
+    const puts = other.rounds.filter((r) => r.some((o) => o.kind === 'copy' && o.dst.buf === 'shm'));
+    expect(puts).toHaveLength(10);
+    expect(puts[2]).toContainEqual({ kind: 'flag_wait', peer: 0, slot: 1, stage: 4 });
   });
 
   it('several nodes: only the leaders exchange messages, and the result reaches the node through shared memory', () => {

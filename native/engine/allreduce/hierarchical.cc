@@ -89,7 +89,7 @@ Schedule buildHierarchicalAllreduce(const BuildParams& bp) {
   plan.collector = several_nodes ? leader : -1;
   plan.operand = operand;
   plan.result = result;
-  plan.whole = n * std::max<int64_t>(bp.element_bytes, 1) <= kWholeBytes && nodeReduceInOneChunk(plan);
+  plan.whole = n * std::max<int64_t>(bp.element_bytes, 1) <= kWholeBytes;
   // A rank alone on its node has nobody to share memory with: it touches no flag and no area.
   if (members.size() == 1) {
     if (!bp.in_place) addCopy(s.newRound(), operand, result);

@@ -113,7 +113,7 @@ Schedule buildHierarchicalReduce(const BuildParams& bp) {
     plan.group = socketGroups(h, members, bp.commutative);
     plan.collector = leader;
     plan.result = node_result;
-    plan.whole = n * std::max<int64_t>(bp.element_bytes, 1) <= kWholeBytes && nodeReduceInOneChunk(plan);
+    plan.whole = n * std::max<int64_t>(bp.element_bytes, 1) <= kWholeBytes;
     appendNodeReduce(&s, me, plan);
   }
   if (me != leader || h.nodeCount() == 1) return s;

@@ -24,7 +24,6 @@ struct Layout {
       per_slot = n;
       chunks = 1;
     } else {
-      if (plan.whole) return;
       per_slot = plan.capacity / (2 * k);
       if (per_slot < 1) return;
       half = k * per_slot;
@@ -52,11 +51,6 @@ bool nodeReduceFitsEveryNode(const Hierarchy& h, int64_t n, int64_t capacity) {
     if (plan.members.size() > 1 && !nodeReduceFits(plan)) return false;
   }
   return true;
-}
-
-bool nodeReduceInOneChunk(const NodeReducePlan& plan) {
-  const Layout layout(plan);
-  return layout.ok && layout.chunks == 1;
 }
 
 std::vector<int> socketGroups(const Hierarchy& h, const std::vector<int>& members, bool commutative) {
@@ -90,24 +84,6 @@ void appendNodeReduce(Schedule* s, int me, const NodeReducePlan& plan) {
   };
   auto piece = [](const BlockSpan& b, int64_t from, int64_t len) { return span(b.buf, b.first + from, len); };
 
-  if (plan.whole) {
-    Round& put = s->newRound();
-    addCopy(put, plan.operand, slotSpan(0, li, 0, n));
-    addFlagSignal(put, me, plan.slot, stageOf(0, kPut));
-    if (!collects) return;
-    Round& r = s->newRound();
-    waitAll(r, stageOf(0, kPut));
-    const bool in_place = sameSpan(plan.operand, plan.result);
-    if (li != 0) addCopy(r, slotSpan(0, 0, 0, n), plan.result);
-    else if (!in_place) addCopy(r, plan.operand, plan.result);
-    for (int j = 1; j < k; ++j) {
-      // My own operand from my buffer where the result has not overwritten it.
-      const BlockSpan src = j == li && !in_place ? plan.operand : slotSpan(0, j, 0, n);
-      addReduce(r, src, plan.result, ReduceOrder::DstFirst);
-    }
-    return;
-  }
-
   // The socket level: my group's members (indices), and the first member of every group.
   const bool two_level = !plan.group.empty();
   std::vector<int> my_group, firsts;
@@ -119,13 +95,36 @@ void appendNodeReduce(Schedule* s, int me, const NodeReducePlan& plan) {
     for (int j = 0; j < k; ++j) firsts.push_back(j);
   }
 
+  const bool in_place = sameSpan(plan.operand, plan.result);
+  // Whole, one collector: nobody reads its slot, unless it holds what the result overwrites.
+  const bool own_slot = !(plan.whole && plan.collector == me) || (in_place && li != 0);
   for (int64_t t = 0; t < L.chunks; ++t) {
     const int64_t at = t * L.per_slot, len = std::min(L.per_slot, n - at);
-    // No wait: before this chunk every rank of the node waited, in chunk t - 1, for the others to
-    // put it in, which each did once done with chunk t - 2, the last one in this half.
-    Round& put = s->newRound();
-    addCopy(put, piece(plan.operand, at, len), slotSpan(t, li, 0, len));
-    addFlagSignal(put, me, plan.slot, stageOf(t, kPut));
+    const BlockSpan mine = piece(plan.operand, at, len), result = piece(plan.result, at, len);
+    // Before this chunk every collector waited, in chunk t - 1, for the others to put it in,
+    // which each did once done with chunk t - 2, the last one in this half; a whole reduction
+    // to one collector waits for it to be done with chunk t - 2.
+    if (own_slot) {
+      Round& put = s->newRound();
+      if (plan.whole && !collects && t >= 2) addFlagWait(put, plan.collector, plan.slot, stageOf(t - 2, kDone));
+      addCopy(put, mine, slotSpan(t, li, 0, len));
+      addFlagSignal(put, me, plan.slot, stageOf(t, kPut));
+    }
+
+    if (plan.whole) {
+      if (!collects) continue;
+      Round& r = s->newRound();
+      waitAll(r, stageOf(t, kPut));
+      if (li != 0) addCopy(r, slotSpan(t, 0, 0, len), result);
+      else if (!in_place) addCopy(r, mine, result);
+      for (int j = 1; j < k; ++j) {
+        // My own operand from my buffer where the result has not overwritten it.
+        const BlockSpan src = j == li && !in_place ? mine : slotSpan(t, j, 0, len);
+        addReduce(r, src, result, ReduceOrder::DstFirst);
+      }
+      if (plan.collector >= 0) addFlagSignal(r, me, plan.slot, stageOf(t, kDone));
+      continue;
+    }
 
     if (two_level) {
       Round& r = s->newRound();
@@ -151,7 +150,7 @@ void appendNodeReduce(Schedule* s, int me, const NodeReducePlan& plan) {
     if (collects) {
       Round& out = s->newRound();
       waitAll(out, stageOf(t, kNodeDone));
-      addCopy(out, slotSpan(t, 0, 0, len), piece(plan.result, at, len));
+      addCopy(out, slotSpan(t, 0, 0, len), result);
       addFlagSignal(out, me, plan.slot, stageOf(t, kDone));
     }
   }

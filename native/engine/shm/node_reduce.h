@@ -1,7 +1,8 @@
 // The intra-node half of the hierarchical reductions, as schedule ops. Every rank of the node
 // copies its operand into its slot of the node segment's data area (slot j for the node's j-th
 // rank); then either
-// - whole (short vectors, one flag handoff): the collector(s) combine all the slots themselves;
+// - whole (one flag handoff): the collector(s) combine all the slots themselves (a single
+//   collector reads its own operand from its buffer and puts nothing);
 // - sliced: every rank combines its own slice of the vector across all slots into slot 0, and
 //   the collector(s) copy the result out (Open MPI's xhc and MPICH's release_gather reduce the
 //   same way, reading the user's buffers where we copy them into the segment first).
@@ -12,9 +13,10 @@
 // socket's ranks, so that one partial result per socket crosses between sockets.
 //
 // Vectors that do not fit the area (K slots of n elements) go through it in chunks of
-// capacity / 2K elements per slot, alternating between two halves: a rank copies chunk t in once
-// every rank has put chunk t - 1 in (it waited for that to combine its slice), which each does
-// only when done with chunk t - 2.
+// capacity / 2K elements per slot, alternating between two halves. A rank that combines copies
+// chunk t in once every other rank has put chunk t - 1 in (it waited for that to combine), which
+// each does only when done with chunk t - 2; in a whole reduction to one collector the others
+// wait for it to be done with chunk t - 2.
 //
 // Flags (one slot): a rank's flag holds 4t + 1 once its operand of chunk t is in, 4t + 2 once it
 // has combined its socket slice, 4t + 3 its node slice, 4t + 4 once it is done with chunk t.
@@ -35,19 +37,16 @@ struct NodeReducePlan {
   BlockSpan operand;          // my operand (the vector: Send, or Recv in place)
   BlockSpan result;           // where a collector puts the result (may be `operand`, in place)
   int64_t capacity = 0;       // elements the data area holds
-  bool whole = false;         // the collectors combine every slot themselves (needs one chunk)
+  bool whole = false;         // the collectors combine every slot themselves
   int slot = 1;               // the flag slot it uses
 };
 
-// True when the area can carry the plan: one element per slot and half at least (whole: every
-// slot in one chunk), and stages within kShmMaxStage.
+// True when the area can carry the plan: one element per slot and half at least, and stages
+// within kShmMaxStage.
 bool nodeReduceFits(const NodeReducePlan& plan);
 
 // True when every node of `h` can reduce n elements through `capacity` (the same on every rank).
 bool nodeReduceFitsEveryNode(const Hierarchy& h, int64_t n, int64_t capacity);
-
-// True when the whole vector fits the area in one chunk (a slot per rank).
-bool nodeReduceInOneChunk(const NodeReducePlan& plan);
 
 // The socket groups of `members` for NodeReducePlan::group: empty unless they sit on several
 // sockets with some socket holding two or more, every one of them bound (an unbound rank's socket

@@ -557,12 +557,18 @@ int reductionCall(const void* sendbuf, const void* recvbuf, MPI_Count count, MPI
   return MPI_SUCCESS;
 }
 
-// Reductions bind elements of the datatype as blocks (`elements` of them, its signature bytes
-// each), so that no span splits one.
-int bindElements(StagedBuffers* staged, const void* base, MPI_Count elements, MPI_Datatype type, int64_t element_bytes, bool read,
-                 bool write, BufferBinding* out) {
-  int rc = write || !read ? staged->bind(const_cast<void*>(base), elements, type, elements * element_bytes, 1, 0, read ? 1 : 0, write, out)
-                          : staged->bindSend(base, elements, type, elements * element_bytes, 1, out);
+// Reductions bind elements of the datatype as blocks (their signature bytes each), so that no
+// span splits one: the operands a call only reads, and the buffer it writes (holding this rank's
+// operand first where `holds_operand`: in place).
+int bindOperand(StagedBuffers* staged, const void* base, MPI_Count elements, MPI_Datatype type, int64_t element_bytes, BufferBinding* out) {
+  int rc = staged->bindSend(base, elements, type, elements * element_bytes, 1, out);
+  out->blockBytes = element_bytes;
+  return rc;
+}
+
+int bindResult(StagedBuffers* staged, void* base, MPI_Count elements, MPI_Datatype type, int64_t element_bytes, bool holds_operand,
+               BufferBinding* out) {
+  int rc = staged->bind(base, elements, type, elements * element_bytes, 1, 0, holds_operand ? 1 : 0, true, out);
   out->blockBytes = element_bytes;
   return rc;
 }
@@ -579,8 +585,8 @@ int bindElements(StagedBuffers* staged, const void* base, MPI_Count elements, MP
     auto bind = [&](Bindings* b, StagedBuffers* staged, int, int) {
       const int64_t element = reduction.elementBytes();
       b->reduction = reduction;
-      int rc = call.in_place ? MPI_SUCCESS : bindElements(staged, sendbuf, count, type, element, true, false, &b->send);
-      if (rc == MPI_SUCCESS) rc = bindElements(staged, recvbuf, count, type, element, call.in_place, true, &b->recv);
+      int rc = call.in_place ? MPI_SUCCESS : bindOperand(staged, sendbuf, count, type, element, &b->send);
+      if (rc == MPI_SUCCESS) rc = bindResult(staged, recvbuf, count, type, element, call.in_place, &b->recv);
       return rc;
     };
     return dispatch(call, request, bind, native, ran_native);
@@ -604,8 +610,8 @@ int bindElements(StagedBuffers* staged, const void* base, MPI_Count elements, MP
       const bool at_root = rank == root, in_place = call.in_place && at_root;
       b->reduction = reduction;
       b->recv.blockBytes = element;
-      int rc = in_place ? MPI_SUCCESS : bindElements(staged, sendbuf, count, type, element, true, false, &b->send);
-      if (rc == MPI_SUCCESS && at_root) rc = bindElements(staged, recvbuf, count, type, element, in_place, true, &b->recv);
+      int rc = in_place ? MPI_SUCCESS : bindOperand(staged, sendbuf, count, type, element, &b->send);
+      if (rc == MPI_SUCCESS && at_root) rc = bindResult(staged, recvbuf, count, type, element, in_place, &b->recv);
       return rc;
     };
     return dispatch(call, request, bind, native, ran_native);
@@ -626,9 +632,9 @@ int bindElements(StagedBuffers* staged, const void* base, MPI_Count elements, MP
     auto bind = [&](Bindings* b, StagedBuffers* staged, int p, int) {
       const int64_t element = reduction.elementBytes();
       b->reduction = reduction;
-      if (call.in_place) return bindElements(staged, recvbuf, recvcount * p, type, element, true, true, &b->recv);
-      int rc = bindElements(staged, sendbuf, recvcount * p, type, element, true, false, &b->send);
-      if (rc == MPI_SUCCESS) rc = bindElements(staged, recvbuf, recvcount, type, element, false, true, &b->recv);
+      if (call.in_place) return bindResult(staged, recvbuf, recvcount * p, type, element, true, &b->recv);
+      int rc = bindOperand(staged, sendbuf, recvcount * p, type, element, &b->send);
+      if (rc == MPI_SUCCESS) rc = bindResult(staged, recvbuf, recvcount, type, element, false, &b->recv);
       return rc;
     };
     return dispatch(call, request, bind, native, ran_native);
@@ -660,9 +666,9 @@ int bindElements(StagedBuffers* staged, const void* base, MPI_Count elements, MP
   auto bind = [&](Bindings* b, StagedBuffers* staged, int, int rank) {
     const int64_t element = reduction.elementBytes();
     b->reduction = reduction;
-    if (call.in_place) return bindElements(staged, recvbuf, total, type, element, true, true, &b->recv);
-    int rc = bindElements(staged, sendbuf, total, type, element, true, false, &b->send);
-    if (rc == MPI_SUCCESS) rc = bindElements(staged, recvbuf, parts[rank], type, element, false, true, &b->recv);
+    if (call.in_place) return bindResult(staged, recvbuf, total, type, element, true, &b->recv);
+    int rc = bindOperand(staged, sendbuf, total, type, element, &b->send);
+    if (rc == MPI_SUCCESS) rc = bindResult(staged, recvbuf, parts[rank], type, element, false, &b->recv);
     return rc;
   };
   bool ran_native = false;

@@ -8,6 +8,11 @@
 // element is then one byte, the unit every rank agrees on whatever datatype it passes.
 // Reductions are the exception: their block is one element of the datatype (its signature bytes),
 // so that no span splits an element the op combines; MPI has every rank pass the same datatype.
+// Their buffers (engine.cc binds them, the replayer's layoutOf checks them): Send holds this
+// rank's operand (absent in place); Recv the result: allreduce the vector (in place: the operand
+// first); reduce the vector at the root only (nothing elsewhere: use Tmp); reduce_scatter_block
+// and reduce_scatter this rank's part, or in place every part (the operand), the result going to
+// its start.
 #pragma once
 
 #include <cstdint>
@@ -47,8 +52,8 @@ inline constexpr int64_t kShmMaxStage = (int64_t(1) << 24) - 1;
 struct Op {
   OpKind kind = OpKind::Copy;
   int peer = -1;   // Send/Recv: rank in the communicator; FlagSignal/FlagWait: the flag's owner
-  BlockSpan src;   // Send, Copy
-  BlockSpan dst;   // Recv, Copy
+  BlockSpan src;   // Send, Copy, Reduce
+  BlockSpan dst;   // Recv, Copy, Reduce
   int slot = 0;        // FlagSignal/FlagWait
   int64_t stage = 0;   // FlagSignal/FlagWait
   ReduceOrder order = ReduceOrder::SrcFirst;  // Reduce
@@ -107,7 +112,9 @@ struct BuildParams {
   int p = 1;             // communicator size
   int rank = 0;          // my rank
   int root = 0;          // bcast, reduce
-  int64_t count = 0;     // elements per block (allgather/alltoall) or of the vector (bcast, reductions)
+  // Elements per block (allgather/alltoall), of the vector (bcast; allreduce, reduce: a block being
+  // one element), of one rank's part (reduce_scatter_block) or of all parts (reduce_scatter).
+  int64_t count = 0;
   bool in_place = false; // MPI_IN_PLACE: my contribution already sits in the receive buffer
   // Reductions: false when the op is not commutative; the builder must then combine in rank
   // order (the registry's rankOrdered), or the engine does not run it for such an op.

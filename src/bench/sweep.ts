@@ -32,6 +32,11 @@ export const SIZE_BASIS: Record<CollectiveName, SizeBasisName> = {
   reduce_scatter: 'message',
 };
 
+/** What a size of `coll` is, in words ('per rank block', 'message', or '' for barrier). */
+export function sizeWords(coll: CollectiveName): string {
+  return { block: 'per rank block', message: 'message', none: '' }[SIZE_BASIS[coll]];
+}
+
 /**
  * `loop`: the slowest rank's mean time per call over back-to-back calls (OSU, IMB): throughput,
  * with calls overlapping where the algorithm lets them. `window`: one call from a common start

@@ -3,7 +3,7 @@
 import { formatBytes } from '../bench/stats';
 import type { EnginePrediction } from '../mpi/addon';
 import { addon } from '../mpi/native';
-import { SIZE_BASIS } from '../bench/sweep';
+import { SIZE_BASIS, sizeWords } from '../bench/sweep';
 import { blockIsElement, collectiveInfo, COLLECTIVES, type CollectiveName } from '../select/registry';
 import { evenCounts, type Schedule } from '../select/schedule';
 import { summarize, type ScheduleSummary } from '../select/summary';
@@ -94,7 +94,7 @@ export const explain: Command = {
       console.log(JSON.stringify(e, null, 2));
       return 0;
     }
-    const what = { block: 'per rank block', message: 'message', none: '' }[SIZE_BASIS[coll]];
+    const what = sizeWords(coll);
     console.log(`${coll} on ${e.np} ranks${what ? `, ${formatBytes(bytes)} ${what}` : ''}`);
     console.log(`chosen: ${e.chosen.algorithm} (${e.chosen.reason})\n`);
     const header = ['algorithm', 'predicted', 'rounds', 'msgs/rank', 'max bytes/rank', 'max distance', 'ALCD'];

@@ -106,7 +106,11 @@ function formatInfo(r: InfoReport): string {
     out.push('', `${s.title}:`, ...s.lines.map((l) => `  ${l}`));
   }
   out.push('', 'algorithms built:');
-  for (const c of COLLECTIVES) out.push(`  ${c.name.padEnd(10)} ${(r.algorithms[c.name] ?? []).join(', ')}`);
+  const width = Math.max(...COLLECTIVES.map((c) => c.name.length));
+  for (const c of COLLECTIVES) {
+    const built = r.algorithms[c.name] ?? [];
+    out.push(`  ${c.name.padEnd(width)} ${built.length ? built.join(', ') : '(none: the system MPI\'s own)'}`);
+  }
   return out.join('\n');
 }
 

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { validateSchema } from '../bench/json-schema';
 import { formatBytes } from '../bench/stats';
-import { SIZE_BASIS, type BenchReport } from '../bench/sweep';
+import { SIZE_BASIS, sizeWords, type BenchReport } from '../bench/sweep';
 import { suggestion } from '../config/closest';
 import { isProfilePath, loadProfile, profileNames, profilePath } from '../model/machine';
 import {
@@ -285,7 +285,7 @@ export const simulate: Command = {
         console.log(JSON.stringify(rows, null, 2));
         return 0;
       }
-      const what = { block: 'per rank block', message: 'message', none: '' }[SIZE_BASIS[coll]];
+      const what = sizeWords(coll);
       console.log(
         `${coll} on ${np} ranks, ${ppnFor(np)} per node${what ? `, ${formatBytes(bytes)} ${what}` : ''}; machine ${machineName}, ${model} model${rho !== undefined ? ` (rho ${rho})` : ''}\n`,
       );

@@ -78,7 +78,6 @@ interface Layout {
   recvBlocks: number;
 }
 
-
 /** Where a span's units live: the rank's own slots or its node's shared area. */
 interface Place {
   array: Float64Array;

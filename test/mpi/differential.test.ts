@@ -1,5 +1,5 @@
 // Differential testing (issue 17): test/c/differential.c under LD_PRELOAD=libtopocoll.so runs a
-// seeded random sequence of collectives (allgather, bcast, barrier, alltoall; blocking,
+// seeded random sequence of collectives (allgather, bcast, barrier, alltoall, allreduce; blocking,
 // nonblocking, batches; every communicator kind; datatypes that differ per rank with equal
 // signatures; MPI_IN_PLACE; sizes 0 B to 1 MiB) once with an algorithm forced per call and once
 // with `native`, and compares every byte of the receive buffers (gaps and guards included) and

@@ -3,6 +3,7 @@
 # algorithm forced; every rank checks what it received, and rank 0 prints the verdict.
 from mpi4py import MPI
 import array
+import os
 
 comm = MPI.COMM_WORLD
 rank, p = comm.Get_rank(), comm.Get_size()
@@ -40,6 +41,13 @@ for n in (0, 1, 7, 1000, 70000):
     comm.Ialltoall(send, recv).Wait()
     check(f'Ialltoall n={n}', recv, [q * 1000 + rank for q in range(p) for _ in range(n)])
 
+    mine = array.array('i', [rank + i for i in range(n)])
+    out = array.array('i', [0] * n)
+    comm.Allreduce(mine, out, op=MPI.SUM)
+    check(f'Allreduce n={n}', out, [sum(q + i for q in range(p)) for i in range(n)])
+    comm.Iallreduce(MPI.IN_PLACE, mine, op=MPI.MAX).Wait()
+    check(f'Iallreduce in place n={n}', mine, [p - 1 + i for i in range(n)])
+
 # Every other int of a strided buffer: a vector datatype, sent and received as such.
 n = 500
 vector = MPI.INT.Create_vector(n, 1, 2).Create_resized(0, 2 * n * 4).Commit()
@@ -58,6 +66,19 @@ buf = array.array('b', [5 if rank == 0 else 0] * 3000)
 comm.Ibcast(buf, root=0).Wait()
 check('Ibcast', buf, [5] * 3000)
 
+# A user-defined op that is not commutative: the left operand wins, so the reduction in rank
+# order is rank 0's vector. A forced ring refuses such an op (TOPOCOLL_FALLBACK=error): not run.
+def keep_left(inbuf, inoutbuf, datatype):
+    memoryview(inoutbuf).cast('B')[:] = memoryview(inbuf).cast('B')
+
+
+if os.environ.get('TOPOCOLL_ALLREDUCE_ALGORITHM') != 'ring':
+    left = MPI.Op.Create(keep_left, commute=False)
+    out = array.array('i', [0] * 100)
+    comm.Allreduce(array.array('i', [rank * 7 + i for i in range(100)]), out, op=left)
+    check('Allreduce, a user-defined op that is not commutative', out, range(100))
+    left.Free()
+check('allreduce (objects)', [comm.allreduce(rank, op=MPI.SUM)], [p * (p - 1) // 2])
 check('allgather (objects)', comm.allgather({'rank': rank}), [{'rank': q} for q in range(p)])
 check('bcast (objects)', [comm.bcast({'x': [1, 2, 3]} if rank == 0 else None, root=0)], [{'x': [1, 2, 3]}])
 check('alltoall (objects)', comm.alltoall([(rank, d) for d in range(p)]), [(q, rank) for q in range(p)])

@@ -37,8 +37,8 @@ int Reduction::resolve(MPI_Op op, MPI_Datatype type, Reduction* out) {
   Reduction r;
   r.element_bytes_ = size;
   if (reduce::isPredefinedOp(op)) {
-    // MPI defines the predefined ops on predefined types only (Open MPI refuses derived ones,
-    // MPICH accepts some): a derived type goes to the MPI, which does what it does.
+    // MPI defines the predefined ops on predefined types only (Open MPI 4.1 and MPICH 4.0 refuse
+    // derived ones with MPI_ERR_OP): a derived type goes to the MPI, which raises its error.
     if (combiner != MPI_COMBINER_NAMED) return MPI_SUCCESS;
     r.kernel_ = reduce::findKernel(op, type);
     if (r.kernel_ && size == r.kernel_.basic_bytes) r.path_ = Path::Kernel;

@@ -194,7 +194,7 @@ describe('what the hierarchical reductions are made of', () => {
     expect(ofKind(build('allreduce', 4, { count: 8, elementBytes: 4096, shmElements: 1 << 20 })[1], 'reduce')).toHaveLength(3);
   });
 
-  it('an op that is not commutative on interleaved nodes: recursive doubling over all ranks, said in the note', () => {
+  it('an op that is not commutative on interleaved nodes: a flat allreduce over all ranks, said in the note', () => {
     const nodes = [0, 1, 0, 1];
     const s = build('allreduce', 4, { nodes, count: 4, elementBytes: 4, shmElements: 1 << 20, commutative: false })[0];
     expect(s.shm).toBe('none');

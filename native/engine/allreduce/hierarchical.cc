@@ -10,8 +10,8 @@
 //
 // Rank order: a node combines its operands in rank order, and the leaders' algorithms combine the
 // nodes' in node order; where the nodes hold runs of consecutive ranks (by-slot placement) that
-// is rank order. Otherwise an op that is not commutative runs recursive doubling over all the
-// ranks (noted in the schedule), as does a data area too small for one element per rank.
+// is rank order. Otherwise an op that is not commutative runs a flat allreduce over all the ranks
+// (noted in the schedule), as does a data area too small for one element per rank.
 #include "../algorithm_registry.h"
 #include "../hierarchy/compose.h"
 #include "../shm/node_bcast.h"
@@ -26,25 +26,19 @@ constexpr int kBcastSlot = 2;
 constexpr int64_t kWholeBytes = 16384;
 constexpr int64_t kShortBytes = 2048;  // MPICH's MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE
 
-// The leaders' allreduce on the node results in their receive buffers: recursive doubling for
-// short vectors; for long ones Rabenseifner on power-of-two node counts and the ring on others
-// (the ring for commutative ops only).
-void appendLeadersAllreduce(Schedule* s, const BuildParams& bp, const Hierarchy& h) {
-  const int n = h.nodeCount();
-  BuildParams sub = bp;
-  sub.hierarchy = nullptr;
-  sub.shm_elements = 0;
-  sub.p = n;
-  sub.rank = h.nodeOf(bp.rank);
-  sub.in_place = true;
-  const int64_t bytes = bp.count * std::max<int64_t>(bp.element_bytes, 1);
-  const bool pow2 = (n & (n - 1)) == 0;
-  if (bytes < kShortBytes) appendFirstOnSubset(s, Collective::Allreduce, {"recursive_doubling", "reduce_scatter_allgather"}, sub, h.leaders());
-  else if (pow2 || !bp.commutative) appendFirstOnSubset(s, Collective::Allreduce, {"reduce_scatter_allgather", "recursive_doubling"}, sub, h.leaders());
-  else appendFirstOnSubset(s, Collective::Allreduce, {"ring", "reduce_scatter_allgather", "recursive_doubling"}, sub, h.leaders());
+// An allreduce of the registry among `members` (sub: p and rank as indices among them), chosen as
+// MPICH's defaults choose: recursive doubling for short vectors, Rabenseifner for long ones, but
+// the ring on a node count other than a power of two (where Rabenseifner's fold-in sends the
+// whole vector twice more) for an op that is commutative (the ring is not in rank order).
+void appendSubsetAllreduce(Schedule* s, const BuildParams& sub, const std::vector<int>& members) {
+  const int64_t bytes = sub.count * std::max<int64_t>(sub.element_bytes, 1);
+  const bool pow2 = (sub.p & (sub.p - 1)) == 0;
+  if (bytes < kShortBytes) appendFirstOnSubset(s, Collective::Allreduce, {"recursive_doubling", "reduce_scatter_allgather"}, sub, members);
+  else if (pow2 || !sub.commutative) appendFirstOnSubset(s, Collective::Allreduce, {"reduce_scatter_allgather", "recursive_doubling"}, sub, members);
+  else appendFirstOnSubset(s, Collective::Allreduce, {"ring", "reduce_scatter_allgather", "recursive_doubling"}, sub, members);
 }
 
-// Recursive doubling over every rank, without shared memory.
+// An allreduce over every rank, without shared memory.
 Schedule flatAllreduce(const BuildParams& bp, const char* why) {
   Schedule s;
   BuildParams sub = bp;
@@ -52,7 +46,7 @@ Schedule flatAllreduce(const BuildParams& bp, const char* why) {
   sub.shm_elements = 0;
   std::vector<int> all(bp.p);
   for (int r = 0; r < bp.p; ++r) all[r] = r;
-  appendFirstOnSubset(&s, Collective::Allreduce, {"recursive_doubling", "reduce_scatter_allgather"}, sub, all);
+  appendSubsetAllreduce(&s, sub, all);
   addNote(&s, why);
   return s;
 }
@@ -71,9 +65,9 @@ Schedule buildHierarchicalAllreduce(const BuildParams& bp) {
   Hierarchy storage;
   const Hierarchy& h = hierarchyOf(bp, &storage);
   if (!bp.commutative && !nodesAreRankRuns(h)) {
-    return flatAllreduce(bp, "the op is not commutative and the nodes are not runs of ranks: recursive doubling over all ranks");
+    return flatAllreduce(bp, "the op is not commutative and the nodes are not runs of ranks: a flat allreduce over all ranks");
   }
-  if (!nodeReduceFitsEveryNode(h, n, bp.shm_elements)) return flatAllreduce(bp, "no room in the shared data area for an element per rank: recursive doubling over all ranks");
+  if (!nodeReduceFitsEveryNode(h, n, bp.shm_elements)) return flatAllreduce(bp, "no room in the shared data area for an element per rank: a flat allreduce over all ranks");
 
   Schedule s;
   s.shm = ShmUse::Data;
@@ -98,7 +92,15 @@ Schedule buildHierarchicalAllreduce(const BuildParams& bp) {
   }
   if (!several_nodes) return s;
 
-  if (me == leader) appendLeadersAllreduce(&s, bp, h);
+  if (me == leader) {
+    BuildParams sub = bp;
+    sub.hierarchy = nullptr;
+    sub.shm_elements = 0;
+    sub.p = h.nodeCount();
+    sub.rank = node;
+    sub.in_place = true;  // the node's result is in the receive buffer
+    appendSubsetAllreduce(&s, sub, h.leaders());
+  }
   NodeBcastPlan bcast;
   bcast.source = leader;
   for (int r : members) {

@@ -136,20 +136,22 @@ describe('what the hierarchical reductions are made of', () => {
     }
   });
 
-  it('one node, short: one flag handoff, every rank combines the whole vector in rank order', () => {
+  it('one node, short (or of two ranks): one flag handoff, every rank combines the whole vector in rank order', () => {
     const s = build('allreduce', 3, { count: 5, elementBytes: 8, shmElements: 1 << 20 })[1];
     expect(s.rounds).toHaveLength(2);
     expect(ofKind(s, 'flag_wait').map((o) => o.peer)).toEqual([0, 2]);
     expect(ofKind(s, 'reduce').map((o) => o.src.buf)).toEqual(['send', 'shm']);
+    // Two ranks, 256 KiB: still whole (slices would take two handoffs and a copy out).
+    for (const rank of [0, 1]) expect(build('allreduce', 2, { count: 1 << 16, elementBytes: 4, shmElements: 1 << 20 })[rank].rounds).toHaveLength(2);
   });
 
   it('long vectors go through the area in chunks, alternating halves', () => {
-    const p = 2;
+    const p = 3;
     const count = 100;
-    const shmElements = 40; // 10 elements per slot and half
+    const shmElements = 60; // 10 elements per slot and half
     const s = build('allreduce', p, { count, elementBytes: 4096, shmElements })[0];
     const puts = ofKind(s, 'copy').filter((o) => o.dst.buf === 'shm');
-    expect(puts.map((o) => o.dst.first)).toEqual([0, 20, 0, 20, 0, 20, 0, 20, 0, 20]);
+    expect(puts.map((o) => o.dst.first)).toEqual([0, 30, 0, 30, 0, 30, 0, 30, 0, 30]);
     // Combining chunk 1 waits until rank 1 has put chunk 1 in (stage 4 x 1 + 1), which it does
     // only once done with chunk 0: the put of chunk 2 into chunk 0's half needs no wait of its own.
     const put = (t: number) => s.rounds.findIndex((r) => r.some((o) => o.kind === 'copy' && o.src.first === 10 * t && o.dst.buf === 'shm'));

@@ -175,11 +175,16 @@ export const DEFAULT_RULES: readonly Rule[] = [
   { collective: 'alltoall', algorithm: 'bruck', basis: 'block', maxBytes: 257, minRanks: 8, why: 'MPICH: blocks <= 256 B on 8 or more ranks' },
   { collective: 'alltoall', algorithm: 'isend_irecv', basis: 'block', maxBytes: 32769, why: 'MPICH: blocks <= 32 KiB' },
   { collective: 'alltoall', algorithm: 'pairwise', why: 'MPICH: long blocks (xor pairing on power-of-two sizes, shift otherwise)' },
-  { collective: 'allreduce', algorithm: 'native', maxRanks: 2, why: 'not measured yet: on 2 ranks every algorithm is one exchange, where the system MPI\'s own path is the shorter one for the other collectives' },
+  // Two ranks of one node (topocoll bench, 2026-11-26, load 1.3-1.6, two quiet launches per MPI; docs/benchmarks.md):
+  // one copy into shared memory each and one whole combination beat the MPIs' message exchanges.
+  { collective: 'allreduce', algorithm: 'native', basis: 'total', maxBytes: 64, maxRanks: 2, mpi: 'openmpi', why: 'measured (topocoll bench, 2 ranks, Open MPI 4.1, 2026-11-26, 2 launches): below 64 B Open MPI\'s exchange (0.37-0.40 us) beats one flag handoff through shared memory (0.41-0.46 us)' },
+  { collective: 'allreduce', algorithm: 'hierarchical', maxRanks: 2, why: 'measured (topocoll bench, 2 ranks, 2026-11-26, 2 launches per MPI): operands in shared memory, combined whole by each rank, 1.04-2.2x faster than Open MPI\'s allreduce from 64 B to 4 MiB and 1.0-2.6x than MPICH\'s from 8 B' },
   { collective: 'allreduce', algorithm: 'recursive_doubling', basis: 'total', maxBytes: 2049, why: 'MPICH: MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = 2048, recursive doubling up to 2 KiB' },
   // MPICH also keeps recursive doubling for fewer elements than pof2 (huge elements), which a
   // rule cannot say; Rabenseifner runs such calls correctly, its empty blocks skipped.
   { collective: 'allreduce', algorithm: 'reduce_scatter_allgather', why: 'MPICH: Rabenseifner (reduce-scatter + allgather) above 2 KiB' },
+  { collective: 'reduce', algorithm: 'native', basis: 'total', maxBytes: 512, maxRanks: 2, mpi: 'openmpi', why: 'measured (topocoll bench, 2 ranks, Open MPI 4.1, 2026-11-26, 2 launches): below 512 B Open MPI\'s reduce (0.09-0.19 us: the root does not wait for the data) beats one flag handoff (0.21-0.26 us)' },
+  { collective: 'reduce', algorithm: 'hierarchical', maxRanks: 2, why: 'measured (topocoll bench, 2 ranks, 2026-11-26, 2 launches per MPI): one copy into shared memory, combined by the root, 1.7-2.8x faster than Open MPI\'s reduce from 512 B to 4 MiB and 1.2-3.4x than MPICH\'s from 8 B' },
   { collective: 'reduce', algorithm: 'native', why: 'no reduce algorithm in the engine yet' },
   { collective: 'reduce_scatter_block', algorithm: 'native', why: 'no reduce_scatter_block algorithm in the engine yet' },
   { collective: 'reduce_scatter', algorithm: 'native', why: 'no reduce_scatter algorithm in the engine yet' },

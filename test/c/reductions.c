@@ -16,7 +16,7 @@
  *    non-commutative user op (composition of affine maps), and MPI_SUM on a resized vector of
  *    doubles (a predefined op on a derived type, which both MPIs refuse with MPI_ERR_OP: the
  *    library must hand it on and return the same error class);
- *  - large counts (65539 elements and 1 MiB) for a few of them;
+ *  - large counts (65539 elements and 1 MiB, or --large-bytes) for a few of them;
  *  - every other predefined type the library has loops for (the C integer types, MPI_AINT,
  *    MPI_OFFSET, MPI_COUNT, MPI_C_BOOL, MPI_BYTE, the C float and double complex types, the other
  *    pair types) with each op MPI defines on it, at 7 and 1024 elements, one algorithm per case
@@ -28,10 +28,11 @@
  * cannot run the call must fail on every rank, with no traffic: an op that is not commutative on
  * an algorithm that does not combine in rank order (ring), and a nonblocking call with a
  * user-defined op (the program may free the op while the call is pending).
- *   reductions [--collective allreduce|reduce] [--algorithm NAME] [--max-count N] [--require-topocoll]
+ *   reductions [--collective allreduce|reduce] [--algorithm NAME] [--max-count N] [--large-bytes B] [--require-topocoll]
  *     --collective: the collective (default: allreduce)
  *     --algorithm: only this algorithm (default: native, auto and every algorithm listed)
  *     --max-count: leave out cases above N elements (default: none)
+ *     --large-bytes: the largest vectors' bytes (default 1 MiB)
  * Rank 0 prints "algorithms <collective>: a,b,c" and "reductions: N cases on P ranks, F failures". */
 #include <dlfcn.h>
 #include <mpi.h>
@@ -76,6 +77,7 @@ typedef struct {
 } Case;
 
 static const char* g_coll = "allreduce";
+static long g_large_bytes = 1L << 20;
 static int g_reduce;
 static int g_rank, g_size, g_cases, g_failures;
 static MPI_Datatype g_matrix, g_affine, g_dvec;
@@ -432,7 +434,7 @@ static void everyCase(const char* algorithm, long max_count, int checked) {
     c.op = kinds[k].op ? *kinds[k].op : MPI_OP_NULL;
     for (size_t o = 0; !kinds[k].op && o < sizeof ops / sizeof ops[0]; o++)
       if (!strcmp(ops[o].name, c.op_name)) c.op = ops[o].op;
-    long counts[] = {0, 1, 7, 1024, 65539, (long)((1 << 20) / extentOf(&c))};
+    long counts[] = {0, 1, 7, 1024, 65539, (long)(g_large_bytes / (long)extentOf(&c))};
     for (int n = 0; n < 6; n++) {
       if ((n >= 4 && !kinds[k].large) || counts[n] > max_count) continue;
       c.count = counts[n];
@@ -534,9 +536,10 @@ int main(int argc, char** argv) {
     if (!strcmp(argv[i], "--max-count") && i + 1 < argc) max_count = atol(argv[++i]);
     else if (!strcmp(argv[i], "--collective") && i + 1 < argc) g_coll = argv[++i];
     else if (!strcmp(argv[i], "--algorithm") && i + 1 < argc) only = argv[++i];
+    else if (!strcmp(argv[i], "--large-bytes") && i + 1 < argc) g_large_bytes = atol(argv[++i]);
     else if (!strcmp(argv[i], "--require-topocoll")) require_topocoll = 1;
     else {
-      fprintf(stderr, "reductions: unknown argument \"%s\"; valid: --collective allreduce|reduce, --algorithm NAME, --max-count N, --require-topocoll\n",
+      fprintf(stderr, "reductions: unknown argument \"%s\"; valid: --collective allreduce|reduce, --algorithm NAME, --max-count N, --large-bytes B, --require-topocoll\n",
               argv[i]);
       MPI_Abort(MPI_COMM_WORLD, 2);
     }

@@ -115,6 +115,33 @@ describe('hierarchical reductions replay to the full reduction, race-free', () =
   );
 });
 
+describe('hierarchical allreduce with a leader per part on nodes of one size (lanes), replayed', () => {
+  it('p = 4..32 on nodes of 2, 3 and 4 ranks, one chunk and several, in place, non-commutative', async () => {
+    let checked = 0;
+    for (const p of [4, 6, 8, 9, 12, 16, 24, 32]) {
+      await yieldToWorker();
+      for (const k of [2, 3, 4]) {
+        if (p % k !== 0 || p === k) continue;
+        const nodes = range(0, p - 1).map((i) => Math.floor(i / k));
+        // 17 to 40 elements of 1 MiB (lanes from 16 MiB), in one chunk, in several, in many.
+        for (const [count, area] of [
+          [17, 'roomy'],
+          [40, { chunks: 3 }],
+          [33, { chunks: 9 }],
+        ] as const) {
+          for (const inPlace of [false, true]) {
+            for (const commutative of [true, false]) {
+              check('allreduce', p, nodes, undefined, { count, elementBytes: 1 << 20, area, inPlace, commutative });
+              checked++;
+            }
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+  }, 120_000);
+});
+
 const opsOf = (s: Schedule) => s.rounds.flat();
 const ofKind = <K extends ScheduleOp['kind']>(s: Schedule, kind: K) => opsOf(s).filter((o) => o.kind === kind) as Extract<ScheduleOp, { kind: K }>[];
 const messagePeers = (s: Schedule) => opsOf(s).flatMap((o) => (o.kind === 'send' || o.kind === 'recv' ? [o.peer] : []));
@@ -157,6 +184,24 @@ describe('what the hierarchical reductions are made of', () => {
     const put = (t: number) => s.rounds.findIndex((r) => r.some((o) => o.kind === 'copy' && o.src.first === 10 * t && o.dst.buf === 'shm'));
     expect(s.rounds[put(1) + 1]).toContainEqual({ kind: 'flag_wait', peer: 1, slot: 1, stage: 5 });
     expect(s.rounds[put(2)].filter((o) => o.kind === 'flag_wait')).toEqual([]);
+  });
+
+  it('several nodes of one size, long vectors: every rank leads its part of the vector among the same-index ranks of the other nodes', () => {
+    const nodes = [0, 0, 1, 1, 2, 2, 3, 3];
+    const count = 1 << 16; // of 256-byte elements: 16 MiB
+    const schedules = build('allreduce', 8, { nodes, count, elementBytes: 256, shmElements: 1 << 18 });
+    for (const [rank, s] of schedules.entries()) {
+      // The ring among the same-index ranks of the 4 nodes: neighbours 2 nodes away in ranks.
+      expect(new Set(messagePeers(s))).toEqual(new Set([(rank + 2) % 8, (rank + 6) % 8]));
+      // A lane moves its part of the vector: the first half for the nodes' first ranks, the second for the others.
+      const [lo, hi] = rank % 2 === 0 ? [0, count / 2] : [count / 2, count];
+      for (const o of opsOf(s)) {
+        const at = o.kind === 'send' ? o.src : o.kind === 'recv' ? o.dst : undefined;
+        if (at?.buf === 'recv') expect([at.first, at.first + at.count].every((e) => e >= lo && e <= hi)).toBe(true);
+      }
+    }
+    const result = verifyCollective('allreduce', 8, schedules, { nodes, shmElements: 1 << 18 });
+    expect(result.error).toBeUndefined();
   });
 
   it('reduce, short vectors in chunks: the root combines each chunk whole, puts nothing, and the other ranks wait for it to reuse a half', () => {

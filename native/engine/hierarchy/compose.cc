@@ -54,6 +54,31 @@ bool appendOnSubset(Schedule* out, Collective coll, const char* name, const Buil
   return true;
 }
 
+void appendMoved(Schedule* out, Schedule part, std::initializer_list<SpanMove> moves) {
+  int64_t tmp = part.tmp_blocks;
+  auto moved = [&](BlockSpan b) {
+    for (const SpanMove& m : moves) {
+      if (b.buf != m.from || b.buf == BufferId::None) continue;
+      b = span(m.to, b.first + m.offset, b.count);
+      if (b.buf == BufferId::Tmp) tmp = std::max(tmp, b.first + b.count);
+      break;
+    }
+    return b;
+  };
+  for (const SpanMove& m : moves) {
+    if (m.from == BufferId::Tmp && m.to == BufferId::Tmp) tmp = part.tmp_blocks + m.offset;
+  }
+  for (Round& round : part.rounds) {
+    for (Op& op : round.ops) {
+      op.src = moved(op.src);
+      op.dst = moved(op.dst);
+    }
+    out->rounds.push_back(std::move(round));
+  }
+  out->tmp_blocks = std::max(out->tmp_blocks, tmp);
+  addNote(out, part.note);
+}
+
 const char* appendFirstOnSubset(Schedule* out, Collective coll, std::initializer_list<const char*> names, const BuildParams& sub,
                                 const std::vector<int>& members, int64_t scale) {
   for (const char* name : names) {

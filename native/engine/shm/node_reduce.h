@@ -20,6 +20,12 @@
 //
 // Flags (one slot): a rank's flag holds 4t + 1 once its operand of chunk t is in, 4t + 2 once it
 // has combined its socket slice, 4t + 3 its node slice, 4t + 4 once it is done with chunk t.
+//
+// - scattered (for several leaders per node, one per part of the vector): the node's j-th rank
+//   gets the j-th of K parts of the result, combined as in the sliced reduction but straight into
+//   its `result` (no slot 0, no copy out, no socket level). A chunk then holds a piece of every
+//   part: each rank's slot is K pieces, so that a rank's pieces of all chunks make its whole part.
+//   appendNodeAllgather() brings the parts back to every rank.
 #pragma once
 
 #include <vector>
@@ -34,6 +40,7 @@ struct NodeReducePlan {
   std::vector<int> members;   // the node's ranks, ascending: their operands are combined in this order
   std::vector<int> group;     // per member: its socket group (numbered by first member); empty: no socket level
   int collector = -1;         // the member that gets the result; -1: every member
+  bool scatter = false;       // the j-th member gets the j-th part (nodePart()) of the result
   BlockSpan operand;          // my operand (the vector: Send, or Recv in place)
   BlockSpan result;           // where a collector puts the result (may be `operand`, in place)
   int64_t capacity = 0;       // elements the data area holds
@@ -58,5 +65,14 @@ std::vector<int> socketGroups(const Hierarchy& h, const std::vector<int>& member
 // Appends the rounds of rank `me`, a member. The plan must fit (nodeReduceFits) and the node
 // have two members or more.
 void appendNodeReduce(Schedule* s, int me, const NodeReducePlan& plan);
+
+// The j-th of `parts` parts of `n` elements: elements [first, first + count).
+BlockSpan nodePart(int64_t n, int j, int parts);
+
+// After a scattered reduction (`plan`, with `slot` a flag slot of its own): every member puts its
+// part of `result` into the area and reads the others' from it, in chunks alternating between the
+// two halves (flags: 2u + 1 once a rank's piece of chunk u is in, 2u + 2 once it has read chunk u).
+// It first waits until every member is done with the reduction.
+void appendNodeAllgather(Schedule* s, int me, const NodeReducePlan& plan, int slot);
 
 }  // namespace topocoll

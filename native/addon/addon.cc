@@ -3,6 +3,8 @@
 #include <climits>
 #include <vector>
 
+#include "algorithm_registry.h"
+
 namespace topocoll::addon {
 
 void throwMpiError(Napi::Env env, int code, const char* what) {
@@ -95,6 +97,12 @@ int64_t intArg(const Napi::Value& value, const char* name, int64_t min, int64_t 
                         std::to_string(max) + "]");
   }
   return v;
+}
+
+generated::Collective collectiveArg(const Napi::Value& v) {
+  Collective coll;
+  if (!v.IsString() || !collectiveByName(v.As<Napi::String>().Utf8Value(), &coll)) throwType(v.Env(), "collective must be one of: " + collectiveNames());
+  return coll;
 }
 
 static std::vector<MPI_Comm>& commTable() {

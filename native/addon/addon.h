@@ -10,6 +10,8 @@
 
 #include "schedule.h"
 
+#include "generated/registry.h"
+
 namespace topocoll::addon {
 
 // Throws a JS MpiError (an Error with .mpiErrorClass and .mpiErrorString) for an MPI error code.
@@ -31,6 +33,8 @@ struct BufferView {
 
 // Converts `value` (argument `name` of the calling function) or throws a TypeError.
 BufferView bufferArg(const Napi::Value& value, const char* name);
+// A collective of the registry by name, or a TypeError naming them all.
+generated::Collective collectiveArg(const Napi::Value& value);
 // Converts a whole-number argument within [min, max] or throws.
 int64_t intArg(const Napi::Value& value, const char* name, int64_t min, int64_t max);
 

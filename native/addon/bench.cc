@@ -29,25 +29,16 @@
 #include "algorithm_registry.h"
 #include "config.h"
 #include "engine.h"
+#include "generated/collective_calls.h"
 #include "override.h"
 #include "rules.h"
 
 namespace topocoll::addon {
 namespace {
 
-Collective benchCollectiveArg(const Napi::Value& v) {
-  Collective coll;
-  if (!v.IsString() || !collectiveByName(v.As<Napi::String>().Utf8Value(), &coll)) {
-    std::string names;
-    for (int c = 0; c < generated::kCollectiveCount; ++c) names += std::string(c ? ", " : "") + generated::kCollectives[c].name;
-    throwType(v.Env(), "collective must be one of: " + names);
-  }
-  return coll;
-}
-
 Napi::Value SetAlgorithm(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Collective coll = benchCollectiveArg(info[0]);
+  Collective coll = collectiveArg(info[0]);
   int algorithm = kAlgorithmAuto;
   if (!info[1].IsNull() && !info[1].IsUndefined()) {
     if (!info[1].IsString()) throwType(env, "setAlgorithm: name must be a string or null");
@@ -67,7 +58,7 @@ Napi::Value SetAlgorithm(const Napi::CallbackInfo& info) {
 
 Napi::Value GetAlgorithm(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Collective coll = benchCollectiveArg(info[0]);
+  Collective coll = collectiveArg(info[0]);
   int a = override_algorithm::forced(coll);
   if (a == kAlgorithmAuto) return env.Null();
   return Napi::String::New(env, a == kAlgorithmNative ? "native" : algorithmName(coll, a));
@@ -75,7 +66,7 @@ Napi::Value GetAlgorithm(const Napi::CallbackInfo& info) {
 
 Napi::Value TakeFallback(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  std::string why = override_algorithm::takeFallback(benchCollectiveArg(info[0]));
+  std::string why = override_algorithm::takeFallback(collectiveArg(info[0]));
   if (why.empty()) return env.Null();
   return Napi::String::New(env, why);
 }
@@ -99,121 +90,79 @@ unsigned char pattern(int src, int dst, int64_t offset, int round) {
   return static_cast<unsigned char>(src * 131 + dst * 31 + offset * 7 + round * 13 + 1);
 }
 
-struct Shape {
-  int64_t send_bytes = 0, recv_bytes = 0;
+int64_t blocksOf(generated::Blocks blocks, int p) {
+  return blocks == generated::Blocks::PerRank ? p : blocks == generated::Blocks::One ? 1 : 0;
+}
+
+// Bytes of a rank's send and receive buffers for `bytes` as the bench states them (one rank's
+// block, or the message), from the collective's descriptor.
+struct BufferBytes {
+  int64_t send = 0, recv = 0;
 };
 
-// Reductions are benchmarked as MPI_SUM of floats (OSU's choice): `bytes` / 4 of them, the
-// message (reduce_scatter_block: each rank's part; reduce_scatter: the parts split evenly).
-constexpr int64_t kFloat = sizeof(float);
-
-// reduce_scatter's parts of `elements` floats: as even as possible, the first ones larger.
-std::vector<int> evenCounts(int64_t elements, int p) {
-  std::vector<int> counts(p);
-  for (int r = 0; r < p; ++r) counts[r] = static_cast<int>(elements / p + (r < elements % p ? 1 : 0));
-  return counts;
+BufferBytes bufferBytes(Collective coll, int p, int64_t bytes) {
+  const auto& entry = collectiveEntry(coll);
+  return {blocksOf(entry.send_blocks, p) * bytes, blocksOf(entry.recv_blocks, p) * bytes};
 }
 
-Shape shapeOf(Collective coll, int p, int64_t bytes) {
-  const int64_t floats = bytes / kFloat * kFloat;
-  switch (coll) {
-    case Collective::Allgather: return {bytes, bytes * p};
-    case Collective::Alltoall: return {bytes * p, bytes * p};
-    case Collective::Bcast: return {0, bytes};
-    case Collective::Allreduce:
-    case Collective::Reduce: return {floats, floats};
-    case Collective::ReduceScatterBlock: return {floats * p, floats};
-    case Collective::ReduceScatter: return {floats, floats};  // rank 0's part is the largest
-    default: return {0, 0};
+// A call of `bytes` bytes on the pools' slots. Reductions combine bytes with MPI_BOR (valid on
+// MPI_BYTE; a per-byte kernel like any predefined one); a counts array gives every rank `bytes`.
+struct BenchCall {
+  CollectiveArgs args;
+  std::vector<int> counts;
+  BenchCall(Collective coll, MPI_Comm comm, int p, int64_t bytes, int root, unsigned char* send, unsigned char* recv) {
+    args.sendbuf = send;
+    args.recvbuf = recv;
+    args.sendcount = args.count = bytes;
+    args.sendtype = args.type = MPI_BYTE;
+    args.root = root;
+    args.comm = comm;
+    if (collectiveEntry(coll).reducing) args.op = MPI_BOR;
+    counts.assign(p, static_cast<int>(bytes));
+    args.counts = counts.data();
   }
+};
+
+// One call through the engine; `native` calls the system MPI's own collective directly: the
+// baseline of a benchmark must not carry the engine's per-call cost (selection, state lookup),
+// which auto and our algorithms pay.
+int runOnce(Collective coll, const CollectiveArgs& args) {
+  if (override_algorithm::forced(coll) == kAlgorithmNative) return systemCall(coll, args);
+  return engineCall(coll, args);
 }
 
-// The system MPI's own collective, called directly: the baseline `native` of a benchmark must not
-// carry the engine's per-call cost (selection, state lookup), which auto and our algorithms pay.
-int runSystem(Collective coll, MPI_Comm comm, int bytes, int root, unsigned char* send, unsigned char* recv) {
-  const int floats = bytes / static_cast<int>(kFloat);
-  switch (coll) {
-    case Collective::Allreduce: return PMPI_Allreduce(send, recv, floats, MPI_FLOAT, MPI_SUM, comm);
-    case Collective::Reduce: return PMPI_Reduce(send, recv, floats, MPI_FLOAT, MPI_SUM, root, comm);
-    case Collective::ReduceScatterBlock: return PMPI_Reduce_scatter_block(send, recv, floats, MPI_FLOAT, MPI_SUM, comm);
-    case Collective::ReduceScatter: return PMPI_Reduce_scatter(send, recv, evenCounts(floats, commSizeOf(comm)).data(), MPI_FLOAT, MPI_SUM, comm);
-    case Collective::Allgather: return PMPI_Allgather(send, bytes, MPI_BYTE, recv, bytes, MPI_BYTE, comm);
-    case Collective::Alltoall: return PMPI_Alltoall(send, bytes, MPI_BYTE, recv, bytes, MPI_BYTE, comm);
-    case Collective::Bcast: return PMPI_Bcast(recv, bytes, MPI_BYTE, root, comm);
-    case Collective::Barrier: return PMPI_Barrier(comm);
-    default: return MPI_ERR_OTHER;
-  }
-}
-
-int runOnce(Collective coll, MPI_Comm comm, int64_t bytes, int root, unsigned char* send, unsigned char* recv) {
-  if (override_algorithm::forced(coll) == kAlgorithmNative) return runSystem(coll, comm, static_cast<int>(bytes), root, send, recv);
-  const int64_t floats = bytes / kFloat;
-  switch (coll) {
-    case Collective::Allreduce: return engine::allreduce(send, recv, floats, MPI_FLOAT, MPI_SUM, comm);
-    case Collective::Reduce: return engine::reduce(send, recv, floats, MPI_FLOAT, MPI_SUM, root, comm);
-    case Collective::ReduceScatterBlock: return engine::reduceScatterBlock(send, recv, floats, MPI_FLOAT, MPI_SUM, comm);
-    case Collective::ReduceScatter: return engine::reduceScatter(send, recv, evenCounts(floats, commSizeOf(comm)).data(), MPI_FLOAT, MPI_SUM, comm);
-    case Collective::Allgather: return engine::allgather(send, bytes, MPI_BYTE, recv, bytes, MPI_BYTE, comm);
-    case Collective::Alltoall: return engine::alltoall(send, bytes, MPI_BYTE, recv, bytes, MPI_BYTE, comm);
-    case Collective::Bcast: return engine::bcast(recv, bytes, MPI_BYTE, root, comm);
-    case Collective::Barrier: return engine::barrier(comm);
-    default: return MPI_ERR_OTHER;
-  }
-}
-
-// One checked call: every byte received is the one its sender put there. Returns mismatches.
+// One checked call: every byte received is the one its sender put there (a reduction: the OR of
+// every rank's). Returns mismatches.
 int64_t checkedCall(Napi::Env env, Collective coll, MPI_Comm comm, int p, int rank, int64_t bytes, int root, int round,
                     unsigned char* send, unsigned char* recv) {
-  Shape s = shapeOf(coll, p, bytes);
-  std::memset(recv, 0, s.recv_bytes);
-  if (coll == Collective::Allgather) {
-    for (int64_t i = 0; i < bytes; ++i) send[i] = pattern(rank, 0, i, round);
-  } else if (coll == Collective::Alltoall) {
-    for (int d = 0; d < p; ++d)
-      for (int64_t i = 0; i < bytes; ++i) send[d * bytes + i] = pattern(rank, d, i, round);
-  } else if (coll == Collective::Bcast && rank == root) {
+  const auto& entry = collectiveEntry(coll);
+  // Send block d goes to rank d when the send side holds p blocks (alltoall), to every rank when one.
+  const bool personal = entry.send_blocks == generated::Blocks::PerRank;
+  BufferBytes s = bufferBytes(coll, p, bytes);
+  std::memset(recv, 0, s.recv);
+  for (int64_t d = 0; d < blocksOf(entry.send_blocks, p); ++d)
+    for (int64_t i = 0; i < bytes; ++i) send[d * bytes + i] = pattern(rank, personal ? static_cast<int>(d) : 0, i, round);
+  // A rooted collective without a send buffer (bcast) takes the root's.
+  if (entry.send_blocks == generated::Blocks::None && entry.rooted && rank == root)
     for (int64_t i = 0; i < bytes; ++i) recv[i] = pattern(root, 0, i, round);
-  }
-  // Reductions: small whole numbers, whose float sums are exact in any order.
-  auto operand = [&](int r, int64_t i) { return static_cast<float>((r * 3 + i + round) % 7); };
-  auto sum = [&](int64_t i) {
-    float s = 0;
-    for (int r = 0; r < p; ++r) s += operand(r, i);
-    return s;
-  };
-  const int64_t sent_floats = s.send_bytes / kFloat;
-  if (coll == Collective::Allreduce || coll == Collective::Reduce || coll == Collective::ReduceScatterBlock ||
-      coll == Collective::ReduceScatter) {
-    for (int64_t i = 0; i < sent_floats; ++i) {
-      const float v = operand(rank, i);
-      std::memcpy(send + i * kFloat, &v, sizeof v);
+  BenchCall call(coll, comm, p, bytes, root, send, recv);
+  check(env, runOnce(coll, call.args), "benchCollective");
+  if (entry.reducing && entry.rooted && rank != root) return 0;  // only the root receives
+  // What block b of recv holds: the block rank b sent here, the root's vector, or the OR of
+  // every rank's block for this rank.
+  auto expected = [&](int64_t b, int64_t i) -> unsigned char {
+    const int dst = personal ? rank : 0;
+    if (entry.reducing) {
+      unsigned char v = 0;
+      for (int r = 0; r < p; ++r) v |= pattern(r, dst, i, round);
+      return v;
     }
-  }
-  check(env, runOnce(coll, comm, bytes, root, send, recv), "benchCollective");
+    if (entry.send_blocks == generated::Blocks::None) return pattern(root, 0, i, round);
+    return pattern(static_cast<int>(b), dst, i, round);
+  };
   int64_t wrong = 0;
-  // The part of the summed vector this rank holds: [first, first + n).
-  int64_t first = 0, n = 0;
-  if (coll == Collective::Allreduce || (coll == Collective::Reduce && rank == root)) n = sent_floats;
-  if (coll == Collective::ReduceScatterBlock) first = rank * (n = s.recv_bytes / kFloat);
-  if (coll == Collective::ReduceScatter) {
-    std::vector<int> counts = evenCounts(sent_floats, p);
-    for (int r = 0; r < rank; ++r) first += counts[r];
-    n = counts[rank];
-  }
-  for (int64_t i = 0; i < n; ++i) {
-    float v;
-    std::memcpy(&v, recv + i * kFloat, sizeof v);
-    wrong += v != sum(first + i);
-  }
-  if (coll == Collective::Allgather) {
-    for (int r = 0; r < p; ++r)
-      for (int64_t i = 0; i < bytes; ++i) wrong += recv[r * bytes + i] != pattern(r, 0, i, round);
-  } else if (coll == Collective::Alltoall) {
-    for (int r = 0; r < p; ++r)
-      for (int64_t i = 0; i < bytes; ++i) wrong += recv[r * bytes + i] != pattern(r, rank, i, round);
-  } else if (coll == Collective::Bcast) {
-    for (int64_t i = 0; i < bytes; ++i) wrong += recv[i] != pattern(root, 0, i, round);
-  }
+  for (int64_t b = 0; b < blocksOf(entry.recv_blocks, p); ++b)
+    for (int64_t i = 0; i < bytes; ++i) wrong += recv[b * bytes + i] != expected(b, i);
   return wrong;
 }
 
@@ -344,7 +293,7 @@ double numberOption(const Napi::Object& o, const char* key, double fallback) {
 Napi::Value BenchCollective(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   MPI_Comm comm = commArg(info[0]);
-  Collective coll = benchCollectiveArg(info[1]);
+  Collective coll = collectiveArg(info[1]);
   int64_t bytes = intArg(info[2], "bytes", 0, INT_MAX);
   Napi::Object opt = info[3].IsObject() ? info[3].As<Napi::Object>() : Napi::Object::New(env);
   int64_t iterations = static_cast<int64_t>(numberOption(opt, "iterations", 0));
@@ -362,23 +311,26 @@ Napi::Value BenchCollective(const Napi::CallbackInfo& info) {
   const int p = commSizeOf(comm), rank = commRankOf(comm);
   int root = static_cast<int>(numberOption(opt, "root", 0));
   if (root >= p) throwRange(env, "benchCollective: root " + std::to_string(root) + " is not a rank of the communicator");
-  if (coll == Collective::Barrier) bytes = 0;
+  if (collectiveEntry(coll).shape == Shape::None) bytes = 0;
 
-  Shape shape = shapeOf(coll, p, bytes);
-  if (shape.recv_bytes > (int64_t{1} << 34)) throwRange(env, "benchCollective: more than 16 GiB per call; use fewer ranks or smaller sizes");
+  BufferBytes buffers = bufferBytes(coll, p, bytes);
+  if (buffers.recv > (int64_t{1} << 34)) throwRange(env, "benchCollective: more than 16 GiB per call; use fewer ranks or smaller sizes");
   // Slots 64-byte aligned and disjoint; as many as fit in rotateBytes (at least one).
-  int64_t send_stride = roundUp(std::max<int64_t>(shape.send_bytes, 1), 64);
-  int64_t recv_stride = roundUp(std::max<int64_t>(shape.recv_bytes, 1), 64);
+  int64_t send_stride = roundUp(std::max<int64_t>(buffers.send, 1), 64);
+  int64_t recv_stride = roundUp(std::max<int64_t>(buffers.recv, 1), 64);
   int64_t slots = std::max<int64_t>(1, std::min(rotate_bytes / send_stride, rotate_bytes / recv_stride));
-  if (shape.send_bytes == 0) slots = std::max<int64_t>(1, rotate_bytes / recv_stride);
-  if (shape.recv_bytes == 0) slots = 1;
+  if (buffers.send == 0) slots = std::max<int64_t>(1, rotate_bytes / recv_stride);
+  if (buffers.recv == 0) slots = 1;
   auto& send_pool = sendPool();
   auto& recv_pool = recvPool();
   if (static_cast<int64_t>(send_pool.size()) < slots * send_stride) send_pool.resize(slots * send_stride, 0);
   if (static_cast<int64_t>(recv_pool.size()) < slots * recv_stride) recv_pool.resize(slots * recv_stride, 0);
+  BenchCall bench_call(coll, comm, p, bytes, root, nullptr, nullptr);
   auto call = [&](int64_t i) {
     int64_t slot = i % slots;
-    return runOnce(coll, comm, bytes, root, send_pool.data() + slot * send_stride, recv_pool.data() + slot * recv_stride);
+    bench_call.args.sendbuf = send_pool.data() + slot * send_stride;
+    bench_call.args.recvbuf = recv_pool.data() + slot * recv_stride;
+    return runOnce(coll, bench_call.args);
   };
 
   int64_t errors = 0;

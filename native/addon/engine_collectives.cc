@@ -1,9 +1,14 @@
-// The collectives the engine implements. Arguments: (comm, sendbuf | null for in-place,
-// recvbuf[, root], nonblocking). A nonblocking call returns a NativeRequest.
+// The collectives the engine implements, one export per collective of the registry, their
+// arguments read by the collective's descriptor: (comm[, sendbuf | null for in-place, recvbuf |
+// buffer][, root], nonblocking). A nonblocking call returns a NativeRequest. The reductions' Node
+// API stays with the system MPI (mpi_collectives.cc), which also handles JS-defined ops.
+#include <cstdint>
 #include <string>
 
 #include "addon.h"
+#include "algorithm_registry.h"
 #include "engine.h"
+#include "generated/collective_calls.h"
 #include "mpi_binding.h"
 #include "request.h"
 
@@ -26,62 +31,66 @@ void sameElementType(Napi::Env env, const BufferView& a, const BufferView& b) {
   if (a.type != b.type) throwType(env, "sendbuf and recvbuf must have the same element type");
 }
 
-// allgather and alltoall share a shape: p blocks of n elements in recvbuf, n (allgather) or
-// p * n (alltoall) in sendbuf.
-Napi::Value blockCollective(const Napi::CallbackInfo& info, bool alltoall) {
-  Napi::Env env = info.Env();
-  const char* what = alltoall ? "alltoall" : "allgather";
-  MPI_Comm comm = commArg(info[0]);
-  BufferView recv = bufferArg(info[2], "recvbuf");
-  bool nonblocking = info[3].ToBoolean();
-  int p = commSizeOf(comm);
-  bool in_place = info[1].IsNull() || info[1].IsUndefined();
+// A block collective's buffers: p blocks of n elements in recvbuf; in sendbuf one block
+// (allgather) or p (alltoall), as the descriptor says.
+void blockBuffers(Napi::Env env, const generated::CollectiveEntry& entry, const Napi::Value& sendArg, const Napi::Value& recvArg,
+                  CollectiveArgs* a) {
+  const char* what = entry.name;
+  const bool sends_all = entry.send_blocks == generated::Blocks::PerRank;
+  BufferView recv = bufferArg(recvArg, "recvbuf");
+  int p = commSizeOf(a->comm);
+  bool in_place = sendArg.IsNull() || sendArg.IsUndefined();
   BufferView send;
   MPI_Count n;
   if (in_place) {
     if (recv.count % p != 0) throwRange(env, std::string(what) + ": in place, recvbuf length must be a multiple of the communicator size");
     n = recv.count / p;
   } else {
-    send = bufferArg(info[1], "sendbuf");
+    send = bufferArg(sendArg, "sendbuf");
     sameElementType(env, send, recv);
-    if (alltoall && send.count % p != 0) throwRange(env, "alltoall: sendbuf length must be a multiple of the communicator size");
-    n = alltoall ? send.count / p : send.count;
+    if (sends_all && send.count % p != 0) throwRange(env, std::string(what) + ": sendbuf length must be a multiple of the communicator size");
+    n = sends_all ? send.count / p : send.count;
     if (recv.count < n * p) {
       throwRange(env, std::string(what) + ": recvbuf holds " + std::to_string(recv.count) + " elements, needs " + std::to_string(n * p));
     }
   }
-  const void* sendbuf = in_place ? MPI_IN_PLACE : send.data;
-  return complete(env, nonblocking, what, [&](engine::RequestOut r) {
-    return alltoall ? engine::alltoall(sendbuf, n, recv.type, recv.data, n, recv.type, comm, r)
-                    : engine::allgather(sendbuf, n, recv.type, recv.data, n, recv.type, comm, r);
-  });
+  a->sendbuf = in_place ? MPI_IN_PLACE : send.data;
+  a->sendcount = a->count = n;
+  a->sendtype = a->type = recv.type;
+  a->recvbuf = recv.data;
 }
 
-Napi::Value Allgather(const Napi::CallbackInfo& info) { return blockCollective(info, false); }
-Napi::Value Alltoall(const Napi::CallbackInfo& info) { return blockCollective(info, true); }
-
-Napi::Value Bcast(const Napi::CallbackInfo& info) {
+Napi::Value EngineCollective(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MPI_Comm comm = commArg(info[0]);
-  int root = rootArg(info[2], comm);  // first, as in every rooted call of the system MPI
-  BufferView buf = bufferArg(info[1], "buffer");
-  return complete(env, info[3].ToBoolean(), "bcast",
-                  [&](engine::RequestOut r) { return engine::bcast(buf.data, buf.count, buf.type, root, comm, r); });
-}
-
-Napi::Value Barrier(const Napi::CallbackInfo& info) {
-  MPI_Comm comm = commArg(info[0]);
-  return complete(info.Env(), info[1].ToBoolean(), "barrier", [&](engine::RequestOut r) { return engine::barrier(comm, r); });
+  const auto coll = static_cast<Collective>(reinterpret_cast<intptr_t>(info.Data()));
+  const generated::CollectiveEntry& entry = collectiveEntry(coll);
+  CollectiveArgs a;
+  a.comm = commArg(info[0]);
+  // Buffer arguments: none (barrier), the send and receive buffers (a block collective), or the
+  // one buffer of a rooted vector (bcast).
+  const size_t buffers = entry.shape == Shape::None ? 0 : entry.shape == Shape::Block ? 2 : 1;
+  if (entry.rooted) a.root = rootArg(info[1 + buffers], a.comm);  // first, as in every rooted call of the system MPI
+  if (buffers == 2) {
+    blockBuffers(env, entry, info[1], info[2], &a);
+  } else if (buffers == 1) {
+    BufferView buf = bufferArg(info[1], "buffer");
+    a.recvbuf = buf.data;
+    a.count = buf.count;
+    a.type = buf.type;
+  }
+  const bool nonblocking = info[1 + buffers + (entry.rooted ? 1 : 0)].ToBoolean();
+  return complete(env, nonblocking, entry.name, [&](engine::RequestOut r) { return engineCall(coll, a, r); });
 }
 
 }  // namespace
 
 void initCollectives(Napi::Env env, Napi::Object exports) {
   RequestWrap::Init(env, exports);
-  exports.Set("allgather", Napi::Function::New(env, Allgather));
-  exports.Set("alltoall", Napi::Function::New(env, Alltoall));
-  exports.Set("bcast", Napi::Function::New(env, Bcast));
-  exports.Set("barrier", Napi::Function::New(env, Barrier));
+  for (int c = 0; c < generated::kCollectiveCount; ++c) {
+    const generated::CollectiveEntry& entry = generated::kCollectives[c];
+    if (entry.reducing) continue;
+    exports.Set(entry.name, Napi::Function::New(env, EngineCollective, entry.name, reinterpret_cast<void*>(static_cast<intptr_t>(c))));
+  }
 }
 
 }  // namespace topocoll::addon

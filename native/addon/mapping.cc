@@ -134,9 +134,7 @@ Napi::Object mappingObject(Napi::Env env, const mapping::RankMapping& m) {
 // other registered algorithm from its schedules for all ranks.
 Napi::Value InformationGraph(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Collective coll;
-  if (!info[0].IsString() || !collectiveByName(info[0].As<Napi::String>().Utf8Value(), &coll))
-    throwType(env, "collective must be one of: allgather, bcast, barrier, alltoall");
+  const Collective coll = collectiveArg(info[0]);
   if (!info[1].IsString()) throwType(env, "algorithm must be a string");
   const std::string name = info[1].As<Napi::String>().Utf8Value();
   const int algorithm = algorithmIndex(coll, name);

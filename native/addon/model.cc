@@ -16,14 +16,6 @@
 namespace topocoll::addon {
 namespace {
 
-Collective collectiveOf(const Napi::Value& v) {
-  Collective coll;
-  if (!v.IsString() || !collectiveByName(v.As<Napi::String>().Utf8Value(), &coll)) {
-    throwType(v.Env(), "collective must be one of: " + collectiveNames());
-  }
-  return coll;
-}
-
 int algorithmOf(Collective coll, const Napi::Value& v) {
   if (!v.IsString()) throwType(v.Env(), "algorithm must be a string");
   int index = algorithmIndex(coll, v.As<Napi::String>().Utf8Value());
@@ -77,7 +69,7 @@ Hierarchy hierarchyOf(const std::vector<int>& nodes, int rank) {
 // flagSlot?, flagStage?}.
 Napi::Value CompiledSchedule(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Collective coll = collectiveOf(info[0]);
+  Collective coll = collectiveArg(info[0]);
   int algorithm = algorithmOf(coll, info[1]);
   int p = static_cast<int>(intArg(info[2], "p", 1, 1 << 24));
   int rank = static_cast<int>(intArg(info[3], "rank", 0, p - 1));
@@ -133,7 +125,7 @@ model::LinkCost linkArg(Napi::Env env, const Napi::Value& v, const char* name) {
 // override the defaults (the topology file's levels are not used here: no MPI job).
 Napi::Value PredictAlgorithms(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Collective coll = collectiveOf(info[0]);
+  Collective coll = collectiveArg(info[0]);
   int p = static_cast<int>(intArg(info[1], "p", 1, 1 << 24));
   ModelOptions o;
   optionsOf(env, info[2], p, &o);
@@ -207,7 +199,7 @@ double numberArg(Napi::Env env, const Napi::Object& o, const char* key) {
 // seconds per round entered), blockBytes}.
 Napi::Value SimulateHockney(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Collective coll = collectiveOf(info[0]);
+  Collective coll = collectiveArg(info[0]);
   int algorithm = algorithmOf(coll, info[1]);
   int p = static_cast<int>(intArg(info[2], "p", 1, 1 << 24));
   ModelOptions o;

@@ -9,14 +9,6 @@
 namespace topocoll::addon {
 namespace {
 
-Collective collectiveArg(const Napi::Value& v) {
-  Collective coll;
-  if (!v.IsString() || !collectiveByName(v.As<Napi::String>().Utf8Value(), &coll)) {
-    throwType(v.Env(), "collective must be one of: " + collectiveNames());
-  }
-  return coll;
-}
-
 int algorithmArg(Collective coll, const Napi::Value& v) {
   if (!v.IsString()) throwType(v.Env(), "algorithm must be a string");
   int index = algorithmIndex(coll, v.As<Napi::String>().Utf8Value());

@@ -40,10 +40,6 @@ AlgorithmRegistration::AlgorithmRegistration(Collective coll, const char* name, 
   slot.registrations++;
 }
 
-const generated::CollectiveEntry& collectiveEntry(Collective coll) {
-  return generated::kCollectives[static_cast<int>(coll)];
-}
-
 int algorithmIndex(Collective coll, const std::string& name) {
   const auto& entry = collectiveEntry(coll);
   for (int i = 0; i < entry.algorithm_count; ++i) {
@@ -68,7 +64,7 @@ bool collectiveByName(const std::string& name, Collective* out) {
 
 std::string collectiveNames() {
   std::string names;
-  for (const auto& c : generated::kCollectives) names += std::string(names.empty() ? "" : ", ") + c.name;
+  for (int c = 0; c < generated::kCollectiveCount; ++c) names += std::string(c ? ", " : "") + generated::kCollectives[c].name;
   return names;
 }
 

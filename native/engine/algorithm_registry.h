@@ -11,6 +11,7 @@
 namespace topocoll {
 
 using generated::Collective;
+using generated::Shape;
 
 struct AlgorithmRegistration {
   AlgorithmRegistration(Collective coll, const char* name, ScheduleBuilder build);
@@ -20,14 +21,15 @@ struct AlgorithmRegistration {
   static const ::topocoll::AlgorithmRegistration topocoll_registration_##builder{            \
       ::topocoll::Collective::coll, name, builder}
 
-const generated::CollectiveEntry& collectiveEntry(Collective coll);
+// Inline: read on every call that runs through the engine.
+inline const generated::CollectiveEntry& collectiveEntry(Collective coll) { return generated::kCollectives[static_cast<int>(coll)]; }
 // Index of `name` among the collective's algorithms, or -1.
 int algorithmIndex(Collective coll, const std::string& name);
 const char* algorithmName(Collective coll, int index);
 ScheduleBuilder findBuilder(Collective coll, int index);
 // Collective by its registry name ("allgather"), false if unknown.
 bool collectiveByName(const std::string& name, Collective* out);
-// "allgather, bcast, ...": the registry's collectives, for messages naming the valid choices.
+// The registry's collectives, "allgather, bcast, ...", for messages naming the valid choices.
 std::string collectiveNames();
 // Empty when every registry name has exactly one builder; otherwise what is wrong.
 std::string checkRegistry();

@@ -10,10 +10,10 @@ int g_next_serial = 0;
 
 }  // namespace
 
-int CommState::createKeyval() {
+int CommState::createKeyval(int thread_level) {
   if (g_keyval != MPI_KEYVAL_INVALID) return MPI_SUCCESS;
-  int provided = MPI_THREAD_SINGLE;
-  PMPI_Query_thread(&provided);
+  int provided = thread_level;
+  if (provided < 0) PMPI_Query_thread(&provided);
   single_caller_ = provided < MPI_THREAD_MULTIPLE;
   return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &CommState::deleteAttribute, &g_keyval, nullptr);
 }
@@ -55,14 +55,19 @@ int CommState::lookUp(MPI_Comm comm, CommState** out) {
 
 int CommState::acquireShadow(ShadowComm** out) {
   if (inter_) return MPI_ERR_COMM;  // the engine runs intercommunicators' calls natively
-  int rc = ShadowComm::acquire(comm_, &shadow_);
+  int rc = shadow_ ? shadow_->settle(true) : ShadowComm::acquire(comm_, &shadow_);
   if (rc == MPI_SUCCESS) *out = shadow_.get();
   return rc;
 }
 
+int CommState::acquireShadowWithoutBlocking() {
+  if (inter_) return MPI_ERR_COMM;
+  return shadow_ ? MPI_SUCCESS : ShadowComm::acquireWithoutBlocking(comm_, &shadow_);
+}
+
 int CommState::hierarchy(const Hierarchy** out, std::string* error) {
-  ShadowComm* shadow = nullptr;
-  int rc = this->shadow(&shadow);
+  ShadowComm* shadow = shadow_.get();
+  int rc = shadow ? MPI_SUCCESS : acquireShadow(&shadow);
   return rc == MPI_SUCCESS ? shadow->hierarchy(out, error) : rc;
 }
 

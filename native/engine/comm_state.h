@@ -35,27 +35,33 @@ class CommState {
     return lookUp(comm, out);
   }
   // Creates the attribute keyval; called once by engine::initialize() after MPI_Init.
-  static int createKeyval();
+  // `thread_level`: the program's (-1: the MPI's); only the program's threads call the engine.
+  static int createKeyval(int thread_level);
 
   int size() const { return size_; }
   int rank() const { return rank_; }
   bool isInter() const { return inter_; }
   int serial() const { return serial_; }
 
-  // The engine's side of this intracommunicator, acquired on first use: collective over it
-  // (every rank asks at the same call, since every rank makes the same choice).
+  // The engine's side of this intracommunicator, ready to use: acquired on first use,
+  // collectively (every rank asks at the same call, since every rank makes the same choice), or
+  // its set-up begun without blocking completed (ShadowComm::settle).
   int shadow(ShadowComm** out) {
-    if (shadow_) {
+    if (shadow_ && shadow_->settled()) {
       *out = shadow_.get();
       return MPI_SUCCESS;
     }
     return acquireShadow(out);
   }
-  // The engine's side if acquired already, else null (no communication).
+  // For a nonblocking call: acquires it without blocking where none is (ShadowComm::
+  // acquireWithoutBlocking); it stays null where that cannot be done.
+  int acquireShadowWithoutBlocking();
+  // The engine's side if acquired already (settled or not), else null (no communication).
   ShadowComm* shadowIfAcquired() const { return shadow_.get(); }
   // A reference for a request in flight.
   std::shared_ptr<ShadowComm> shadowRef() const { return shadow_; }
-  // The hierarchy of the shadow (collective on first use); *error says why it failed.
+  // The hierarchy of the shadow (collective on first use unless the communicator is within the
+  // world); a set-up in flight is not waited for. *error says why it failed.
   int hierarchy(const Hierarchy** out, std::string* error);
 
   // The choice made for the last call of `coll`, and what it depended on (engine.cc).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <climits>
 #include <cstdio>
 #include <type_traits>
@@ -55,28 +56,25 @@ struct Call {
   Collective coll;
   MPI_Comm comm;
   int64_t block_bytes;
-  int64_t total_bytes;  // allgather, alltoall and reduce_scatter_block: set by dispatch (p blocks)
+  int64_t total_bytes;  // a block collective's: set by dispatch (p blocks), unless total_known
   int64_t count;        // builders' units per block: bytes of a block (bcast: of the vector, a block being one byte;
                         // reductions: elements of the vector, a block being one element)
   int root = 0;
   bool in_place = false;
-  bool rooted = false;
   // Reductions: the op is commutative; it combines through MPI with the user's handles.
   bool commutative = true;
   bool user_handles = false;
   const std::vector<int64_t>* recv_counts = nullptr;  // reduce_scatter: every rank's part, in elements
   // What the choice depends on besides the sizes (CommState::RecentChoice).
   int variant(bool nonblocking) const { return (commutative ? 0 : 1) | (user_handles && nonblocking ? 2 : 0); }
+  bool total_known = false;  // reduce_scatter: total_bytes is the sum of its parts
 };
 
-bool isReduction(Collective coll) {
-  return coll == Collective::Allreduce || coll == Collective::Reduce || coll == Collective::ReduceScatterBlock ||
-         coll == Collective::ReduceScatter;
-}
+bool isReduction(Collective coll) { return collectiveEntry(coll).reducing; }
 
-// Whether a builder's block is one element (bcast: a byte; reductions: an element of the
+// Whether a builder's block is one element (a vector's: a byte; reductions: an element of the
 // datatype) rather than one rank's block.
-bool blockIsElement(Collective coll) { return coll == Collective::Bcast || isReduction(coll); }
+bool blockIsElement(Collective coll) { return collectiveEntry(coll).shape == Shape::Vector || isReduction(coll); }
 
 // Signature bytes of one element of a call: 1 but for reductions, whose builders' elements are
 // the datatype's.
@@ -99,7 +97,7 @@ void trace(const Call& call, CommState* state, const Choice& choice) {
   if (state->rank() != 0 || !state->firstOfSizeClass(call.coll, call.block_bytes)) return;
   std::fprintf(stderr, "topocoll: comm %d (p=%d) %s %lld B%s -> %s (%s)\n", state->serial(), state->size(),
                collectiveEntry(call.coll).name, static_cast<long long>(call.block_bytes),
-               call.coll == Collective::Allgather || call.coll == Collective::Alltoall ? "/block" : "",
+               collectiveEntry(call.coll).shape == Shape::Block ? "/block" : "",
                choiceName(call.coll, choice.algorithm), choice.reason);
 }
 
@@ -128,7 +126,7 @@ int modelCall(const Call& call, CommState* state, model::ModelCall* out) {
   out->params.max_outstanding = static_cast<int>(cfg.get(Parameter::AlltoallMaxOutstanding));
   out->params.bcast_concurrency = static_cast<int>(cfg.get(Parameter::BcastConcurrency));
   out->params.tile_bytes = cfg.get(Parameter::AlltoallTileBytes);
-  // A bcast or reduction block is one element; the others one rank's block (count elements).
+  // A vector's or a reduction's block is one element; a block collective's one rank's block (count elements).
   int64_t count = std::max<int64_t>(call.count, 1);
   out->block_bytes = blockIsElement(call.coll) ? double(call.block_bytes) / double(count) : double(call.block_bytes);
   int64_t element = std::max<int64_t>(1, call.block_bytes / count);
@@ -153,17 +151,44 @@ bool forced(Collective coll) {
   return override_algorithm::forced(coll) != kAlgorithmAuto || config().forced[static_cast<int>(coll)] != kAlgorithmAuto;
 }
 
-// MPI lets a nonblocking collective return at once, so it must not wait for other ranks: one
-// that would set something up (collectively) goes to the MPI until a blocking call has set it
-// up. Every rank agrees: the same calls came before on the communicator. A forced algorithm
-// sets up where it is (docs/preload.md).
+// MPI lets a nonblocking collective return at once, so it must not wait for other ranks. With
+// the selection left to the engine, one that would set something up (collectively) goes to the
+// MPI until a blocking call has set it up; every rank agrees: the same calls came before on the
+// communicator. A forced algorithm sets up without blocking instead (ShadowComm).
 const Choice kSetupDeferred{kAlgorithmNative, "native: a nonblocking call sets nothing up; the first blocking call of an engine algorithm on this communicator does"};
 
+// A forced algorithm in a nonblocking call: begins what it needs set up (the shadow, its shared
+// memory) without blocking. Returns why it cannot run (null: it can), or sets *rc.
+const char* setUpWithoutBlocking(CommState* state, bool uses_shm, int* rc) {
+  static const char* const kOutsideWorld =
+      "the communicator reaches outside MPI_COMM_WORLD: setting it up takes an exchange, which a nonblocking call may not wait for";
+  if (!state->shadowIfAcquired()) {
+#if defined(OMPI_MAJOR_VERSION)
+    // Open MPI 4.1 holds up the blocking creation of a communicator made after the parent of a
+    // pending MPI_Comm_idup until that completes: rank 0 idup(c) then dup(d), rank 1 dup(d) then
+    // idup(c) deadlocks without us. Our duplicate must not bring that into a program.
+    return "Open MPI cannot duplicate the communicator without blocking the program's own communicator creation (MPI_Comm_idup); "
+           "the first blocking call of an engine algorithm on this communicator sets it up";
+#else
+    if ((*rc = state->acquireShadowWithoutBlocking()) != MPI_SUCCESS) return nullptr;
+    if (!state->shadowIfAcquired()) return kOutsideWorld;
+#endif
+  }
+  ShadowComm* shadow = state->shadowIfAcquired();
+  if (!uses_shm) return nullptr;
+  if (ShmContext* shm = shadow->shmIfCreated()) return shm->available() ? nullptr : shm->why().c_str();
+  return shadow->startShm() ? nullptr : kOutsideWorld;
+}
+
 // Resolves the algorithm for a call, applying TOPOCOLL_FALLBACK where a forced one cannot run.
-// *deferred: native because a nonblocking call may not set up (not to be remembered).
+// *deferred: native because a nonblocking call may not set up, or not yet (not to be remembered).
 int choose(const Call& call, CommState* state, bool nonblocking, Choice* choice, bool* deferred) {
   int rc;
-  if (config().get(Parameter::Select) == model::kSelectModel && !state->isInter()) {
+  const bool was_forced = forced(call.coll);
+  if (was_forced) {
+    // Nothing else to weigh (nor a hierarchy to detect, which a nonblocking call could not).
+    *choice = selectAlgorithm(call.coll, state->size(), call.block_bytes, call.total_bytes, config(), 1, nullptr);
+  } else if (config().get(Parameter::Select) == model::kSelectModel && !state->isInter()) {
     if ((rc = selectByModel(call, state, choice)) != MPI_SUCCESS) return rc;
   } else {
     // Placement-dependent rules need the node count: detected once per communicator
@@ -182,31 +207,31 @@ int choose(const Call& call, CommState* state, bool nonblocking, Choice* choice,
     return MPI_SUCCESS;
   }
   const char* why = nullptr;
+  const bool uses_shm = collectiveEntry(call.coll).uses_shm[choice->algorithm];
+  rc = MPI_SUCCESS;
   if (state->isInter()) why = "intercommunicators are not handled by the engine";
   else if (!findBuilder(call.coll, choice->algorithm)) why = "this build has no builder for it";
   else if (!call.commutative && !collectiveEntry(call.coll).rank_ordered[choice->algorithm]) {
     why = "the op is not commutative, and the algorithm does not combine in rank order";
   } else if (nonblocking && call.user_handles) {
     why = "a nonblocking call with a user-defined op (MPI lets the program free the op while the call is pending, and offers no way to keep it)";
-  } else if (collectiveEntry(call.coll).uses_shm[choice->algorithm]) {
-    ShmContext* shm = nullptr;
-    ShadowComm* shadow = nullptr;
-    if (!config().get(Parameter::Shm)) {
-      why = "shared memory is off (TOPOCOLL_SHM=0)";
-    } else if (nonblocking && !forced(call.coll) && !(state->shadowIfAcquired() && state->shadowIfAcquired()->shmIfCreated())) {
+  } else if (uses_shm && !config().get(Parameter::Shm)) why = "shared memory is off (TOPOCOLL_SHM=0)";
+  else if (nonblocking && was_forced) {
+    // Not remembered when it cannot: a blocking call may set the communicator up meanwhile.
+    *deferred = (why = setUpWithoutBlocking(state, uses_shm, &rc)) != nullptr;
+  } else if (uses_shm) {
+    ShadowComm* shadow = state->shadowIfAcquired();
+    if (nonblocking && !(shadow && shadow->shmIfCreated())) {
       *deferred = true;
       *choice = kSetupDeferred;
       return MPI_SUCCESS;
-    } else {
-      // Collective on first use: every rank chose the same algorithm.
-      int rc = state->shadow(&shadow);
-      if (rc == MPI_SUCCESS) rc = shadow->shm(&shm);
-      if (rc != MPI_SUCCESS) return rc;
-      if (!shm->available()) why = shm->why().c_str();
     }
+    // Collective on first use: every rank chose the same algorithm.
+    ShmContext* shm = nullptr;
+    if ((rc = state->shadow(&shadow)) == MPI_SUCCESS && (rc = shadow->shm(&shm)) == MPI_SUCCESS && !shm->available()) why = shm->why().c_str();
   }
+  if (rc != MPI_SUCCESS) return rc;
   if (!why) return MPI_SUCCESS;
-  bool was_forced = forced(call.coll);
   if (override_algorithm::forced(call.coll) != kAlgorithmAuto) override_algorithm::noteFallback(call.coll, why);
   if (was_forced && config().fallback() == FallbackMode::Error) {
     std::fprintf(stderr, "topocoll: %s=%s cannot run this call: %s (TOPOCOLL_FALLBACK=error)\n",
@@ -222,10 +247,14 @@ int choose(const Call& call, CommState* state, bool nonblocking, Choice* choice,
 }
 
 // What builders learn of the communicator's hierarchy and shared memory (seed 001).
-int multicoreParams(const Call& call, int algorithm, CommState* state, ShadowComm* shadow, BuildParams* params) {
+int multicoreParams(const Call& call, int algorithm, ShadowComm* shadow, BuildParams* params) {
   const Hierarchy* hierarchy = nullptr;
-  int rc = hierarchyOf(state, &hierarchy);
-  if (rc != MPI_SUCCESS) return rc;
+  std::string error;
+  int rc = shadow->hierarchy(&hierarchy, &error);
+  if (rc != MPI_SUCCESS) {
+    if (!error.empty() && params->rank == 0) std::fprintf(stderr, "topocoll: %s\n", error.c_str());
+    return rc;
+  }
   params->hierarchy = hierarchy;
   params->element_bytes = elementBytesOf(call);  // builders' elements are signature bytes (reductions: elements)
   params->bcast_concurrency = static_cast<int>(config().get(Parameter::BcastConcurrency));
@@ -238,15 +267,15 @@ int multicoreParams(const Call& call, int algorithm, CommState* state, ShadowCom
   return MPI_SUCCESS;
 }
 
-// Builds (or finds) the schedule of `algorithm` for `call` and runs it. Out of line: the calls
-// handed to the MPI then pay for none of this frame.
-[[gnu::noinline]] int runSchedule(const Call& call, RequestOut request, CommState* state, ShadowComm* shadow, int algorithm,
-                                  const Bindings& bindings, StagedBuffers staged) {
+// Builds (or finds) the schedule of `algorithm` for `call` and runs it on `shadow` (settled), as
+// rank `rank` of `p`. Out of line: the calls handed to the MPI then pay for none of this frame.
+[[gnu::noinline]] int runSchedule(const Call& call, RequestOut request, int p, int rank, const std::shared_ptr<ShadowComm>& shadow,
+                                  int algorithm, const Bindings& bindings, StagedBuffers staged) {
   BuildParams params = paramsOf(call);
-  params.p = state->size();
-  params.rank = state->rank();
+  params.p = p;
+  params.rank = rank;
   params.max_outstanding = static_cast<int>(config().get(Parameter::AlltoallMaxOutstanding));
-  int rc = multicoreParams(call, algorithm, state, shadow, &params);
+  int rc = multicoreParams(call, algorithm, shadow.get(), &params);
   if (rc != MPI_SUCCESS) return rc;
   if (call.coll == Collective::Allgather) {
     // Remapped allgathers (seed 004): pi of this communicator, computed once per base algorithm.
@@ -258,10 +287,91 @@ int multicoreParams(const Call& call, int algorithm, CommState* state, ShadowCom
     if ((rc = executeSchedule(*schedule, bindings, shadow->comm(), tag, shadow->shmIfCreated())) != MPI_SUCCESS) return rc;
     return staged.unpack();
   }
-  auto r = std::make_unique<ScheduleRequest>(schedule, bindings, std::move(staged), tag, state->shadowRef());
+  auto r = std::make_unique<ScheduleRequest>(schedule, bindings, std::move(staged), tag, shadow);
   if ((rc = r->start()) == MPI_SUCCESS) *request = std::move(r);
   return rc;
 }
+
+// The algorithm that stands in for a forced shared-memory one whose segment the system refused
+// after a nonblocking call had started it: no longer can the call go to the MPI, whose
+// collectives on the user's communicator must keep their order. The first of the registry that
+// needs no shared memory (it runs any call).
+int withoutShm(Collective coll) {
+  const auto& entry = collectiveEntry(coll);
+  for (int a = 0; a < entry.algorithm_count; ++a) {
+    if (!entry.uses_shm[a] && findBuilder(coll, a)) return a;
+  }
+  return kAlgorithmNative;
+}
+
+// A process-wide duplicate of MPI_COMM_SELF whose errors return: what MPI_Pack/MPI_Unpack are
+// told for a call bound before its shadow exists (they communicate on nothing).
+MPI_Comm g_local_comm = MPI_COMM_NULL;
+
+// A call of our schedule on a shadow whose set-up, begun without blocking, is in flight: its
+// buffers are bound at the call, its schedule built and started once the set-up is complete, in
+// call order (ShadowComm::whenSettled), on whichever thread completes it.
+class AfterSetUp final : public CollectiveRequest, public ShadowComm::Waiter {
+ public:
+  AfterSetUp(const Call& call, int algorithm, int p, int rank, std::shared_ptr<ShadowComm> shadow, const Bindings& bindings,
+             StagedBuffers staged)
+      : shadow_(std::move(shadow)), call_(call), algorithm_(algorithm), p_(p), rank_(rank), bindings_(bindings), staged_(std::move(staged)) {}
+  ~AfterSetUp() override {
+    if (!started_.load(std::memory_order_acquire)) shadow_->forget(this);
+  }
+
+  void start(int rc) override {
+    if (rc == MPI_SUCCESS) rc = run();
+    rc_ = rc;
+    started_.store(true, std::memory_order_release);
+  }
+  int test(bool* done) override {
+    *done = false;
+    if (!started_.load(std::memory_order_acquire)) {
+      shadow_->settle(false);  // an error reaches this call through start()
+      if (!started_.load(std::memory_order_acquire)) return MPI_SUCCESS;
+    }
+    if (rc_ == MPI_SUCCESS && inner_) return inner_->test(done);
+    *done = true;
+    return rc_;
+  }
+  int wait() override {
+    if (!started_.load(std::memory_order_acquire)) shadow_->settle(true);
+    if (rc_ != MPI_SUCCESS || !inner_) return rc_;
+    return inner_->wait();
+  }
+  void advanceWithoutMpi() override {
+    if (started_.load(std::memory_order_acquire) && inner_) inner_->advanceWithoutMpi();
+  }
+
+ private:
+  int run() {
+    ShmContext* shm = shadow_->shmIfCreated();
+    if (collectiveEntry(call_.coll).uses_shm[algorithm_] && !shm->available()) {
+      const char* env = collectiveEntry(call_.coll).env;
+      const char* name = choiceName(call_.coll, algorithm_);
+      if (config().fallback() == FallbackMode::Error) {
+        std::fprintf(stderr, "topocoll: %s=%s cannot run this call: %s (TOPOCOLL_FALLBACK=error)\n", env, name, shm->why().c_str());
+        return MPI_ERR_OTHER;
+      }
+      if ((algorithm_ = withoutShm(call_.coll)) == kAlgorithmNative) return MPI_ERR_OTHER;
+      if (config().fallback() == FallbackMode::Warn && rank_ == 0) {
+        std::fprintf(stderr, "topocoll: %s=%s cannot run this call (%s); using %s\n", env, name, shm->why().c_str(),
+                     choiceName(call_.coll, algorithm_));
+      }
+    }
+    return runSchedule(call_, &inner_, p_, rank_, shadow_, algorithm_, bindings_, std::move(staged_));
+  }
+
+  std::shared_ptr<ShadowComm> shadow_;
+  Call call_;
+  int algorithm_, p_, rank_;
+  Bindings bindings_;
+  StagedBuffers staged_;
+  std::unique_ptr<CollectiveRequest> inner_;
+  int rc_ = MPI_SUCCESS;
+  std::atomic<bool> started_{false};
+};
 
 thread_local bool t_raised_by_mpi = false;
 
@@ -298,12 +408,11 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native, bool* ran
   CommState* state = nullptr;
   int rc = CommState::get(call.comm, &state);
   if (rc != MPI_SUCCESS) return rc;
-  if (call.coll == Collective::Allgather || call.coll == Collective::Alltoall || call.coll == Collective::ReduceScatterBlock) {
-    call.total_bytes = call.block_bytes * state->size();
-  }
+  const generated::CollectiveEntry& entry = collectiveEntry(call.coll);
+  if (entry.shape == Shape::Block && !call.total_known) call.total_bytes = call.block_bytes * state->size();
   if (!state->isInter()) {
-    if (call.rooted && (call.root < 0 || call.root >= state->size())) return runNative(request, native);
-    if (call.total_bytes == 0 && call.coll != Collective::Barrier) return completed(request);
+    if (entry.rooted && (call.root < 0 || call.root >= state->size())) return runNative(request, native);
+    if (call.total_bytes == 0 && entry.shape != Shape::None) return completed(request);
     // Spans of the MPI-3 calls carry int byte counts: bigger calls go to the MPI (every rank
     // agrees: the sizes are the type signature's).
     if (call.total_bytes > INT_MAX) return runNative(request, native);
@@ -316,7 +425,7 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native, bool* ran
   uint64_t epoch = selectionEpoch();
   bool deferred = false;
   const bool nonblocking = !request.nativeBlocks();  // the user's call (a polled one is blocking on every rank)
-  if (nonblocking && !state->isInter() && !state->shadowIfAcquired() && !forced(call.coll)) {
+  if (nonblocking && !state->isInter() && !(state->shadowIfAcquired() && state->shadowIfAcquired()->settled()) && !forced(call.coll)) {
     chosen = &kSetupDeferred;
   } else if (recent.epoch == epoch && recent.block_bytes == call.block_bytes && recent.total_bytes == call.total_bytes &&
              recent.variant == call.variant(nonblocking)) {
@@ -338,12 +447,22 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native, bool* ran
   if (choice.algorithm == kAlgorithmNative) {
     rc = runNative(request, native);
   } else {
-    ShadowComm* shadow = nullptr;
-    if ((rc = state->shadow(&shadow)) != MPI_SUCCESS) return rc;
+    // A blocking call acquires the shadow, or completes its set-up in flight; a nonblocking one
+    // (forced: choose() began the set-up) leaves that to its request.
+    ShadowComm* shadow = state->shadowIfAcquired();
+    if (!(nonblocking && shadow) && (rc = state->shadow(&shadow)) != MPI_SUCCESS) return rc;
+    const bool settled = shadow->settled();
     Bindings bindings;
-    StagedBuffers staged(shadow->comm());
+    StagedBuffers staged(settled ? shadow->comm() : g_local_comm);
     if ((rc = bind(&bindings, &staged, state->size(), state->rank())) != MPI_SUCCESS) return rc;
-    rc = runSchedule(call, request, state, shadow, choice.algorithm, bindings, std::move(staged));
+    if (settled) {
+      rc = runSchedule(call, request, state->size(), state->rank(), state->shadowRef(), choice.algorithm, bindings, std::move(staged));
+    } else {
+      auto r = std::make_unique<AfterSetUp>(call, choice.algorithm, state->size(), state->rank(), state->shadowRef(), bindings, std::move(staged));
+      AfterSetUp* waiting = r.get();
+      *request = std::move(r);
+      shadow->whenSettled(waiting);  // started at once if the set-up has completed meanwhile
+    }
     if (rc != MPI_SUCCESS) shadow->discardWhenReleased();
   }
   if (config().verbose() >= 2 && !request) {
@@ -394,8 +513,8 @@ uintptr_t handleBits(Handle h) {
 
 // Runs a call through the engine (`run(&ran_native)`); a blocking one is remembered by its `words`
 // for NativeRepeat. The entry points check for a repeat first and run the rest out of line
-// (blockThroughEngine, bcastThroughEngine, ...): the closures built there would otherwise cost
-// the repeat their set-up.
+// (<coll>ThroughEngine, generated): the closures built there would otherwise cost the repeat
+// their set-up.
 template <typename Run, typename... Words>
 int runRemembered(Collective coll, RequestOut request, Run run, Words... words) {
   bool ran_native = false;
@@ -411,7 +530,7 @@ bool repeatsNative(Collective coll, RequestOut request, Words... words) {
   return !request && g_native_repeats[static_cast<int>(coll)].matches(words...);
 }
 
-// allgather and alltoall: p blocks of recvcount elements each. Arguments the MPI rejects leave
+// A block collective: p blocks of recvcount elements each. Arguments the MPI rejects leave
 // block_bytes negative: dispatch hands such a call to the MPI, which raises its own error.
 int blockCall(Collective coll, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, MPI_Count recvcount,
               MPI_Datatype recvtype, MPI_Comm comm, Call* call) {
@@ -425,118 +544,64 @@ int blockCall(Collective coll, const void* sendbuf, MPI_Count sendcount, MPI_Dat
   return rc;
 }
 
-}  // namespace
+// runThroughEngine: one call through the engine, one overload per signature of the generated
+// entry points (generated/entry_points.inc, which builds `native`, the MPI's own collective with
+// the caller's arguments, and remembers the call for NativeRepeat). Each describes the call (its
+// size in signature bytes) and how its buffers bind to the schedule's, then dispatches.
 
-bool loadConfig(std::string* error) {
-  Config c;
-  if (!loadConfigFromEnvironment(&c, error)) return false;
-  installConfig(c);
-  return true;
-}
-
-int initialize(std::string* error) {
-  if (g_initialized) return MPI_SUCCESS;
-  if (!loadConfig(error)) return MPI_ERR_ARG;
-  int rc = CommState::createKeyval();
-  if (rc != MPI_SUCCESS) {
-    *error = "topocoll: cannot create the communicator attribute keyval";
-    return rc;
-  }
-  int world_size = 0;
-  PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
-  if (!nodeOverride().covers(world_size, error)) {
-    *error = "TOPOCOLL_VIRTUAL_NODES=\"" + config().text(Parameter::VirtualNodes) + "\": " + *error;
-    return MPI_ERR_ARG;
-  }
-  if ((rc = Hierarchy::initializeWorld(nodeOverride())) != MPI_SUCCESS) {
-    *error = "topocoll: cannot find which ranks share memory (MPI_Comm_split_type)";
-    return rc;
-  }
-  // TOPOCOLL_TOPOLOGY: read (or installed by the Node side), resolved for the world's hosts.
-  if ((rc = topology::initialize(MPI_COMM_WORLD, error)) != MPI_SUCCESS) return rc;
-  g_initialized = true;
-  return MPI_SUCCESS;
-}
-
-void finalize() {
-  ShadowComm::drainPool();
-  if (!g_initialized || !config().get(Parameter::Stats)) return;
-  int rank = 0;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  for (int c = 0; c < generated::kCollectiveCount; ++c) {
-    const auto& slots = g_stats[c];
-    for (size_t i = 0; i < slots.size(); ++i) {
-      if (slots[i].calls == 0) continue;
-      auto coll = static_cast<Collective>(c);
-      std::fprintf(stderr, "topocoll stats: rank %d %-10s %-20s calls %llu bytes %llu\n", rank, collectiveEntry(coll).name,
-                   choiceName(coll, static_cast<int>(i) - 1), static_cast<unsigned long long>(slots[i].calls),
-                   static_cast<unsigned long long>(slots[i].bytes));
+// A block collective exchanging blocks (allgather, alltoall): p blocks of recvcount elements in
+// recvbuf; the send side holds one block or p, as the descriptor says.
+template <typename Native>
+int runThroughEngine(Collective coll, RequestOut request, Native& native, bool* ran_native, const void* sendbuf, MPI_Count sendcount,
+                     MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  Call call;
+  int rc = blockCall(coll, sendbuf, sendcount, sendtype, recvcount, recvtype, comm, &call);
+  if (rc != MPI_SUCCESS) return rc;
+  const bool sends_all = collectiveEntry(coll).send_blocks == generated::Blocks::PerRank;
+  auto bind = [&](Bindings* b, StagedBuffers* staged, int p, int rank) {
+    const int64_t block = call.block_bytes;
+    const int64_t send_blocks = sends_all ? p : 1;
+    if (call.in_place) {
+      // The input is in recv: this rank's block (builders read it there), or all p blocks (the
+      // builders first copy them to tmp; their send binding is unused).
+      int rc = staged->bind(recvbuf, recvcount, recvtype, block, p, sends_all ? 0 : rank, send_blocks, true, &b->recv);
+      if (sends_all) b->send = b->recv;
+      return rc;
     }
+    int rc = staged->bindSend(sendbuf, sendcount, sendtype, block, send_blocks, &b->send);
+    if (rc != MPI_SUCCESS) return rc;
+    return staged->bind(recvbuf, recvcount, recvtype, block, p, 0, 0, true, &b->recv);
+  };
+  return dispatch(call, request, bind, native, ran_native);
+}
+
+// A rooted vector (bcast): the root's buffer is the input, every other rank's the output.
+template <typename Native>
+int runThroughEngine(Collective coll, RequestOut request, Native& native, bool* ran_native, void* buffer, MPI_Count count,
+                     MPI_Datatype type, int root, MPI_Comm comm) {
+  Call call{coll, comm, -1, 0, 0, root};
+  if (count >= 0 && type != MPI_DATATYPE_NULL) {
+    if (!fitsInt(count)) return MPI_ERR_COUNT;
+    int rc = signatureBytes(count, type, &call.block_bytes);
+    if (rc != MPI_SUCCESS) return rc;
+    call.total_bytes = call.count = call.block_bytes;
   }
-  ShadowPoolStats shadows = ShadowComm::poolStats();
-  if (shadows.created + shadows.reused > 0) {
-    std::fprintf(stderr, "topocoll stats: rank %d shadow comms created %llu reused %llu\n", rank, static_cast<unsigned long long>(shadows.created),
-                 static_cast<unsigned long long>(shadows.reused));
-  }
-  ShmPoolStats shm = shmPoolStats();
-  if (shm.leases > 0) {
-    std::fprintf(stderr, "topocoll stats: rank %d shm segments created %llu leased %llu\n", rank, static_cast<unsigned long long>(shm.created),
-                 static_cast<unsigned long long>(shm.leases));
-  }
+  // A vector's block is one byte, so that algorithms can cut it into segments anywhere.
+  auto bind = [&](Bindings* b, StagedBuffers* staged, int, int rank) {
+    bool at_root = rank == root;
+    int rc = staged->bind(buffer, count, type, call.total_bytes, 1, 0, at_root ? 1 : 0, !at_root, &b->recv);
+    b->recv.blockBytes = 1;
+    return rc;
+  };
+  return dispatch(call, request, bind, native, ran_native);
 }
 
-namespace {
-
-// The system MPI's own collectives (r == nullptr: the blocking form), for the repeat check and
-// for dispatch alike.
-int nativeAllgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
-                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* r) {
-  return r ? PMPI_Iallgather(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm, r)
-           : PMPI_Allgather(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
-}
-
-int nativeBcast(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* r) {
-  return r ? PMPI_Ibcast(buffer, int(count), type, root, comm, r) : PMPI_Bcast(buffer, int(count), type, root, comm);
-}
-
-int nativeBarrier(MPI_Comm comm, MPI_Request* r) { return r ? PMPI_Ibarrier(comm, r) : PMPI_Barrier(comm); }
-
-int nativeAlltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
-                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* r) {
-  return r ? PMPI_Ialltoall(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm, r)
-           : PMPI_Alltoall(sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), recvtype, comm);
-}
-
-int nativeAllreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* r) {
-  return r ? PMPI_Iallreduce(sendbuf, recvbuf, int(count), type, op, comm, r) : PMPI_Allreduce(sendbuf, recvbuf, int(count), type, op, comm);
-}
-
-int nativeReduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
-                 MPI_Request* r) {
-  return r ? PMPI_Ireduce(sendbuf, recvbuf, int(count), type, op, root, comm, r)
-           : PMPI_Reduce(sendbuf, recvbuf, int(count), type, op, root, comm);
-}
-
-int nativeReduceScatterBlock(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                             MPI_Request* r) {
-  return r ? PMPI_Ireduce_scatter_block(sendbuf, recvbuf, int(recvcount), type, op, comm, r)
-           : PMPI_Reduce_scatter_block(sendbuf, recvbuf, int(recvcount), type, op, comm);
-}
-
-// The caller's own counts go to the MPI: int ones to MPI_Reduce_scatter, MPI_Count ones to its
-// MPI-4 _c form. An MPI-3 library has no _c form, and no caller of ours has MPI_Count counts there.
-int nativeReduceScatter(const void* sendbuf, void* recvbuf, CountList recvcounts, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                        MPI_Request* r) {
-  if (recvcounts.ints() || recvcounts.null()) {
-    return r ? PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts.ints(), type, op, comm, r)
-             : PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts.ints(), type, op, comm);
-  }
-#if MPI_VERSION >= 4
-  return r ? PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts.counts(), type, op, comm, r)
-           : PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts.counts(), type, op, comm);
-#else
-  return MPI_ERR_ARG;
-#endif
+// No payload (barrier).
+template <typename Native>
+int runThroughEngine(Collective coll, RequestOut request, Native& native, bool* ran_native, MPI_Comm comm) {
+  Call call{coll, comm, 0, 0, 0};
+  auto bind = [](Bindings*, StagedBuffers*, int, int) { return MPI_SUCCESS; };
+  return dispatch(call, request, bind, native, ran_native);
 }
 
 // A reduction of `count` elements of `type` with `op`. Arguments the MPI rejects (negative count,
@@ -573,81 +638,58 @@ int bindResult(StagedBuffers* staged, void* base, MPI_Count elements, MPI_Dataty
   return rc;
 }
 
-// allreduce: count elements, the result on every rank (in place: my operand in recvbuf).
-[[gnu::noinline]] int allreduceThroughEngine(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
-                                             MPI_Comm comm, RequestOut request) {
-  auto native = [&](MPI_Request* r) { return nativeAllreduce(sendbuf, recvbuf, count, type, op, comm, r); };
-  return runRemembered(Collective::Allreduce, request, [&](bool* ran_native) {
-    Call call{Collective::Allreduce, comm, -1, 0, 0};
-    Reduction reduction;
-    int rc = reductionCall(sendbuf, recvbuf, count, type, op, &call, &reduction);
-    if (rc != MPI_SUCCESS) return rc;
-    auto bind = [&](Bindings* b, StagedBuffers* staged, int, int) {
-      const int64_t element = reduction.elementBytes();
-      b->reduction = reduction;
-      int rc = call.in_place ? MPI_SUCCESS : bindOperand(staged, sendbuf, count, type, element, &b->send);
-      if (rc == MPI_SUCCESS) rc = bindResult(staged, recvbuf, count, type, element, call.in_place, &b->recv);
-      return rc;
-    };
-    return dispatch(call, request, bind, native, ran_native);
-  }, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(type), count, handleBits(op));
+// allreduce (count elements, the result on every rank; in place: my operand in recvbuf) and
+// reduce_scatter_block (p parts of count elements, part i left on rank i; the send binding holds
+// the p parts, in place the receive binding does and the result goes to its first part).
+template <typename Native>
+int runThroughEngine(Collective coll, RequestOut request, Native& native, bool* ran_native, const void* sendbuf, void* recvbuf,
+                     MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  Call call{coll, comm, -1, 0, 0};
+  Reduction reduction;
+  int rc = reductionCall(sendbuf, recvbuf, count, type, op, &call, &reduction);
+  if (rc != MPI_SUCCESS) return rc;
+  const bool parts = collectiveEntry(coll).send_blocks == generated::Blocks::PerRank;
+  auto bind = [&](Bindings* b, StagedBuffers* staged, int p, int) {
+    const int64_t element = reduction.elementBytes();
+    const MPI_Count input = parts ? count * p : count;
+    b->reduction = reduction;
+    if (call.in_place) return bindResult(staged, recvbuf, input, type, element, true, &b->recv);
+    int rc = bindOperand(staged, sendbuf, input, type, element, &b->send);
+    if (rc == MPI_SUCCESS) rc = bindResult(staged, recvbuf, count, type, element, false, &b->recv);
+    return rc;
+  };
+  return dispatch(call, request, bind, native, ran_native);
 }
 
 // reduce: count elements combined at the root. The receive buffer is bound at the root only (in
 // place: the root's operand in it); builders use tmp elsewhere.
-[[gnu::noinline]] int reduceThroughEngine(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, int root,
-                                          MPI_Comm comm, RequestOut request) {
-  auto native = [&](MPI_Request* r) { return nativeReduce(sendbuf, recvbuf, count, type, op, root, comm, r); };
-  return runRemembered(Collective::Reduce, request, [&](bool* ran_native) {
-    Call call{Collective::Reduce, comm, -1, 0, 0, root};
-    call.rooted = true;
-    Reduction reduction;
-    // Only the root's receive buffer is significant: the aliasing check is the root's.
-    int rc = reductionCall(sendbuf, nullptr, count, type, op, &call, &reduction);
-    if (rc != MPI_SUCCESS) return rc;
-    auto bind = [&](Bindings* b, StagedBuffers* staged, int, int rank) {
-      const int64_t element = reduction.elementBytes();
-      const bool at_root = rank == root, in_place = call.in_place && at_root;
-      b->reduction = reduction;
-      b->recv.blockBytes = element;
-      int rc = in_place ? MPI_SUCCESS : bindOperand(staged, sendbuf, count, type, element, &b->send);
-      if (rc == MPI_SUCCESS && at_root) rc = bindResult(staged, recvbuf, count, type, element, in_place, &b->recv);
-      return rc;
-    };
-    return dispatch(call, request, bind, native, ran_native);
-  }, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(type), count, handleBits(op), root);
-}
-
-// reduce_scatter_block: p parts of recvcount elements combined, part i left on rank i. The call's
-// count is recvcount; the send binding holds p parts (in place: the receive binding holds them,
-// and the result goes to its first part).
-[[gnu::noinline]] int reduceScatterBlockThroughEngine(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype type,
-                                                      MPI_Op op, MPI_Comm comm, RequestOut request) {
-  auto native = [&](MPI_Request* r) { return nativeReduceScatterBlock(sendbuf, recvbuf, recvcount, type, op, comm, r); };
-  return runRemembered(Collective::ReduceScatterBlock, request, [&](bool* ran_native) {
-    Call call{Collective::ReduceScatterBlock, comm, -1, 0, 0};
-    Reduction reduction;
-    int rc = reductionCall(sendbuf, recvbuf, recvcount, type, op, &call, &reduction);
-    if (rc != MPI_SUCCESS) return rc;
-    auto bind = [&](Bindings* b, StagedBuffers* staged, int p, int) {
-      const int64_t element = reduction.elementBytes();
-      b->reduction = reduction;
-      if (call.in_place) return bindResult(staged, recvbuf, recvcount * p, type, element, true, &b->recv);
-      int rc = bindOperand(staged, sendbuf, recvcount * p, type, element, &b->send);
-      if (rc == MPI_SUCCESS) rc = bindResult(staged, recvbuf, recvcount, type, element, false, &b->recv);
-      return rc;
-    };
-    return dispatch(call, request, bind, native, ran_native);
-  }, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(type), recvcount, handleBits(op));
+template <typename Native>
+int runThroughEngine(Collective coll, RequestOut request, Native& native, bool* ran_native, const void* sendbuf, void* recvbuf,
+                     MPI_Count count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
+  Call call{coll, comm, -1, 0, 0, root};
+  Reduction reduction;
+  // Only the root's receive buffer is significant: the aliasing check is the root's.
+  int rc = reductionCall(sendbuf, nullptr, count, type, op, &call, &reduction);
+  if (rc != MPI_SUCCESS) return rc;
+  auto bind = [&](Bindings* b, StagedBuffers* staged, int, int rank) {
+    const int64_t element = reduction.elementBytes();
+    const bool at_root = rank == root, in_place = call.in_place && at_root;
+    b->reduction = reduction;
+    b->recv.blockBytes = element;
+    int rc = in_place ? MPI_SUCCESS : bindOperand(staged, sendbuf, count, type, element, &b->send);
+    if (rc == MPI_SUCCESS && at_root) rc = bindResult(staged, recvbuf, count, type, element, in_place, &b->recv);
+    return rc;
+  };
+  return dispatch(call, request, bind, native, ran_native);
 }
 
 // reduce_scatter: parts of recvcounts[i] elements combined, part i left on rank i. The call's
 // count is the sum (BuildParams::recv_counts has the parts); the send binding holds them all (in
 // place: the receive binding, the result going to its start).
-[[gnu::noinline]] int reduceScatterThroughEngine(const void* sendbuf, void* recvbuf, CountList recvcounts, MPI_Datatype type, MPI_Op op,
-                                                 MPI_Comm comm, RequestOut request) {
-  auto native = [&](MPI_Request* r) { return nativeReduceScatter(sendbuf, recvbuf, recvcounts, type, op, comm, r); };
-  Call call{Collective::ReduceScatter, comm, -1, 0, 0};
+template <typename Native>
+int runThroughEngine(Collective coll, RequestOut request, Native& native, bool* ran_native, const void* sendbuf, void* recvbuf,
+                     CountList recvcounts, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  Call call{coll, comm, -1, 0, 0};
   CommState* state = nullptr;
   std::vector<int64_t> parts;
   int64_t total = 0;
@@ -663,6 +705,7 @@ int bindResult(StagedBuffers* staged, void* base, MPI_Count elements, MPI_Dataty
   int rc = reductionCall(sendbuf, recvbuf, total, type, op, &call, &reduction);
   if (rc != MPI_SUCCESS) return rc;
   call.recv_counts = &parts;
+  call.total_known = true;
   auto bind = [&](Bindings* b, StagedBuffers* staged, int, int rank) {
     const int64_t element = reduction.elementBytes();
     b->reduction = reduction;
@@ -671,125 +714,80 @@ int bindResult(StagedBuffers* staged, void* base, MPI_Count elements, MPI_Dataty
     if (rc == MPI_SUCCESS) rc = bindResult(staged, recvbuf, parts[rank], type, element, false, &b->recv);
     return rc;
   };
-  bool ran_native = false;
-  return dispatch(call, request, bind, native, &ran_native);
-}
-
-// allgather and alltoall: p blocks of recvcount elements each, through the engine.
-[[gnu::noinline]] int blockThroughEngine(Collective coll, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                                         void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                                         RequestOut request) {
-  const auto native_fn = coll == Collective::Allgather ? nativeAllgather : nativeAlltoall;
-  auto native = [&](MPI_Request* r) { return native_fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r); };
-  return runRemembered(coll, request, [&](bool* ran_native) {
-    Call call;
-    int rc = blockCall(coll, sendbuf, sendcount, sendtype, recvcount, recvtype, comm, &call);
-    if (rc != MPI_SUCCESS) return rc;
-    auto bind = [&](Bindings* b, StagedBuffers* staged, int p, int rank) {
-      const int64_t block = call.block_bytes;
-      int rc;
-      if (coll == Collective::Allgather) {
-        // In place, builders read this rank's block from recv.
-        if (!call.in_place && (rc = staged->bindSend(sendbuf, sendcount, sendtype, block, 1, &b->send)) != MPI_SUCCESS) return rc;
-        return staged->bind(recvbuf, recvcount, recvtype, block, p, rank, call.in_place ? 1 : 0, true, &b->recv);
-      }
-      if (call.in_place) {
-        // Alltoall builders first copy the receive buffer to tmp; their send binding is unused.
-        rc = staged->bind(recvbuf, recvcount, recvtype, block, p, 0, p, true, &b->recv);
-        b->send = b->recv;
-        return rc;
-      }
-      if ((rc = staged->bindSend(sendbuf, sendcount, sendtype, block, p, &b->send)) != MPI_SUCCESS) return rc;
-      return staged->bind(recvbuf, recvcount, recvtype, block, p, 0, 0, true, &b->recv);
-    };
-    return dispatch(call, request, bind, native, ran_native);
-  }, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(sendtype), sendcount, handleBits(recvtype), recvcount);
-}
-
-[[gnu::noinline]] int bcastThroughEngine(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, RequestOut request) {
-  auto native = [&](MPI_Request* r) { return nativeBcast(buffer, count, type, root, comm, r); };
-  return runRemembered(Collective::Bcast, request, [&](bool* ran_native) {
-    Call call{Collective::Bcast, comm, -1, 0, 0, root};
-    call.rooted = true;
-    if (count >= 0 && type != MPI_DATATYPE_NULL) {
-      if (!fitsInt(count)) return MPI_ERR_COUNT;
-      int rc = signatureBytes(count, type, &call.block_bytes);
-      if (rc != MPI_SUCCESS) return rc;
-      call.total_bytes = call.count = call.block_bytes;
-    }
-    // A bcast block is one byte, so that algorithms can cut the vector into segments anywhere.
-    auto bind = [&](Bindings* b, StagedBuffers* staged, int, int rank) {
-      bool at_root = rank == root;
-      int rc = staged->bind(buffer, count, type, call.total_bytes, 1, 0, at_root ? 1 : 0, !at_root, &b->recv);
-      b->recv.blockBytes = 1;
-      return rc;
-    };
-    return dispatch(call, request, bind, native, ran_native);
-  }, handleBits(comm), handleBits(type), count, root);
-}
-
-[[gnu::noinline]] int barrierThroughEngine(MPI_Comm comm, RequestOut request) {
-  auto native = [&](MPI_Request* r) { return nativeBarrier(comm, r); };
-  return runRemembered(Collective::Barrier, request, [&](bool* ran_native) {
-    Call call{Collective::Barrier, comm, 0, 0, 0};
-    auto bind = [](Bindings*, StagedBuffers*, int, int) { return MPI_SUCCESS; };
-    return dispatch(call, request, bind, native, ran_native);
-  }, handleBits(comm));
+  return dispatch(call, request, bind, native, ran_native);
 }
 
 }  // namespace
 
-int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
-              MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
-  if (repeatsNative(Collective::Allgather, request, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(sendtype), sendcount, handleBits(recvtype), recvcount))
-    return handedToMpi(nativeAllgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr));
-  return blockThroughEngine(Collective::Allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+bool loadConfig(std::string* error) {
+  Config c;
+  if (!loadConfigFromEnvironment(&c, error)) return false;
+  installConfig(c);
+  return true;
 }
 
-int bcast(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, RequestOut request) {
-  if (repeatsNative(Collective::Bcast, request, handleBits(comm), handleBits(type), count, root))
-    return handedToMpi(nativeBcast(buffer, count, type, root, comm, nullptr));
-  return bcastThroughEngine(buffer, count, type, root, comm, request);
+int initialize(std::string* error, int thread_level) {
+  if (g_initialized) return MPI_SUCCESS;
+  if (!loadConfig(error)) return MPI_ERR_ARG;
+  int rc = CommState::createKeyval(thread_level);
+  if (rc != MPI_SUCCESS) {
+    *error = "topocoll: cannot create the communicator attribute keyval";
+    return rc;
+  }
+  if ((rc = PMPI_Comm_dup(MPI_COMM_SELF, &g_local_comm)) != MPI_SUCCESS || (rc = PMPI_Comm_set_errhandler(g_local_comm, MPI_ERRORS_RETURN)) != MPI_SUCCESS) {
+    *error = "topocoll: cannot duplicate MPI_COMM_SELF";
+    return rc;
+  }
+  int world_size = 0;
+  PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  if (!nodeOverride().covers(world_size, error)) {
+    *error = "TOPOCOLL_VIRTUAL_NODES=\"" + config().text(Parameter::VirtualNodes) + "\": " + *error;
+    return MPI_ERR_ARG;
+  }
+  if ((rc = Hierarchy::initializeWorld(nodeOverride())) != MPI_SUCCESS) {
+    *error = "topocoll: cannot find which ranks share memory (MPI_Comm_split_type)";
+    return rc;
+  }
+  // TOPOCOLL_TOPOLOGY: read (or installed by the Node side), resolved for the world's hosts.
+  if ((rc = topology::initialize(MPI_COMM_WORLD, error)) != MPI_SUCCESS) return rc;
+  g_initialized = true;
+  return MPI_SUCCESS;
 }
 
-int barrier(MPI_Comm comm, RequestOut request) {
-  if (repeatsNative(Collective::Barrier, request, handleBits(comm))) return handedToMpi(nativeBarrier(comm, nullptr));
-  return barrierThroughEngine(comm, request);
+void finalize() {
+  ShadowComm::drainPool();
+  if (g_local_comm != MPI_COMM_NULL) PMPI_Comm_free(&g_local_comm);
+  if (!g_initialized || !config().get(Parameter::Stats)) return;
+  int rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (int c = 0; c < generated::kCollectiveCount; ++c) {
+    const auto& slots = g_stats[c];
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (slots[i].calls == 0) continue;
+      auto coll = static_cast<Collective>(c);
+      std::fprintf(stderr, "topocoll stats: rank %d %-10s %-20s calls %llu bytes %llu\n", rank, collectiveEntry(coll).name,
+                   choiceName(coll, static_cast<int>(i) - 1), static_cast<unsigned long long>(slots[i].calls),
+                   static_cast<unsigned long long>(slots[i].bytes));
+    }
+  }
+  ShadowPoolStats shadows = ShadowComm::poolStats();
+  if (shadows.created + shadows.reused > 0) {
+    std::fprintf(stderr, "topocoll stats: rank %d shadow comms created %llu reused %llu\n", rank, static_cast<unsigned long long>(shadows.created),
+                 static_cast<unsigned long long>(shadows.reused));
+  }
+  ShmPoolStats shm = shmPoolStats();
+  if (shm.leases > 0) {
+    std::fprintf(stderr, "topocoll stats: rank %d shm segments created %llu leased %llu\n", rank, static_cast<unsigned long long>(shm.created),
+                 static_cast<unsigned long long>(shm.leases));
+  }
 }
 
-int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
-             MPI_Datatype recvtype, MPI_Comm comm, RequestOut request) {
-  if (repeatsNative(Collective::Alltoall, request, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(sendtype), sendcount, handleBits(recvtype), recvcount))
-    return handedToMpi(nativeAlltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr));
-  return blockThroughEngine(Collective::Alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-}
+}  // namespace topocoll::engine
 
-int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, RequestOut request) {
-  if (repeatsNative(Collective::Allreduce, request, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(type), count, handleBits(op)))
-    return handedToMpi(nativeAllreduce(sendbuf, recvbuf, count, type, op, comm, nullptr));
-  return allreduceThroughEngine(sendbuf, recvbuf, count, type, op, comm, request);
-}
+// Per collective: its native thunk, its way through the engine, its entry point.
+#include "generated/entry_points.inc"
 
-int reduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
-           RequestOut request) {
-  if (repeatsNative(Collective::Reduce, request, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(type), count, handleBits(op), root))
-    return handedToMpi(nativeReduce(sendbuf, recvbuf, count, type, op, root, comm, nullptr));
-  return reduceThroughEngine(sendbuf, recvbuf, count, type, op, root, comm, request);
-}
-
-int reduceScatterBlock(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                       RequestOut request) {
-  if (repeatsNative(Collective::ReduceScatterBlock, request, handleBits(comm), sendbuf == MPI_IN_PLACE, handleBits(type), recvcount,
-                    handleBits(op)))
-    return handedToMpi(nativeReduceScatterBlock(sendbuf, recvbuf, recvcount, type, op, comm, nullptr));
-  return reduceScatterBlockThroughEngine(sendbuf, recvbuf, recvcount, type, op, comm, request);
-}
-
-// No repeat check: the counts are a list.
-int reduceScatter(const void* sendbuf, void* recvbuf, CountList recvcounts, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                  RequestOut request) {
-  return reduceScatterThroughEngine(sendbuf, recvbuf, recvcounts, type, op, comm, request);
-}
+namespace topocoll::engine {
 
 bool takeRaisedByMpi() {
   bool raised = t_raised_by_mpi;
@@ -809,6 +807,19 @@ bool buildSchedule(Collective coll, int algorithm, const BuildParams& params, Sc
   }
   if (params.p < 1 || params.rank < 0 || params.rank >= params.p || params.root < 0 || params.root >= params.p || params.count < 0) {
     *error = "invalid schedule parameters (need p >= 1, 0 <= rank, root < p, count >= 0)";
+    return false;
+  }
+  // reduce_scatter's parts: p counts adding up to count; the other collectives have none.
+  if (coll == Collective::ReduceScatter) {
+    const std::vector<int64_t>* parts = params.recv_counts;
+    int64_t sum = 0;
+    for (size_t i = 0; parts && i < parts->size(); ++i) sum += (*parts)[i] < 0 ? INT64_MIN / 2 : (*parts)[i];
+    if (!parts || parts->size() != static_cast<size_t>(params.p) || sum != params.count) {
+      *error = "reduce_scatter needs recvCounts: p counts >= 0 adding up to count";
+      return false;
+    }
+  } else if (params.recv_counts) {
+    *error = std::string("recvCounts is for reduce_scatter, not ") + collectiveEntry(coll).name;
     return false;
   }
   *out = build(params);

@@ -1,5 +1,6 @@
-// The engine's entry points: one per collective, shared by the preload library (MPI_* symbols)
-// and the Node addon. Each call selects an algorithm, fetches its cached schedule and runs it.
+// The engine: one entry point per collective (generated/entry_points.h, from the registry's
+// descriptors), shared by the preload library (MPI_* symbols) and the Node addon. Each call
+// selects an algorithm, fetches its cached schedule and runs it.
 #pragma once
 
 #include <mpi.h>
@@ -17,7 +18,9 @@ namespace topocoll::engine {
 // Reads TOPOCOLL_* from the environment; needs no MPI. False with *error on a bad value.
 bool loadConfig(std::string* error);
 // After MPI_Init: loads the configuration and prepares communicator caching. Idempotent.
-int initialize(std::string* error);
+// `thread_level`: the level the program was told, where the MPI runs at a higher one (-1: the
+// MPI's own).
+int initialize(std::string* error, int thread_level = -1);
 extern bool g_initialized;  // read on every intercepted call: inline, no call
 inline bool initialized() { return g_initialized; }
 // Before MPI_Finalize: prints TOPOCOLL_STATS.
@@ -48,13 +51,18 @@ class RequestOut {
   bool native_blocks_ = false;
 };
 
-int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
-              MPI_Datatype recvtype, MPI_Comm comm, RequestOut request = nullptr);
-int bcast(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, RequestOut request = nullptr);
-int barrier(MPI_Comm comm, RequestOut request = nullptr);
-int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
-             MPI_Datatype recvtype, MPI_Comm comm, RequestOut request = nullptr);
+// True, once, when the last call that failed on this thread was handed to the MPI's own
+// collective, which has already called the communicator's error handler.
+bool takeRaisedByMpi();
 
+// The schedule an algorithm builds, for tools (explain, the replayer); needs no MPI.
+// Returns false with *error when the algorithm has no builder or the parameters are invalid.
+bool buildSchedule(generated::Collective coll, int algorithm, const BuildParams& params, Schedule* out, std::string* error);
+
+}  // namespace topocoll::engine
+
+// The entry points, one per collective of the registry (allgather, bcast, ...), declared from
+// its descriptors; engine.cc defines them through generated/entry_points.inc.
 // Per-rank counts of reduce_scatter as the caller has them: the int array of MPI_Reduce_scatter
 // or the MPI_Count array of its MPI-4 _c form.
 struct CountList {
@@ -70,25 +78,7 @@ struct CountList {
   const MPI_Count* counts_ = nullptr;
 };
 
-// Reductions. The engine combines predefined ops on predefined types with its own kernels,
-// user-defined ops through MPI_Reduce_local (any datatype); an op
-// that is not commutative runs only the algorithms that combine in rank order. reduce and the
-// reduce_scatters go to the MPI until their algorithms exist.
-int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-              RequestOut request = nullptr);
-int reduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
-           RequestOut request = nullptr);
-int reduceScatterBlock(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                       RequestOut request = nullptr);
-int reduceScatter(const void* sendbuf, void* recvbuf, CountList recvcounts, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                  RequestOut request = nullptr);
+// The int counts an MPI-3 call takes: the caller's own array (MPI_Count ones go to the _c form).
+inline const int* intCounts(CountList counts) { return counts.ints(); }
 
-// True, once, when the last call that failed on this thread was handed to the MPI's own
-// collective, which has already called the communicator's error handler.
-bool takeRaisedByMpi();
-
-// The schedule an algorithm builds, for tools (explain, the replayer); needs no MPI.
-// Returns false with *error when the algorithm has no builder or the parameters are invalid.
-bool buildSchedule(generated::Collective coll, int algorithm, const BuildParams& params, Schedule* out, std::string* error);
-
-}  // namespace topocoll::engine
+#include "generated/entry_points.h"

@@ -1,8 +1,10 @@
 #include "rules.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <utility>
 
 #include "algorithm_registry.h"
 #include "select.h"
@@ -15,8 +17,11 @@ std::unique_ptr<RuleSet> g_rules;
 bool g_installed = false;  // by the Node side: the environment's path then keeps these rules
 
 const char* const kTopKeys[] = {"$schema", "version", "generator", "created", "machine", "mpi", "job", "notes", "rules"};
-const char* const kRuleKeys[] = {"collective", "algorithm", "basis", "minBytes", "maxBytes",
-                                 "minRanks",   "maxRanks",  "powerOfTwo", "why"};
+const char* const kRuleKeys[] = {"collective", "algorithm",       "basis",           "minBytes", "maxBytes",
+                                 "minRanks",   "maxRanks",        "powerOfTwo",      "multiNode", "minNodes",
+                                 "maxNodes",   "minRanksPerNode", "maxRanksPerNode", "mpi",       "why"};
+const char* const kMpis[] = {"openmpi", "mpich"};
+constexpr const char kNativePrefix[] = "native:";
 
 template <size_t N>
 std::string joined(const char* const (&names)[N]) {
@@ -30,6 +35,33 @@ bool known(const std::string& key, const char* const (&names)[N]) {
   for (const char* n : names)
     if (key == n) return true;
   return false;
+}
+
+// The <name> of native:<name>: a lowercase identifier (the MPI's own names are checked where
+// they are used: `topocoll tune --export` knows each MPI's algorithms).
+bool nativeName(const std::string& name) {
+  if (name.empty() || !(name[0] >= 'a' && name[0] <= 'z')) return false;
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  return true;
+}
+
+// Whether a rule looks at where the communicator's ranks are.
+bool looksAtPlacement(const Rule& r) {
+  return r.multi_node >= 0 || r.min_nodes >= 0 || r.max_nodes >= 0 || r.min_ranks_per_node >= 0 || r.max_ranks_per_node >= 0;
+}
+
+// The conditions the size and rank count leave: the MPI and the placement.
+bool placementMatches(const Rule& r, int p, int nodes, const char* mpi) {
+  if (!r.mpi.empty() && r.mpi != mpi) return false;
+  const int ranks_per_node = (p + nodes - 1) / nodes;
+  const bool multi_node = nodes > 1 && nodes < p;
+  if (r.multi_node >= 0 && multi_node != (r.multi_node == 1)) return false;
+  if (r.min_nodes >= 0 && nodes < r.min_nodes) return false;
+  if (r.max_nodes >= 0 && nodes > r.max_nodes) return false;
+  if (r.min_ranks_per_node >= 0 && ranks_per_node < r.min_ranks_per_node) return false;
+  if (r.max_ranks_per_node >= 0 && ranks_per_node > r.max_ranks_per_node) return false;
+  return true;
 }
 
 class Reader {
@@ -52,6 +84,28 @@ class Reader {
     return true;
   }
 
+  // An optional true/false key: 1, 0, or -1 when absent.
+  bool boolean(const json::Value& rule, const char* key, const std::string& at, int* out) {
+    const json::Value* x = rule.find(key);
+    if (!x) return true;
+    if (x->type != json::Value::Type::Bool) return fail(x->line, at + "." + key, std::string("must be true or false (got ") + json::describe(x->type) + ")");
+    *out = x->boolean ? 1 : 0;
+    return true;
+  }
+
+  // Optional inclusive bounds on a count, min <= max; -1 when absent.
+  bool bounds(const json::Value& rule, const char* min_key, const char* max_key, const std::string& at, int* min, int* max) {
+    int64_t n = 0;
+    for (auto [key, out] : {std::pair{min_key, min}, std::pair{max_key, max}}) {
+      const json::Value* x = rule.find(key);
+      if (!x) continue;
+      if (!integer(*x, at + "." + key, 1, 1 << 30, &n)) return false;
+      *out = static_cast<int>(n);
+    }
+    if (*min >= 0 && *max >= 0 && *max < *min) return fail(rule.find(max_key)->line, at + "." + max_key, std::string("must not be less than ") + min_key);
+    return true;
+  }
+
   bool string(const json::Value& v, const std::string& key, std::string* out) {
     if (v.type != json::Value::Type::String) return fail(v.line, key, std::string("must be a string (got ") + json::describe(v.type) + ")");
     *out = v.string;
@@ -71,17 +125,22 @@ class Reader {
     std::string name;
     if (!string(*coll, at + ".collective", &name)) return false;
     if (!collectiveByName(name, &r->collective)) {
-      std::string valid;
-      for (const auto& c : generated::kCollectives) valid += std::string(valid.empty() ? "" : ", ") + c.name;
-      return fail(coll->line, at + ".collective", "\"" + name + "\" is not a collective; valid choices: " + valid);
+      return fail(coll->line, at + ".collective", "\"" + name + "\" is not a collective; valid choices: " + collectiveNames());
     }
     const auto& entry = collectiveEntry(r->collective);
     const json::Value* algo = v.find("algorithm");
     if (!algo) return fail(v.line, at + ".algorithm", "missing (every rule names its algorithm)");
     if (!string(*algo, at + ".algorithm", &name)) return false;
-    r->algorithm = name == "native" ? kAlgorithmNative : algorithmIndex(r->collective, name);
-    if (r->algorithm == -1 && name != "native") {
-      std::string valid = "native";
+    const bool mpi_own = name.compare(0, sizeof(kNativePrefix) - 1, kNativePrefix) == 0;
+    if (mpi_own && !nativeName(name.substr(sizeof(kNativePrefix) - 1))) {
+      return fail(algo->line, at + ".algorithm", "\"" + name + "\": native:<name> names one of the MPI's own algorithms in lowercase letters, digits and _ (native:ring)");
+    }
+    if (mpi_own && !v.find("mpi")) {
+      return fail(v.line, at + ".mpi", "missing: a rule choosing " + name + " must say whose algorithm it is (\"openmpi\" or \"mpich\")");
+    }
+    r->algorithm = name == "native" || mpi_own ? kAlgorithmNative : algorithmIndex(r->collective, name);
+    if (r->algorithm == -1 && name != "native" && !mpi_own) {
+      std::string valid = "native, native:<name>";
       for (int i = 0; i < entry.algorithm_count; ++i) valid += std::string(", ") + entry.algorithms[i];
       return fail(algo->line, at + ".algorithm", "\"" + name + "\" is not an algorithm of " + entry.name + "; valid choices: " + valid);
     }
@@ -106,20 +165,15 @@ class Reader {
     if (r->min_bytes >= 0 && r->max_bytes >= 0 && r->max_bytes <= r->min_bytes) {
       return fail(v.find("maxBytes")->line, at + ".maxBytes", "must be greater than minBytes (the range is [minBytes, maxBytes))");
     }
-    if (const json::Value* x = v.find("minRanks")) {
-      if (!integer(*x, at + ".minRanks", 1, 1 << 30, &n)) return false;
-      r->min_ranks = static_cast<int>(n);
+    if (!bounds(v, "minRanks", "maxRanks", at, &r->min_ranks, &r->max_ranks)) return false;
+    if (!boolean(v, "powerOfTwo", at, &r->power_of_two) || !boolean(v, "multiNode", at, &r->multi_node)) return false;
+    if (!bounds(v, "minNodes", "maxNodes", at, &r->min_nodes, &r->max_nodes) ||
+        !bounds(v, "minRanksPerNode", "maxRanksPerNode", at, &r->min_ranks_per_node, &r->max_ranks_per_node)) {
+      return false;
     }
-    if (const json::Value* x = v.find("maxRanks")) {
-      if (!integer(*x, at + ".maxRanks", 1, 1 << 30, &n)) return false;
-      r->max_ranks = static_cast<int>(n);
-    }
-    if (r->min_ranks >= 0 && r->max_ranks >= 0 && r->max_ranks < r->min_ranks) {
-      return fail(v.find("maxRanks")->line, at + ".maxRanks", "must not be less than minRanks");
-    }
-    if (const json::Value* x = v.find("powerOfTwo")) {
-      if (x->type != json::Value::Type::Bool) return fail(x->line, at + ".powerOfTwo", std::string("must be true or false (got ") + json::describe(x->type) + ")");
-      r->power_of_two = x->boolean ? 1 : 0;
+    if (const json::Value* x = v.find("mpi")) {
+      if (!string(*x, at + ".mpi", &r->mpi)) return false;
+      if (!known(r->mpi, kMpis)) return fail(x->line, at + ".mpi", "\"" + r->mpi + "\" is not an MPI; valid choices: " + joined(kMpis));
     }
     if (const json::Value* x = v.find("why")) {
       if (!string(*x, at + ".why", &r->why)) return false;
@@ -163,6 +217,7 @@ class Reader {
 void buildReasons(RuleSet* set) {
   for (Rule& r : set->rules) {
     r.reason = "rules file " + set->source + ":" + std::to_string(r.line) + (r.why.empty() ? "" : ": " + r.why);
+    set->needs_nodes[static_cast<int>(r.collective)] |= looksAtPlacement(r);
   }
 }
 
@@ -223,10 +278,11 @@ bool loadFromEnvironment(const std::string& path, std::string* error) {
 
 const RuleSet* current() { return g_rules.get(); }
 
-bool select(const RuleSet& set, Collective coll, int p, int64_t block_bytes, int64_t total_bytes, const Config& cfg,
-            int* algorithm, const char** reason) {
+bool select(const RuleSet& set, Collective coll, int p, int64_t block_bytes, int64_t total_bytes, int nodes,
+            const char* mpi, const Config& cfg, int* algorithm, const char** reason) {
   for (const Rule& rule : set.rules) {
     if (rule.collective != coll || !ruleMatches(rule, p, block_bytes, total_bytes)) continue;
+    if (!placementMatches(rule, p, std::max(nodes, 1), mpi)) continue;
     if (rule.algorithm != kAlgorithmNative) {
       // As the defaults do: skip what cannot run here, so that the next rule decides.
       if (!findBuilder(coll, rule.algorithm)) continue;

@@ -67,7 +67,8 @@ bool rulesNeedNodes(Collective coll) {
     for (const auto& rule : generated::kDefaultRules) n[static_cast<int>(rule.collective)] |= rule.multi_node >= 0;
     return n;
   }();
-  return need[static_cast<int>(coll)];
+  const rules::RuleSet* file = rules::current();
+  return need[static_cast<int>(coll)] || (file && file->needs_nodes[static_cast<int>(coll)]);
 }
 
 Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t total_bytes, const Config& cfg,
@@ -91,7 +92,7 @@ Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t tota
   // TOPOCOLL_RULES: the first matching rule of the file, before the built-in defaults.
   if (const rules::RuleSet* file = rules::current()) {
     Choice ruled;
-    if (rules::select(*file, coll, p, block_bytes, total_bytes, cfg, &ruled.algorithm, &ruled.reason)) return ruled;
+    if (rules::select(*file, coll, p, block_bytes, total_bytes, nodes, kThisMpi, cfg, &ruled.algorithm, &ruled.reason)) return ruled;
   }
   for (const ResolvedRule& r : defaultRules(coll)) {
     if (!ruleMatches(*r.rule, p, block_bytes, total_bytes)) continue;

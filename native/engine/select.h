@@ -46,7 +46,8 @@ const char* internReason(const std::string& text);
 Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t total_bytes, const Config& cfg,
                        int nodes = 1, const model::ModelCall* model_call = nullptr);
 
-// Whether a default rule of `coll` depends on placement (the caller then counts the nodes).
+// Whether a default rule or a rule of the rules file of `coll` depends on placement (the caller
+// then counts the nodes).
 bool rulesNeedNodes(Collective coll);
 
 // Moves on whenever what selection reads may have changed (a run-time override, the rules, the

@@ -1,8 +1,11 @@
 #include "shadow_comm.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <deque>
 #include <functional>
 #include <list>
 #include <mutex>
@@ -62,12 +65,152 @@ struct ShadowComm::Pool {
 
 ShadowComm::Pool* ShadowComm::pool_ = nullptr;
 
+struct ShadowComm::Setup {
+  MPI_Request dup = MPI_REQUEST_NULL;  // the MPI_Comm_idup in flight
+  bool want_shm = false;               // startShm() was called
+  ShmOptions shm_options;
+  std::unique_ptr<ShmCreation> shm;    // its steps, once the duplicate exists
+  std::deque<Waiter*> waiting;         // in call order
+  int error = MPI_SUCCESS;             // a set-up that failed: every later call fails too
+};
+
 ShadowComm::Settings ShadowComm::currentSettings() {
   return {nodeOverride(), config().get(Parameter::ShmBytes), config().get(Parameter::Numa) != 0};
 }
 
-int ShadowComm::acquire(MPI_Comm comm, std::shared_ptr<ShadowComm>* out) {
+ShadowComm::Pool* ShadowComm::pool() {
   static Pool* pool = pool_ = new Pool();
+  return pool;
+}
+
+int ShadowComm::acquireWithoutBlocking(MPI_Comm comm, std::shared_ptr<ShadowComm>* out) {
+  std::vector<int> world_ranks;
+  int rc = worldRanksOf(comm, &world_ranks);
+  if (rc != MPI_SUCCESS || world_ranks.empty()) return rc;
+  std::unique_ptr<ShadowComm> s(new ShadowComm());
+  s->settings_ = currentSettings();
+  auto h = std::make_unique<Hierarchy>();
+  std::string error;
+  // Within the world: no communication (Hierarchy::detect), and `comm` has the shadow's group.
+  if ((rc = Hierarchy::detect(comm, s->settings_.node_override, h.get(), &error)) != MPI_SUCCESS) return rc;
+  s->hierarchy_ = std::move(h);
+  s->poolable_ = false;  // pooling needs an id the members agree on: a collective to wait for
+  s->setup_ = std::make_unique<Setup>();
+  if ((rc = PMPI_Comm_idup(comm, &s->comm_, &s->setup_->dup)) != MPI_SUCCESS) return rc;
+  s->settled_.store(false, std::memory_order_release);
+  {
+    std::lock_guard<std::mutex> lock(pool()->mutex);
+    ++pool()->created;
+  }
+  *out = std::shared_ptr<ShadowComm>(s.release(), &ShadowComm::release);
+  return MPI_SUCCESS;
+}
+
+bool ShadowComm::startShm() {
+  if (shmIfCreated()) return true;
+  const Hierarchy* h = nullptr;
+  std::string error;
+  // Known already, or detected without communication (a communicator within the world; a
+  // shadow acquired without blocking has it from the start).
+  if (!hierarchy_ && (world_ranks_.empty() || hierarchy(&h, &error) != MPI_SUCCESS)) return false;
+  while (!tryLockSetup()) sched_yield();  // held only while another thread moves the set-up on
+  if (!setup_) setup_ = std::make_unique<Setup>();
+  if (!setup_->want_shm) {
+    const Settings now = currentSettings();
+    settings_.shm_bytes = now.shm_bytes;
+    settings_.numa = now.numa;
+    setup_->want_shm = true;
+    setup_->shm_options.data_bytes = settings_.shm_bytes;
+    setup_->shm_options.numa = settings_.numa;
+  }
+  settled_.store(false, std::memory_order_release);
+  unlockSetup();
+  return true;
+}
+
+// With the set-up flag held: moves the MPI_Comm_idup on; *done once the duplicate exists.
+int ShadowComm::advanceDuplicate(bool block, bool* done) {
+  Setup& s = *setup_;
+  int flag = 1, rc = MPI_SUCCESS;
+  if (s.dup != MPI_REQUEST_NULL) {
+    rc = block ? PMPI_Wait(&s.dup, MPI_STATUS_IGNORE) : PMPI_Test(&s.dup, &flag, MPI_STATUS_IGNORE);
+    // The engine's errors reach the user once, through the user's communicator (interpose.cc).
+    if (rc == MPI_SUCCESS && flag) rc = PMPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+  }
+  *done = rc == MPI_SUCCESS && flag;
+  return rc;
+}
+
+// With the set-up flag held. *done once everything asked for exists.
+int ShadowComm::advanceSetup(bool block, bool* done) {
+  Setup& s = *setup_;
+  int rc = advanceDuplicate(block, done);
+  if (rc != MPI_SUCCESS || !*done) return rc;
+  *done = false;
+  if (s.want_shm && !shm_) {
+    if (!s.shm) s.shm = std::make_unique<ShmCreation>(comm_, *hierarchy_, s.shm_options);
+    std::unique_ptr<ShmContext> made;
+    if ((rc = s.shm->step(block, &made)) != MPI_SUCCESS || !made) return rc;
+    s.shm.reset();
+    shm_ = std::move(made);
+    shm_ready_.store(shm_.get(), std::memory_order_release);
+  }
+  *done = true;
+  return MPI_SUCCESS;
+}
+
+int ShadowComm::settle(bool block) {
+  if (settled()) return MPI_SUCCESS;
+  if (block) {
+    while (!tryLockSetup()) sched_yield();
+  } else if (!tryLockSetup()) {
+    return MPI_SUCCESS;
+  }
+  int rc = MPI_SUCCESS;
+  if (setup_) {
+    bool done = false;
+    if (setup_->error == MPI_SUCCESS) setup_->error = advanceSetup(block, &done);
+    rc = setup_->error;
+    if (rc == MPI_SUCCESS && !done) {
+      unlockSetup();
+      return MPI_SUCCESS;
+    }
+    // Complete, or failed: the calls that waited start now, in call order, with the flag held
+    // (a waiter's destructor waits for it in forget()).
+    std::deque<Waiter*> waiting;
+    waiting.swap(setup_->waiting);
+    for (Waiter* w : waiting) w->start(rc);
+    if (rc == MPI_SUCCESS) setup_.reset();
+    else discardWhenReleased();
+  }
+  if (rc == MPI_SUCCESS) settled_.store(true, std::memory_order_release);
+  unlockSetup();
+  return rc;
+}
+
+void ShadowComm::whenSettled(Waiter* w) {
+  if (!settled()) {
+    while (!tryLockSetup()) sched_yield();
+    if (!settled_.load(std::memory_order_relaxed)) {
+      int error = setup_->error;
+      if (error == MPI_SUCCESS) setup_->waiting.push_back(w);
+      unlockSetup();
+      if (error != MPI_SUCCESS) w->start(error);
+      return;
+    }
+    unlockSetup();
+  }
+  w->start(MPI_SUCCESS);
+}
+
+void ShadowComm::forget(Waiter* w) {
+  while (!tryLockSetup()) sched_yield();
+  if (setup_) setup_->waiting.erase(std::remove(setup_->waiting.begin(), setup_->waiting.end(), w), setup_->waiting.end());
+  unlockSetup();
+}
+
+int ShadowComm::acquire(MPI_Comm comm, std::shared_ptr<ShadowComm>* out) {
+  Pool* pool = ShadowComm::pool();
   std::vector<int> world_ranks;
   int rc = worldRanksOf(comm, &world_ranks);
   if (rc != MPI_SUCCESS) return rc;
@@ -134,7 +277,13 @@ ShadowPoolStats ShadowComm::poolStats() {
 ShadowComm::~ShadowComm() {
   int finalized = 0;
   PMPI_Finalized(&finalized);
-  if (!finalized && comm_ != MPI_COMM_NULL) PMPI_Comm_free(&comm_);
+  if (finalized) return;
+  // A set-up abandoned midway (an error): a collective in flight cannot be cancelled, only completed.
+  if (setup_) {
+    setup_->shm.reset();
+    if (setup_->dup != MPI_REQUEST_NULL) PMPI_Wait(&setup_->dup, MPI_STATUS_IGNORE);
+  }
+  if (comm_ != MPI_COMM_NULL) PMPI_Comm_free(&comm_);
 }
 
 int ShadowComm::nextTag() { return static_cast<int>(sequence_++ % kTagSpan); }
@@ -188,20 +337,16 @@ mapping::RankMappingCache& ShadowComm::rankMappings() {
 }
 
 int ShadowComm::shm(ShmContext** out) {
-  if (!shm_) {
+  if (!shmIfCreated()) {
+    // The steps of startShm(), run to their end (with one begun without blocking, if any).
     const Hierarchy* h = nullptr;
     std::string error;
-    int rc = hierarchy(&h, &error);
+    int rc = hierarchy(&h, &error);  // collective where the communicator reaches outside the world
     if (rc != MPI_SUCCESS) return rc;
-    const Settings now = currentSettings();
-    settings_.shm_bytes = now.shm_bytes;
-    settings_.numa = now.numa;
-    ShmOptions options;
-    options.data_bytes = settings_.shm_bytes;
-    options.numa = settings_.numa;
-    if ((rc = ShmContext::create(comm_, *h, options, &shm_)) != MPI_SUCCESS) return rc;
+    startShm();
+    if ((rc = settle(true)) != MPI_SUCCESS) return rc;
   }
-  *out = shm_.get();
+  *out = shmIfCreated();
   return MPI_SUCCESS;
 }
 

@@ -64,6 +64,14 @@ bool pollWhilePending(Test test, F* ierr) {
 
 extern "C" {
 
+// Every name Open MPI exports for one Fortran routine, as aliases of our implementation.
+#define TOPOCOLL_FORTRAN(lower, UPPER, params)                                          \
+  void mpi_##lower params __attribute__((alias("topocoll_f_" #lower)));                 \
+  void mpi_##lower##_ params __attribute__((alias("topocoll_f_" #lower)));              \
+  void mpi_##lower##__ params __attribute__((alias("topocoll_f_" #lower)));             \
+  void MPI_##UPPER params __attribute__((alias("topocoll_f_" #lower)));                 \
+  void ompi_##lower##_f params __attribute__((alias("topocoll_f_" #lower)))
+
 // ---- init and finalize: Open MPI's Fortran MPI_INIT calls PMPI_Init, which would leave the
 // engine uninitialized (every call then passes through) and TOPOCOLL_STATS unprinted --------------
 
@@ -77,53 +85,9 @@ static void topocoll_f_init_thread(F* required, F* provided, F* ierr) {
 
 static void topocoll_f_finalize(F* ierr) { *ierr = MPI_Finalize(); }
 
-// ---- collectives -----------------------------------------------------------------------------
+// ---- collectives: one per collective of the registry, generated -------------------------------
 
-static void topocoll_f_allgather(const void* sendbuf, F* sendcount, F* sendtype, void* recvbuf, F* recvcount,
-                                 F* recvtype, F* comm, F* ierr) {
-  *ierr = MPI_Allgather(sendBuffer(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), dataBuffer(recvbuf), *recvcount,
-                        PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm));
-}
-
-static void topocoll_f_alltoall(const void* sendbuf, F* sendcount, F* sendtype, void* recvbuf, F* recvcount,
-                                F* recvtype, F* comm, F* ierr) {
-  *ierr = MPI_Alltoall(sendBuffer(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), dataBuffer(recvbuf), *recvcount,
-                       PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm));
-}
-
-static void topocoll_f_bcast(void* buffer, F* count, F* datatype, F* root, F* comm, F* ierr) {
-  *ierr = MPI_Bcast(dataBuffer(buffer), *count, PMPI_Type_f2c(*datatype), *root, PMPI_Comm_f2c(*comm));
-}
-
-static void topocoll_f_barrier(F* comm, F* ierr) { *ierr = MPI_Barrier(PMPI_Comm_f2c(*comm)); }
-
-static void topocoll_f_iallgather(const void* sendbuf, F* sendcount, F* sendtype, void* recvbuf, F* recvcount,
-                                  F* recvtype, F* comm, F* request, F* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Iallgather(sendBuffer(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), dataBuffer(recvbuf), *recvcount,
-                         PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm), &r);
-  if (*ierr == MPI_SUCCESS) *request = PMPI_Request_c2f(r);
-}
-
-static void topocoll_f_ialltoall(const void* sendbuf, F* sendcount, F* sendtype, void* recvbuf, F* recvcount,
-                                 F* recvtype, F* comm, F* request, F* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Ialltoall(sendBuffer(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), dataBuffer(recvbuf), *recvcount,
-                        PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm), &r);
-  if (*ierr == MPI_SUCCESS) *request = PMPI_Request_c2f(r);
-}
-
-static void topocoll_f_ibcast(void* buffer, F* count, F* datatype, F* root, F* comm, F* request, F* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Ibcast(dataBuffer(buffer), *count, PMPI_Type_f2c(*datatype), *root, PMPI_Comm_f2c(*comm), &r);
-  if (*ierr == MPI_SUCCESS) *request = PMPI_Request_c2f(r);
-}
-
-static void topocoll_f_ibarrier(F* comm, F* request, F* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Ibarrier(PMPI_Comm_f2c(*comm), &r);
-  if (*ierr == MPI_SUCCESS) *request = PMPI_Request_c2f(r);
-}
+#include "generated/fortran.inc"
 
 // ---- completion ------------------------------------------------------------------------------
 
@@ -193,28 +157,10 @@ static void topocoll_f_request_get_status(F* request, F* flag, F* status, F* ier
   get(request, flag, status, ierr);
 }
 
-// Every name Open MPI exports for one Fortran routine, as aliases of our implementation.
-#define TOPOCOLL_FORTRAN(lower, UPPER, params)                                          \
-  void mpi_##lower params __attribute__((alias("topocoll_f_" #lower)));                 \
-  void mpi_##lower##_ params __attribute__((alias("topocoll_f_" #lower)));              \
-  void mpi_##lower##__ params __attribute__((alias("topocoll_f_" #lower)));             \
-  void MPI_##UPPER params __attribute__((alias("topocoll_f_" #lower)));                 \
-  void ompi_##lower##_f params __attribute__((alias("topocoll_f_" #lower)))
-
 TOPOCOLL_FORTRAN(init, INIT, (F*));
 TOPOCOLL_FORTRAN(init_thread, INIT_THREAD, (F*, F*, F*));
 TOPOCOLL_FORTRAN(finalize, FINALIZE, (F*));
 
-#define COLL_PARAMS (const void*, F*, F*, void*, F*, F*, F*, F*)
-#define ICOLL_PARAMS (const void*, F*, F*, void*, F*, F*, F*, F*, F*)
-TOPOCOLL_FORTRAN(allgather, ALLGATHER, COLL_PARAMS);
-TOPOCOLL_FORTRAN(alltoall, ALLTOALL, COLL_PARAMS);
-TOPOCOLL_FORTRAN(bcast, BCAST, (void*, F*, F*, F*, F*, F*));
-TOPOCOLL_FORTRAN(barrier, BARRIER, (F*, F*));
-TOPOCOLL_FORTRAN(iallgather, IALLGATHER, ICOLL_PARAMS);
-TOPOCOLL_FORTRAN(ialltoall, IALLTOALL, ICOLL_PARAMS);
-TOPOCOLL_FORTRAN(ibcast, IBCAST, (void*, F*, F*, F*, F*, F*, F*));
-TOPOCOLL_FORTRAN(ibarrier, IBARRIER, (F*, F*, F*));
 TOPOCOLL_FORTRAN(wait, WAIT, (F*, F*, F*));
 TOPOCOLL_FORTRAN(test, TEST, (F*, F*, F*, F*));
 TOPOCOLL_FORTRAN(waitall, WAITALL, (F*, F*, F*, F*));

@@ -15,11 +15,12 @@
 // waiting on a collective this rank started, while this rank waits on that peer).
 // MPICH's MPIX_Grequest_start poll_fn would let MPICH poll for us, but Open MPI 4.1 has none, so
 // one mechanism serves both.
-// Blocking calls we do not define (MPI_Allreduce, MPI_Comm_dup, the setup collectives the engine
+// Blocking calls we do not define (MPI_Gather, MPI_Comm_split, the setup collectives the engine
 // runs on a communicator's first use, ...) cannot poll that way. Under Open MPI, progress() is
 // also registered with opal_progress (as its own libnbc does), so every MPI call that waits
-// moves our collectives on; MPICH exports no such hook, so there a blocking call we do not
-// define does not progress them (docs/preload.md states the limitation).
+// moves our collectives on. MPICH exports no such hook: there a thread of ours calls progress()
+// while something is pending, and MPICH runs at MPI_THREAD_MULTIPLE so that it may
+// (interpose.cc initializes it so, and tells the program the level it asked for).
 //
 // Lifetime: an Entry is freed by whichever of (our completion, MPI's free_fn) comes second.
 // MPICH calls free_fn from MPI_Request_free even before completion; Open MPI from
@@ -136,8 +137,10 @@ void progress() {
     }
     g_pending[i] = g_pending.back();
     g_pending.pop_back();
-    g_pending_count.fetch_sub(1);
     complete(e);
+    // Only now: a thread that sees nothing pending may use what the request used (its shadow
+    // communicator, shared memory) without the lock.
+    g_pending_count.fetch_sub(1);
   }
   t_progressing = false;
 }
@@ -167,19 +170,19 @@ void unhookMpiProgress() {
   g_hooked = false;
 }
 #else
-// MPICH exports no progress hook: a rank blocked in a call we do not define (MPI_Allreduce, ...)
+// MPICH exports no progress hook: a rank blocked in a call we do not define (MPI_Gather, ...)
 // would leave its part of our pending collectives undone while a peer waits for it. A thread
-// moves them on meanwhile: below MPI_THREAD_MULTIPLE it calls no MPI and moves only their
-// shared-memory rounds (rounds of messages wait for this rank's next MPI call); at
-// MPI_THREAD_MULTIPLE it progresses them fully.
+// progresses them meanwhile. It may call MPI because MPICH runs at MPI_THREAD_MULTIPLE whatever
+// level the program asked for (interpose.cc). An MPICH built without thread support cannot:
+// then the thread calls no MPI and moves only their shared-memory rounds (flags and copies).
 namespace {
 std::thread g_mover;
 std::atomic<bool> g_stop{false};
 std::mutex g_wake_mutex;
 std::condition_variable g_wake;
-bool g_multiple = false;  // MPI_THREAD_MULTIPLE: the thread may call MPI
+bool g_multiple = false;  // MPICH runs at MPI_THREAD_MULTIPLE: the thread may call MPI
 
-void moveWithoutMpi() {
+void moveOn() {
   while (!g_stop.load(std::memory_order_relaxed)) {
     if (!anyPending()) {
       std::unique_lock<std::mutex> lock(g_wake_mutex);
@@ -187,7 +190,7 @@ void moveWithoutMpi() {
       continue;
     }
     if (g_multiple) {
-      progress();  // the program's thread level lets this thread call MPI: messages move too
+      progress();
     } else {
       std::unique_lock<std::recursive_mutex> lock(g_mutex, std::try_to_lock);
       if (lock.owns_lock()) {
@@ -210,7 +213,7 @@ void hookMpiProgress() {
   PMPI_Query_thread(&provided);
   g_multiple = provided == MPI_THREAD_MULTIPLE;
   g_stop = false;
-  g_mover = std::thread(moveWithoutMpi);
+  g_mover = std::thread(moveOn);
 }
 
 void unhookMpiProgress() {

@@ -10,10 +10,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../mpi/native';
+import { shapeOf, totalBytes } from '../select/registry';
 import type { RulesFile } from '../select/rules';
 import { formatBytes, formatUs, median, quantile } from './stats';
 import { bestText, formatSpread, speedupText, verdictOf } from './table';
-import { ruleMatches } from './tune';
+import { matchesCall } from '../select/rules';
 import { latencyChart, speedupChart } from './svg';
 import type { BenchReport } from './sweep';
 
@@ -131,8 +132,8 @@ function autoSummary(report: BenchReport, name: string): string {
   for (const cell of cells) {
     const auto = report.records.find((r) => `${r.collective}/${r.bytes}` === cell && r.algorithm === 'auto');
     if (!auto) continue;
-    const total = auto.collective === 'allgather' || auto.collective === 'alltoall' ? auto.bytes * auto.ranks : auto.bytes;
-    const rule = rules.find((r) => r.collective === auto.collective && ruleMatches(r, auto.ranks, auto.bytes, total));
+    const call = { collective: auto.collective, ranks: auto.ranks, blockBytes: auto.bytes, totalBytes: totalBytes(auto.collective, auto.ranks, auto.bytes), nodes: report.job.nodes, mpi: report.mpi.flavour };
+    const rule = rules.find((r) => matchesCall(r, call));
     const forced = rule && report.records.find((r) => r.collective === auto.collective && r.bytes === auto.bytes && r.algorithm === rule.algorithm);
     if (forced) sameAlgorithm.push(auto.median_us / forced.median_us);
   }
@@ -177,6 +178,8 @@ function measure(e: Experiment, quick: boolean): BenchReport {
  * `topocoll bench` prints them (src/bench/table.ts): ties within the noise marked, the best bold
  * only when it is a clear winner.
  */
+const PAYLOAD_WORDS = { block: "bytes per rank's block", vector: 'message bytes', none: 'no payload' };
+
 function markdownTables(report: BenchReport): string {
   const out: string[] = [];
   const j = report.job;
@@ -190,7 +193,7 @@ function markdownTables(report: BenchReport): string {
     const recs = report.records.filter((r) => r.collective === coll);
     const algorithms = [...new Set(recs.map((r) => r.algorithm))];
     const sizes = [...new Set(recs.map((r) => r.bytes))];
-    out.push('', `**${coll}** (${coll === 'bcast' ? 'message bytes' : coll === 'barrier' ? 'no payload' : 'bytes per rank\'s block'})`, '');
+    out.push('', `**${coll}** (${PAYLOAD_WORDS[shapeOf(coll)]})`, '');
     out.push(`| size | ${algorithms.join(' | ')} | best |`);
     out.push(`|---:|${algorithms.map(() => '---:').join('|')}|---|`);
     for (const bytes of sizes) {
@@ -202,7 +205,7 @@ function markdownTables(report: BenchReport): string {
         const text = `${formatUs(r.median_us)} (${formatSpread(r)}), ${speedupText(r, native).replace(/x$/, '×')}`;
         return r === v?.best && v.tied.length === 0 ? `**${text}**` : text;
       });
-      out.push(`| ${coll === 'barrier' ? '–' : formatBytes(bytes)} | ${cells.join(' | ')} | ${bestText(v)} |`);
+      out.push(`| ${shapeOf(coll) === 'none' ? '–' : formatBytes(bytes)} | ${cells.join(' | ')} | ${bestText(v)} |`);
     }
   }
   if (report.skipped.length) {
@@ -214,7 +217,7 @@ function markdownTables(report: BenchReport): string {
 function plotsMarkdown(report: BenchReport, name: string): string {
   const lines: string[] = [];
   for (const coll of [...new Set(report.records.map((r) => r.collective))]) {
-    if (coll === 'barrier') continue;
+    if (shapeOf(coll) === 'none') continue;
     const files: string[] = [];
     for (const [kind, svg] of [
       ['latency', latencyChart(report, coll)],

@@ -47,11 +47,11 @@ export function machineInfo(): MachineInfo {
   };
 }
 
-/** The shape of a job from every rank's host name, in rank order. */
-export function jobShape(hosts: readonly string[]): JobShape {
-  const perHost = new Map<string, number>();
-  for (const h of hosts) perHost.set(h, (perHost.get(h) ?? 0) + 1);
-  return { ranks: hosts.length, nodes: perHost.size, ranksPerNode: [...perHost.values()] };
+/** The shape of a job from every rank's node (a name or number), in rank order. */
+export function jobShape(nodes: readonly string[]): JobShape {
+  const perNode = new Map<string, number>();
+  for (const n of nodes) perNode.set(n, (perNode.get(n) ?? 0) + 1);
+  return { ranks: nodes.length, nodes: perNode.size, ranksPerNode: [...perNode.values()] };
 }
 
 /** The last-level cache of this machine in bytes (0 if unknown; TOPOCOLL_SYSFS_ROOT as the engine reads it). */
@@ -77,4 +77,10 @@ export function loadWarning(command: string, load = os.loadavg()[0], cores = os.
   if (!(load > cores)) return null;
   const consequence = command === 'tune' ? 'differences within the noise keep the defaults' : 'differences within the spread are marked as ties';
   return `topocoll ${command}: warning: the 1-minute load average (${load.toFixed(2)}) exceeds the ${cores} core${cores === 1 ? '' : 's'}: other work competes for the CPUs, the numbers will be noisy (${consequence})`;
+}
+
+/** The load warning on stderr, when the machine is busier than its cores. */
+export function warnIfLoaded(command: string): void {
+  const warning = loadWarning(command);
+  if (warning) console.error(warning);
 }

@@ -5,6 +5,7 @@ import { parseBytes, UsageError, type OptionSpec, type ParsedOptions } from '../
 import { launcherModule } from '../cli/mpirun';
 import { launcherFlavour, packageRoot, type Flavour } from '../mpi/native';
 import { AUTO, COLLECTIVES, NATIVE, type CollectiveName } from '../select/registry';
+import { NATIVE_PREFIX } from '../select/rules';
 import { lastLevelCacheBytes } from './machine';
 import type { SweepOptions, Timing } from './sweep';
 
@@ -33,7 +34,8 @@ export const SWEEP_USAGE = [
   '  --mpi openmpi|mpich  the MPI to launch with (default: TOPOCOLL_MPI, else the first built)',
   '  --test-machine       with --np: oversubscription, ranks yielding when idle, Open MPI as root (as `topocoll mpirun --test-machine`)',
   `  --collectives LIST   comma-separated (default: ${DEFAULT_COLLECTIVES.join(',')})`,
-  '  --algorithms LIST    algorithms to run besides native (default: every registered one, and auto)',
+  '  --algorithms LIST    algorithms to run besides native (default: every registered one, and auto);\n' +
+  '                       native:NAME the MPI\'s own algorithm NAME, native:all all of them (with --np: a launch each)',
   '  --sizes SPEC         MIN..MAX (powers of two) or a list: 1..4M (default), 8,8K,120K',
   '  --repetitions N      repetitions per cell, interleaved across algorithms (default 5; --quick 3)',
   '  --time-ms T          time one repetition of a cell aims at, iterations adapt (default 10; --quick 2)',
@@ -77,7 +79,9 @@ function parseAlgorithms(text: string | undefined, collectives: readonly Collect
   const valid = new Set([NATIVE, AUTO, ...COLLECTIVES.filter((c) => collectives.includes(c.name)).flatMap((c) => c.algorithms.map((a) => a.name))]);
   const names = text.split(',').map((s) => s.trim());
   for (const n of names) {
-    if (!valid.has(n)) throw new UsageError(`--algorithms: "${n}" is not an algorithm of ${collectives.join(', ')}; valid choices: ${[...valid].join(', ')}`);
+    // The MPI's own names are checked against the MPI launched (src/bench/native-sweep.ts).
+    if (n.startsWith(NATIVE_PREFIX) && /^[a-z][a-z0-9_]*$/.test(n.slice(NATIVE_PREFIX.length))) continue;
+    if (!valid.has(n)) throw new UsageError(`--algorithms: "${n}" is not an algorithm of ${collectives.join(', ')}; valid choices: ${[...valid, 'native:NAME', 'native:all'].join(', ')}`);
   }
   return names;
 }
@@ -105,28 +109,48 @@ export function sweepOptions(o: ParsedOptions): SweepOptions {
   };
 }
 
+/** Launches of `np` ranks of a topocoll command under the chosen MPI's launcher, as --np asks. */
+export interface SelfLauncher {
+  readonly flavour: Flavour;
+  readonly np: number;
+  /** Runs `topocoll <command> <args>` under the launcher, `env` added for the ranks; the job's exit code. */
+  run(command: string, args: string[], env?: Record<string, string>): Promise<number>;
+}
+
 /**
- * Not started by mpirun: start `np` ranks of this same command under the chosen MPI's launcher
- * (scripts/launcher.mjs's settings; the test machine's with --test-machine) and return its exit
- * code; null when already inside a job.
+ * Not started by mpirun: a launcher of the ranks (scripts/launcher.mjs's settings; the test
+ * machine's with --test-machine); null when already inside a job.
  */
-export async function launchSelfIfNeeded(command: string, args: string[], o: ParsedOptions): Promise<number | null> {
+export async function selfLauncher(o: ParsedOptions): Promise<SelfLauncher | null> {
   if (launcherFlavour() !== null) return null;
   const np = (o.np as number | undefined) ?? 2;
-  const flavour = (o.mpi as Flavour | undefined) ?? (envValue('TOPOCOLL_MPI') as Flavour | undefined);
+  const wanted = (o.mpi as Flavour | undefined) ?? (envValue('TOPOCOLL_MPI') as Flavour | undefined);
   const mod = await launcherModule();
-  const rest = stripLaunchOptions(args);
-  const plan = mod.planLaunch({
-    flavour,
-    launcher: 'mpirun',
-    args: ['-np', String(np)],
-    program: [process.execPath, path.join(packageRoot, 'bin', 'topocoll.js'), command, ...rest],
-    forward: [],
-    testMachine: o['test-machine'] === true,
-    env: process.env,
-  });
-  const env = { ...plan.env, ...(flavour ? { TOPOCOLL_MPI: flavour } : {}), TOPOCOLL_BENCH_TTY: process.stderr.isTTY ? '1' : '0' };
-  return mod.runLauncher(plan.command, plan.args, env, { name: `topocoll ${command}` });
+  const plan = (command: string, args: string[]) =>
+    mod.planLaunch({
+      flavour: wanted,
+      launcher: 'mpirun',
+      args: ['-np', String(np)],
+      program: [process.execPath, path.join(packageRoot, 'bin', 'topocoll.js'), command, ...args],
+      forward: [],
+      testMachine: o['test-machine'] === true,
+      env: process.env,
+    });
+  return {
+    flavour: plan('bench', []).flavour, // the MPI the plan settles on (--mpi, TOPOCOLL_MPI, else the default)
+    np,
+    run(command, args, extra = {}) {
+      const p = plan(command, args);
+      const env = { ...p.env, ...(wanted ? { TOPOCOLL_MPI: wanted } : {}), TOPOCOLL_BENCH_TTY: process.stderr.isTTY ? '1' : '0', ...extra };
+      return mod.runLauncher(p.command, p.args, env, { name: `topocoll ${command}` });
+    },
+  };
+}
+
+/** Not started by mpirun: runs this same command under the launcher and returns its exit code; null inside a job. */
+export async function launchSelfIfNeeded(command: string, args: string[], o: ParsedOptions): Promise<number | null> {
+  const launcher = await selfLauncher(o);
+  return launcher && launcher.run(command, stripLaunchOptions(args));
 }
 
 function stripLaunchOptions(args: string[]): string[] {

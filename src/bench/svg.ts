@@ -1,10 +1,9 @@
 // SVG line charts written by hand (no plotting dependency): latency against size on log-log
 // axes, one line per algorithm, and the speedup against native on a log size axis.
 import type { CollectiveName } from '../select/registry';
-import { NATIVE } from '../select/registry';
+import { NATIVE, shapeOf, sizeBasisOf } from '../select/registry';
 import { shortBytes } from './stats';
 import type { BenchReport } from './sweep';
-import { SIZE_BASIS } from './sweep';
 
 export interface Series {
   name: string;
@@ -123,13 +122,13 @@ const X_LABEL = { block: 'bytes per rank (block)', message: 'message bytes', non
 
 /** Latency against size, one line per algorithm (log-log). Null for barrier (no sizes). */
 export function latencyChart(report: BenchReport, coll: CollectiveName): string | null {
-  if (coll === 'barrier') return null;
+  if (shapeOf(coll) === 'none') return null;
   const records = report.records.filter((r) => r.collective === coll);
   const algorithms = [...new Set(records.map((r) => r.algorithm))];
   return lineChart({
     title: `${coll}: latency`,
     subtitle: subtitle(report),
-    xLabel: X_LABEL[SIZE_BASIS[coll]],
+    xLabel: X_LABEL[sizeBasisOf(coll)],
     yLabel: 'median latency (us)',
     logY: true,
     series: algorithms.map((a) => ({
@@ -142,13 +141,13 @@ export function latencyChart(report: BenchReport, coll: CollectiveName): string 
 
 /** Speedup against native per algorithm (native's median over the algorithm's; 1 = native). */
 export function speedupChart(report: BenchReport, coll: CollectiveName): string | null {
-  if (coll === 'barrier') return null;
+  if (shapeOf(coll) === 'none') return null;
   const records = report.records.filter((r) => r.collective === coll && r.algorithm !== NATIVE);
   const algorithms = [...new Set(records.map((r) => r.algorithm))];
   return lineChart({
     title: `${coll}: speedup over native (higher is better)`,
     subtitle: subtitle(report),
-    xLabel: X_LABEL[SIZE_BASIS[coll]],
+    xLabel: X_LABEL[sizeBasisOf(coll)],
     yLabel: 'native median / algorithm median (log)',
     logY: true,
     referenceY: 1,

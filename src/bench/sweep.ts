@@ -6,7 +6,7 @@
 // ratios stay fair even when the absolute times wander.
 import type { Comm } from '../mpi/comm';
 import { addon, loadedFlavour } from '../mpi/native';
-import { AUTO, NATIVE, type CollectiveName } from '../select/registry';
+import { AUTO, NATIVE, shapeOf, sizeBasisOf, type CollectiveName, type SizeBasisName } from '../select/registry';
 import { jobShape, machineInfo, type JobShape, type MachineInfo, type MpiInfo } from './machine';
 import { setAlgorithm, takeFallback } from './override';
 import { formatBytes, median, quantile, relativeSpread } from './stats';
@@ -14,28 +14,6 @@ import type { Progress } from './progress';
 
 const BENCH_FORMAT = 'topocoll-bench';
 const BENCH_VERSION = 1;
-
-/**
- * What `bytes` counts: one rank's block (allgather, alltoall, reduce_scatter_block), the message
- * (bcast, allreduce, reduce, reduce_scatter: the whole vector), nothing (barrier).
- */
-export type SizeBasisName = 'block' | 'message' | 'none';
-
-export const SIZE_BASIS: Record<CollectiveName, SizeBasisName> = {
-  allgather: 'block',
-  alltoall: 'block',
-  bcast: 'message',
-  barrier: 'none',
-  allreduce: 'message',
-  reduce: 'message',
-  reduce_scatter_block: 'block',
-  reduce_scatter: 'message',
-};
-
-/** What a size of `coll` is, in words ('per rank block', 'message', or '' for barrier). */
-export function sizeWords(coll: CollectiveName): string {
-  return { block: 'per rank block', message: 'message', none: '' }[SIZE_BASIS[coll]];
-}
 
 /**
  * `loop`: the slowest rank's mean time per call over back-to-back calls (OSU, IMB): throughput,
@@ -65,6 +43,7 @@ export interface BenchRecord {
   collective: CollectiveName;
   algorithm: string;
   bytes: number;
+  /** What `bytes` counts: one rank's block (allgather, alltoall), the message (bcast), nothing (barrier). */
   basis: SizeBasisName;
   ranks: number;
   iterations: number;
@@ -83,6 +62,8 @@ export interface BenchRecord {
   /** Window timing: the window between call starts, and the calls left out because a rank started late. */
   window_us?: number;
   late_calls?: number;
+  /** A native sweep's cells (`native:<name>`): the launch that measured it, the MPI set to run <name> (0: the main launch). */
+  launch?: number;
 }
 
 export interface SkippedAlgorithm {
@@ -118,7 +99,7 @@ function algorithmsFor(coll: CollectiveName, wanted: readonly string[]): string[
 }
 
 function sizesFor(coll: CollectiveName, sizes: readonly number[]): number[] {
-  return coll === 'barrier' ? [0] : [...sizes];
+  return shapeOf(coll) === 'none' ? [0] : [...sizes];
 }
 
 /** The number of (cell, repetition) steps a sweep takes, for the progress bar. */
@@ -151,7 +132,8 @@ function agreedFallback(comm: Comm, coll: CollectiveName): string | null {
 
 /** Runs the sweep on every rank of `comm`; every rank returns the same report. */
 export function runSweep(comm: Comm, opts: SweepOptions, progress?: Progress): BenchReport {
-  const hosts = hostsOf(comm);
+  // The nodes as the engine counts them (virtual ones included): what rules on placement match.
+  const nodes = addon().hierarchy(comm.handle).ranks.map((r) => String(r.node));
   const records: BenchRecord[] = [];
   const skipped: SkippedAlgorithm[] = [];
   const native = addon();
@@ -161,7 +143,7 @@ export function runSweep(comm: Comm, opts: SweepOptions, progress?: Progress): B
       const cells: Cell[] = algorithms.map((algorithm) => ({ algorithm, iterations: 0, windowUs: 0, times: [], lateCalls: 0, errors: 0 }));
       for (let rep = 0; rep < opts.repetitions; rep++) {
         for (const cell of cells) {
-          progress?.step(`${coll} ${coll === 'barrier' ? '' : `${formatBytes(bytes)} `}${cell.algorithm}`);
+          progress?.step(`${coll} ${shapeOf(coll) === 'none' ? '' : `${formatBytes(bytes)} `}${cell.algorithm}`);
           if (cell.skipped) continue;
           setAlgorithm(coll, cell.algorithm === AUTO ? null : cell.algorithm);
           const first = rep === 0;
@@ -208,7 +190,7 @@ export function runSweep(comm: Comm, opts: SweepOptions, progress?: Progress): B
           collective: coll,
           algorithm: cell.algorithm,
           bytes,
-          basis: SIZE_BASIS[coll],
+          basis: sizeBasisOf(coll),
           ranks: comm.size,
           iterations: cell.iterations,
           repetitions: cell.times.length,
@@ -233,7 +215,7 @@ export function runSweep(comm: Comm, opts: SweepOptions, progress?: Progress): B
     generator: `topocoll ${packageVersion()}`,
     machine: machineInfo(),
     mpi: { flavour: loadedFlavour(), library: libraryName() },
-    job: jobShape(hosts),
+    job: jobShape(nodes),
     options: opts,
     records,
     skipped,

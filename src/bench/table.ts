@@ -1,10 +1,9 @@
 // Text output in the style of the OSU micro-benchmarks ("# Size  Avg Latency(us)"), which HPC
 // users read at a glance: a header of '#' lines, then one row per message size.
 import type { CollectiveName } from '../select/registry';
-import { AUTO, NATIVE } from '../select/registry';
+import { AUTO, NATIVE, shapeOf, sizeBasisOf } from '../select/registry';
 import { formatBytes, formatSig, formatUs, shortBytes, spreadOf } from './stats';
 import type { BenchRecord, BenchReport } from './sweep';
-import { SIZE_BASIS } from './sweep';
 
 const BASIS_TEXT = { block: 'bytes of one rank\'s block', message: 'bytes of the message', none: 'no payload' };
 
@@ -81,13 +80,13 @@ export function formatSummaryTable(report: BenchReport): string {
     const widths = algorithms.map((a, i) => Math.max(9, a.length, ...text.map((t) => t[i].length)));
     const verdicts = rows.map((row) => verdictOf(row));
     const bestWidth = Math.max(20, ...verdicts.map((v) => bestText(v).length));
-    out.push('', `# ${coll} (size: ${BASIS_TEXT[SIZE_BASIS[coll]]}); cell: median (spread)`);
+    out.push('', `# ${coll} (size: ${BASIS_TEXT[sizeBasisOf(coll)]}); cell: median (spread)`);
     out.push(`# ${'Size'.padEnd(8)} ${algorithms.map((a, i) => a.padStart(widths[i])).join('  ')}  ${'best'.padEnd(bestWidth)} vs native`);
     rows.forEach((row, k) => {
       const v = verdicts[k];
       const native = row.find((r) => r?.algorithm === NATIVE);
       const cells = text[k].map((t, i) => t.padStart(widths[i]));
-      out.push(`  ${(coll === 'barrier' ? '-' : shortBytes(sizes[k])).padEnd(8)} ${cells.join('  ')}  ${bestText(v).padEnd(bestWidth)} ${speedupText(v?.best, native)}`);
+      out.push(`  ${(shapeOf(coll) === 'none' ? '-' : shortBytes(sizes[k])).padEnd(8)} ${cells.join('  ')}  ${bestText(v).padEnd(bestWidth)} ${speedupText(v?.best, native)}`);
     });
   }
   return out.join('\n');
@@ -98,12 +97,12 @@ export function formatLongTable(report: BenchReport): string {
   const out = header(report);
   for (const coll of collectivesOf(report)) {
     const records = report.records.filter((x) => x.collective === coll);
-    out.push('', `# ${coll} (size: ${BASIS_TEXT[SIZE_BASIS[coll]]})`);
+    out.push('', `# ${coll} (size: ${BASIS_TEXT[sizeBasisOf(coll)]})`);
     out.push(`# ${'Size'.padEnd(10)} ${'Algorithm'.padEnd(20)} ${'Median(us)'.padStart(11)} ${'Spread(us)'.padStart(11)} ${'Min(us)'.padStart(11)} ${'Max(us)'.padStart(11)} ${'vs native'.padStart(9)} ${'Iterations'.padStart(10)}${report.options.check ? '  Check' : ''}`);
     for (const r of records) {
       const native = records.find((x) => x.bytes === r.bytes && x.algorithm === NATIVE);
       out.push(
-        `  ${(coll === 'barrier' ? '-' : formatBytes(r.bytes)).padEnd(10)} ${r.algorithm.padEnd(20)} ${formatUs(r.median_us).padStart(11)} ${formatSpread(r).padStart(11)} ${formatUs(r.min_us).padStart(11)} ${formatUs(r.max_us).padStart(11)} ${speedupText(r, native).padStart(9)} ${String(r.iterations).padStart(10)}${report.options.check ? `  ${r.check}` : ''}`,
+        `  ${(shapeOf(coll) === 'none' ? '-' : formatBytes(r.bytes)).padEnd(10)} ${r.algorithm.padEnd(20)} ${formatUs(r.median_us).padStart(11)} ${formatSpread(r).padStart(11)} ${formatUs(r.min_us).padStart(11)} ${formatUs(r.max_us).padStart(11)} ${speedupText(r, native).padStart(9)} ${String(r.iterations).padStart(10)}${report.options.check ? `  ${r.check}` : ''}`,
       );
     }
   }

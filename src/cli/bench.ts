@@ -1,28 +1,24 @@
 // `topocoll bench`: every algorithm of each collective against the system MPI's own (native),
 // over a range of sizes; an OSU-style table, JSON and SVG plots. Runs under mpirun, or starts
 // itself under it with --np. `--calibrate` measures the machine's levels instead (ping-pong).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { validateSchema } from '../bench/json-schema';
 import { calibrate, topologyYaml } from '../bench/calibrate';
-import { loadWarning } from '../bench/machine';
-import { launchSelfIfNeeded, SWEEP_OPTIONS, SWEEP_USAGE, sweepOptions } from '../bench/options';
+import { warnIfLoaded } from '../bench/machine';
+import { measureByLaunches, nativeNeedsLaunches, wantsNativeAlgorithms } from '../bench/native-sweep';
+import { launchSelfIfNeeded, selfLauncher, SWEEP_OPTIONS, SWEEP_USAGE, sweepOptions } from '../bench/options';
 import { maybeProgress } from '../bench/progress';
+import { readReport, reportErrors } from '../bench/report';
 import { latencyChart, speedupChart } from '../bench/svg';
 import { libraryName, runSweep, sweepSteps, type BenchReport } from '../bench/sweep';
 import { formatCsv, formatLongTable, formatSkipped, formatSummaryTable } from '../bench/table';
 import { getWorld } from '../mpi/comm';
 import { init } from '../mpi/lifecycle';
-import { packageRoot } from '../mpi/native';
+import { envValue } from '../config/env';
 import { parseOptions, UsageError, type ParsedOptions } from './args';
 import type { Command } from './main';
 
 const DEFAULT_PLOT_DIR = 'topocoll-bench';
-
-export function benchSchema(): Record<string, unknown> {
-  // eslint-disable-next-line @typescript-eslint/no-var-requires
-  return require(path.join(packageRoot, 'schemas', 'bench.schema.json'));
-}
 
 /** Writes the report's SVG plots into `dir`; returns their paths. */
 function writePlots(report: BenchReport, dir: string, prefix = ''): string[] {
@@ -44,23 +40,10 @@ function writePlots(report: BenchReport, dir: string, prefix = ''): string[] {
 
 /** Writes the report as JSON after checking it against its published schema. */
 export function writeReportJson(report: BenchReport, file: string): void {
-  const errors = validateSchema(benchSchema(), JSON.parse(JSON.stringify(report)));
+  const errors = reportErrors(report);
   if (errors.length) throw new Error(`topocoll bench: the report does not match schemas/bench.schema.json: ${errors.slice(0, 5).join('; ')}`);
   mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   writeFileSync(file, `${JSON.stringify(report, null, 1)}\n`);
-}
-
-/** A saved report (`bench --json`), checked against its schema: a file that is not one is a runtime failure. */
-function readReport(file: string): BenchReport {
-  let report: unknown;
-  try {
-    report = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new Error(`topocoll bench: --render ${file}: ${(e as Error).message}`);
-  }
-  const errors = validateSchema(benchSchema(), report);
-  if (errors.length) throw new Error(`topocoll bench: --render ${file} is not a bench report (schemas/bench.schema.json): ${errors.slice(0, 5).join('; ')}`);
-  return report as BenchReport;
 }
 
 /** The table (or CSV) on stdout and the files asked for; shared by a sweep and --render. */
@@ -119,10 +102,18 @@ export const bench: Command = {
     if (o.render !== undefined) {
       const measuring = MEASURING.find((k) => o[k] !== undefined);
       if (measuring) throw new UsageError(`--render re-renders a saved report and measures nothing: --${measuring} does not go with it`);
-      output(readReport(o.render as string), o, true);
+      output(readReport(o.render as string, 'topocoll bench: --render'), o, true);
       return 0;
     }
     const sweep = sweepOptions(o); // bad options fail here, before any launch
+    if (wantsNativeAlgorithms(sweep) && !o.calibrate) {
+      const launcher = await selfLauncher(o);
+      if (!launcher) throw new UsageError(nativeNeedsLaunches('bench'));
+      const report = await measureByLaunches('bench', launcher, sweep, o.quiet === true);
+      if (typeof report === 'number') return report;
+      output(report, o, false);
+      return failedChecks(report);
+    }
     const launched = await launchSelfIfNeeded('bench', args, o);
     if (launched !== null) return launched;
 
@@ -132,10 +123,9 @@ export const bench: Command = {
     init();
     const world = getWorld();
     const rank = world.rank;
-    if (rank === 0) {
-      const warning = loadWarning('bench');
-      if (warning) console.error(warning);
-    }
+    // A launch of a sweep in launches: the report goes to the file, the launcher speaks.
+    const reportTo = envValue('TOPOCOLL_BENCH_REPORT');
+    if (rank === 0 && !reportTo) warnIfLoaded('bench');
     if (o.calibrate) {
       if (world.size < 2) throw new UsageError('--calibrate needs at least 2 ranks');
       const c = calibrate(world, o.quick === true, sweep.timing ?? 'loop', sweep.rotateBytes);
@@ -155,12 +145,19 @@ export const bench: Command = {
     const progress = maybeProgress(rank, o.quiet === true, sweepSteps(sweep));
     const report = runSweep(world, sweep, progress);
     if (rank !== 0) return 0;
-    output(report, o, false);
-    const failed = report.records.filter((r) => r.check === 'failed');
-    if (failed.length) {
-      console.error(`topocoll bench: --check found wrong data in ${failed.length} cells: ${failed.map((r) => `${r.collective}/${r.algorithm}/${r.bytes} B`).join(', ')}`);
-      return 1;
+    if (reportTo) {
+      writeReportJson(report, reportTo);
+      return 0;
     }
-    return 0;
+    output(report, o, false);
+    return failedChecks(report);
   },
 };
+
+/** 1, with the cells named on stderr, when --check found wrong data; else 0. */
+function failedChecks(report: BenchReport): number {
+  const failed = report.records.filter((r) => r.check === 'failed');
+  if (failed.length === 0) return 0;
+  console.error(`topocoll bench: --check found wrong data in ${failed.length} cells: ${failed.map((r) => `${r.collective}/${r.algorithm}/${r.bytes} B`).join(', ')}`);
+  return 1;
+}

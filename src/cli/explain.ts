@@ -3,8 +3,7 @@
 import { formatBytes } from '../bench/stats';
 import type { EnginePrediction } from '../mpi/addon';
 import { addon } from '../mpi/native';
-import { SIZE_BASIS, sizeWords } from '../bench/sweep';
-import { blockIsElement, collectiveInfo, COLLECTIVES, type CollectiveName } from '../select/registry';
+import { blockIsElement, collectiveInfo, COLLECTIVES, shapeOf, totalBytes, type CollectiveName } from '../select/registry';
 import { evenCounts, type Schedule, type ScheduleParams } from '../select/schedule';
 import { summarize, type ScheduleSummary } from '../select/summary';
 import { enginePredictions } from '../model/native';
@@ -40,12 +39,12 @@ export function explainCall(coll: CollectiveName, np: number, bytes: number, onl
   const native = addon();
   installRulesFromEnvironment(native);
   native.loadConfig();
-  const total = SIZE_BASIS[coll] === 'block' ? bytes * np : bytes;
+  const total = totalBytes(coll, np, bytes);
   const chosen = native.selectAlgorithm(coll, np, bytes, total, Math.ceil(np / ppn));
   const registered: string[] = native.registeredAlgorithms()[coll];
   const names = only ? [only] : registered;
-  // Blocks are bytes here: one rank's block for allgather/alltoall, one element of a byte vector
-  // for bcast and the reductions.
+  // Blocks are bytes here: one rank's block of a block exchange, one element of a byte vector
+  // (bcast and the reductions).
   const [count, blockBytes] = blockIsElement(coll) ? [bytes, 1] : [1, bytes];
   const elementBytes = Math.max(1, blockBytes);
   const shm = {
@@ -101,7 +100,7 @@ export const explain: Command = {
       console.log(JSON.stringify(e, null, 2));
       return 0;
     }
-    const what = sizeWords(coll);
+    const what = { block: 'per rank block', vector: 'message', none: '' }[shapeOf(coll)];
     console.log(`${coll} on ${e.np} ranks${what ? `, ${formatBytes(bytes)} ${what}` : ''}`);
     console.log(`chosen: ${e.chosen.algorithm} (${e.chosen.reason})\n`);
     const header = ['algorithm', 'predicted', 'rounds', 'msgs/rank', 'max bytes/rank', 'max distance', 'ALCD'];

@@ -39,7 +39,7 @@ export interface LauncherModule {
     preload?: string;
     testMachine: boolean;
     env: NodeJS.ProcessEnv;
-  }): Omit<MpirunPlan, 'flavour' | 'launcher'> & { launcher: Launcher };
+  }): Omit<MpirunPlan, 'flavour' | 'launcher'> & { flavour: Flavour; launcher: Launcher };
   describeSettings(settings: Setting[], prefix: string): string[];
   runLauncher(command: string, args: string[], env: Record<string, string>, opts: { name: string }): Promise<number>;
 }

@@ -1,11 +1,11 @@
 // `topocoll simulate`: what an algorithm will cost at a scale we cannot run. Every rank's real
 // schedule (the C++ builders, through the addon) is replayed through a cost model on a machine
 // profile (profiles/*.yaml) with the ranks placed ppn per node. No MPI launch.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { validateSchema } from '../bench/json-schema';
+import { readReport } from '../bench/report';
 import { formatBytes } from '../bench/stats';
-import { SIZE_BASIS, sizeWords, type BenchReport } from '../bench/sweep';
+import type { BenchReport } from '../bench/sweep';
 import { suggestion } from '../config/closest';
 import { isProfilePath, loadProfile, profileNames, profilePath } from '../model/machine';
 import {
@@ -20,8 +20,7 @@ import {
   type SimulateRow,
 } from '../model';
 import { measuredCells, rankAgreement, timingOf, type ComparedCell, type RankAgreement, type VerdictCounts } from '../model/compare';
-import { COLLECTIVES, collectiveInfo, type CollectiveName } from '../select/registry';
-import { benchSchema } from './bench';
+import { COLLECTIVES, collectiveInfo, shapeOf, type CollectiveName } from '../select/registry';
 import type { Command } from './main';
 import { parseBytes, parseOptions, UsageError } from './args';
 
@@ -115,19 +114,6 @@ export interface SweepPoint extends SimulateRow {
   bytes_per_rank: number;
 }
 
-/** A `topocoll bench --json` report, checked against its schema. */
-export function readBenchReport(file: string): BenchReport {
-  let report: unknown;
-  try {
-    report = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new Error(`--compare: cannot read ${file}: ${(e as Error).message}`);
-  }
-  const errors = validateSchema(benchSchema(), report);
-  if (errors.length) throw new Error(`--compare: ${file} is not a topocoll bench report (schemas/bench.schema.json): ${errors.slice(0, 3).join('; ')}`);
-  return report as BenchReport;
-}
-
 /**
  * Every measured cell of the reports next to its prediction for the same communicator (ranks
  * placed in rank order, `ppn` per node: `--map-by slot`), and the pairs the model orders.
@@ -163,7 +149,7 @@ function formatComparison(cells: readonly ComparedCell[], agreement: RankAgreeme
   const header = ['collective', 'size', 'algorithm', 'predicted', 'measured', 'launches (lowest-highest)'];
   const lines = cells.map((c) => [
     c.collective,
-    c.collective === 'barrier' ? '-' : formatBytes(c.bytes),
+    shapeOf(c.collective) === 'none' ? '-' : formatBytes(c.bytes),
     c.algorithm,
     formatMicros(c.predicted_us),
     formatMicros(c.measured_us),
@@ -176,7 +162,7 @@ function formatComparison(cells: readonly ComparedCell[], agreement: RankAgreeme
     .filter((p) => p.verdict !== 'same')
     .map(
       (p) =>
-        `  ${p.verdict}: ${p.collective} ${p.collective === 'barrier' ? '' : `${formatBytes(p.bytes)} `}${p.faster} measured ${p.measured_ratio.toFixed(2)}x faster than ${p.slower}` +
+        `  ${p.verdict}: ${p.collective} ${shapeOf(p.collective) === 'none' ? '' : `${formatBytes(p.bytes)} `}${p.faster} measured ${p.measured_ratio.toFixed(2)}x faster than ${p.slower}` +
         `${p.every_launch ? ' (in every launch)' : ''}, predicted ${p.predicted_ratio.toFixed(2)}x`,
     );
   const orders = (c: VerdictCounts) => `the model orders ${c.same} the same way, ${c.reversed} the other way, and ties ${c.tied}`;
@@ -216,7 +202,7 @@ export const simulate: Command = {
       compare: { type: 'string' },
     });
     if (options.compare !== undefined) {
-      const reports = list(String(options.compare), readBenchReport);
+      const reports = list(String(options.compare), (f) => readReport(f, '--compare'));
       if (reports.length === 0) throw new UsageError('--compare needs at least one bench report');
       const machineName = (options.machine as string | undefined) ?? 'dev-vm';
       const machine = machineOption(machineName);
@@ -285,7 +271,7 @@ export const simulate: Command = {
         console.log(JSON.stringify(rows, null, 2));
         return 0;
       }
-      const what = sizeWords(coll);
+      const what = { block: 'per rank block', vector: 'message', none: '' }[shapeOf(coll)];
       console.log(
         `${coll} on ${np} ranks, ${ppnFor(np)} per node${what ? `, ${formatBytes(bytes)} ${what}` : ''}; machine ${machineName}, ${model} model${rho !== undefined ? ` (rho ${rho})` : ''}\n`,
       );
@@ -320,7 +306,7 @@ export const simulate: Command = {
       svgPath,
       logLogPlotSvg(series, {
         title: `${coll}: predicted time (${machineName}, ${model})`,
-        xLabel: bySize ? (SIZE_BASIS[coll] === 'message' ? 'message bytes' : 'bytes per rank block') : 'ranks',
+        xLabel: bySize ? (shapeOf(coll) === 'vector' ? 'message bytes' : 'bytes per rank block') : 'ranks',
         yLabel: 'predicted time (us)',
         formatX: bySize ? formatBytes : String,
       }),

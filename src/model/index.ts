@@ -1,7 +1,7 @@
 // Models of collective cost: machine profiles, Hockney/LogGP/contention (seed 002), ALCD
 // (seed 000), the symbolic replayer and the timing simulator. simulateCommand() is the entry
 // point `topocoll simulate` wraps.
-import { blockIsElement, collectiveInfo, COLLECTIVES, type CollectiveInfo, type CollectiveName } from '../select/registry';
+import { blockIsElement, collectiveInfo, COLLECTIVES, shapeOf, type CollectiveInfo, type CollectiveName } from '../select/registry';
 import { evenCounts, type ScheduleParams } from '../select/schedule';
 import { nativeTiming, type CompiledProvider, type ScheduleProvider } from './native';
 import { rhoAt, type RhoLaw } from './contention';
@@ -98,11 +98,11 @@ export function simulateCommand(args: SimulateArgs): SimulateRow[] {
   const placement = blockPlacement(np, ppn, machine);
   const { info, list } = algorithmsOf(coll, args.algorithm, args.available);
 
-  // Blocks are bytes-sized units: a bcast or a reduction moves `bytes` one-byte elements;
-  // allgather and alltoall move one block of `bytes` one-byte elements per rank.
+  // Blocks are bytes-sized units: a vector collective or a reduction moves `bytes` one-byte
+  // elements, a block exchange one block of `bytes` one-byte elements per rank.
   const shmElements = args.shmBytes ?? 1 << 20;
   const base: ScheduleParams = {
-    count: coll === 'barrier' ? 0 : bytes,
+    count: shapeOf(coll) === 'none' ? 0 : bytes,
     root: args.root ?? 0,
     inPlace: args.inPlace ?? false,
     elementBytes: 1,
@@ -114,7 +114,7 @@ export function simulateCommand(args: SimulateArgs): SimulateRow[] {
   const nodes = Array.from(placement.node);
   const shmParams: ScheduleParams = { ...base, nodes, shmElements };
   const placedParams: ScheduleParams = { ...base, nodes };
-  const blockBytes = blockIsElement(coll) ? 1 : coll === 'barrier' ? 0 : bytes;
+  const blockBytes = shapeOf(coll) === 'none' ? 0 : blockIsElement(coll) ? 1 : bytes;
 
   return list.map((algorithm) => {
     const entry = info.algorithms.find((a) => a.name === algorithm);

@@ -16,7 +16,7 @@
 // that every read of the area comes after the write it reads, and every write after the reads
 // and writes it replaces: a missing flag is an error even if this replay's order happened to
 // work.
-import { blockIsElement, isReduction, type CollectiveName } from '../select/registry';
+import { collectiveInfo, isReduction, shapeOf, type CollectiveName } from '../select/registry';
 import type { Schedule } from '../select/schedule';
 import {
   BUF_RECV,
@@ -156,12 +156,12 @@ function checkHeader(s: Schedule, coll: CollectiveName, p: number, r: number, ex
   if (s.collective !== coll) throw bad(`is for ${s.collective}, not ${coll}`);
   if (s.p !== p || s.rank !== r) throw bad(`was built for rank ${s.rank} of ${s.p}`);
   if (!Number.isInteger(s.tmpBlocks) || s.tmpBlocks < 0) throw bad(`has tmpBlocks ${s.tmpBlocks}`);
-  if (coll === 'bcast' || coll === 'reduce') {
+  if (collectiveInfo(coll)!.rooted) {
     if (s.root !== expect.root) throw bad(`has root ${s.root}, expected ${expect.root}`);
     if (!Number.isInteger(expect.root) || expect.root < 0 || expect.root >= p) throw bad(`root ${expect.root} is not a rank`);
   }
-  if ((coll === 'bcast' || isReduction(coll)) && s.count !== expect.count) throw bad(`has count ${s.count}, expected ${expect.count}`);
-  if ((coll === 'allgather' || coll === 'alltoall' || isReduction(coll)) && s.inPlace !== expect.inPlace) {
+  if ((shapeOf(coll) === 'vector' || isReduction(coll)) && s.count !== expect.count) throw bad(`has count ${s.count}, expected ${expect.count}`);
+  if (collectiveInfo(coll)!.blocks.send !== 0 && s.inPlace !== expect.inPlace) {
     throw bad(`has inPlace ${s.inPlace}, expected ${expect.inPlace}`);
   }
   if (isReduction(coll) && (s.unitsPerBlock ?? 1) !== 1) throw bad(`cuts elements into ${s.unitsPerBlock} units: a reduction's block is one element`);
@@ -249,7 +249,7 @@ class SymbolicReplay implements EngineHooks {
     }
     this.claims = new Int32Array(maxSlots + shmUnits);
 
-    this.clocked = coll === 'barrier' || usesShm;
+    this.clocked = shapeOf(coll) === 'none' || usesShm;
     if (this.clocked) {
       if (p > MAX_CLOCKED_RANKS) throw new ScheduleError(`ordering checks (barriers, shared memory) support at most ${MAX_CLOCKED_RANKS} ranks`);
       this.posted = new Int32Array(p * p);
@@ -301,7 +301,7 @@ class SymbolicReplay implements EngineHooks {
   private shmCapacity(): number {
     const { shmElements, count } = this.params;
     if (shmElements === Infinity) return Infinity;
-    const elementsPerBlock = blockIsElement(this.coll) ? 1 : count;
+    const elementsPerBlock = shapeOf(this.coll) === 'vector' ? 1 : count;
     return elementsPerBlock === 0 ? 0 : Math.floor((shmElements * this.unit) / elementsPerBlock);
   }
 
@@ -527,7 +527,7 @@ class SymbolicReplay implements EngineHooks {
 
   checkFinalState(): void {
     const { p, coll, unit } = this;
-    if (coll === 'barrier') {
+    if (shapeOf(coll) === 'none') {
       for (let r = 0; r < p; r++) {
         for (let q = 0; q < p; q++) {
           if (q !== r && this.known![r * p + q] < 1) {

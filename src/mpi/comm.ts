@@ -6,7 +6,7 @@
 // barrier, bcast, allgather and alltoall run in the topocoll engine (algorithm chosen per call);
 // the other collectives and point-to-point run in the system MPI.
 import v8 from 'node:v8';
-import type { CollectiveName } from '../select/registry';
+import { totalBytes, type CollectiveName } from '../select/registry';
 import { addon } from './native';
 import { init } from './lifecycle';
 import { objectOpFunction, ObjectOp, Op, opIndex } from './ops';
@@ -203,7 +203,7 @@ export class Comm {
    * TOPOCOLL_VERBOSE=1 prints what each call actually ran.
    */
   algorithmFor(collective: string, bytes: number): { algorithm: string; reason: string } {
-    const total = collective === 'allgather' || collective === 'alltoall' ? bytes * this.size : bytes;
+    const total = totalBytes(collective, this.size, bytes);
     // A name from JavaScript: the addon checks it (a TypeError names the collectives).
     return addon().selectAlgorithm(collective as CollectiveName, this.size, bytes, total);
   }

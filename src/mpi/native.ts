@@ -11,7 +11,7 @@ export type Flavour = MpiFlavour;
 export const FLAVOUR_TITLES = MPI_FLAVOUR_TITLES;
 
 export const packageRoot = path.resolve(__dirname, '..', '..');
-const nativeRoot = path.join(packageRoot, 'lib', 'native');
+export const nativeRoot = path.join(packageRoot, 'lib', 'native');
 
 /** Which MPI's launcher started this process, from the variables each one sets; null if none. */
 export function launcherFlavour(env: NodeJS.ProcessEnv = process.env): Flavour | null {

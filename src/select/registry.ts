@@ -1,6 +1,9 @@
 // The one registry of collectives, algorithms and default rules. Everything that names an
-// algorithm reads it: env parsing, `explain`, docs, tests, benchmarks, and the native build
-// (scripts/gen-native-registry.mjs writes native/engine/generated/registry.h from it).
+// algorithm reads it: env parsing, `explain`, docs, tests, benchmarks, and the native build.
+// Each collective is a descriptor (its shape, whether it is rooted or reduces, its C signature):
+// scripts/gen-native-registry.mjs generates every per-collective seam from it (the engine's
+// entry points and native thunks, the preload's MPI_* / MPI_I* / _c / Fortran wrappers, the
+// addon's calls, the schemas' enums), as MPICH generates its dispatch from coll_algorithms.txt.
 
 export type CollectiveName = 'allgather' | 'bcast' | 'barrier' | 'alltoall' | 'allreduce' | 'reduce' | 'reduce_scatter_block' | 'reduce_scatter';
 
@@ -21,20 +24,113 @@ export interface AlgorithmInfo {
   readonly rankOrdered?: boolean;
 }
 
+/**
+ * What a call's size is. `block`: one rank's block of a p-block vector (allgather, alltoall,
+ * reduce_scatter_block: users state the block, the call covers p of them). `vector`: the whole
+ * message (bcast, allreduce, reduce). `none`: no payload (barrier).
+ */
+export type CollectiveShape = 'block' | 'vector' | 'none';
+
+/**
+ * What a parameter of the C signature is, whatever its name: the generators translate, check
+ * and forward each by its role (a Fortran datatype through MPI_Type_f2c, an op through
+ * MPI_Op_f2c, a count widened to MPI_Count in the large-count form, ...).
+ *   sendbuf   the input (may be MPI_IN_PLACE)       recvbuf  the output
+ *   buffer    both (bcast's)                        count    elements
+ *   counts    elements per rank (an array of p)     datatype an MPI_Datatype
+ *   op        an MPI_Op (reductions)                root     a rank
+ *   comm      the communicator
+ * The nonblocking forms add the MPI_Request* `request` last.
+ */
+export type ParameterRole = 'sendbuf' | 'recvbuf' | 'buffer' | 'count' | 'counts' | 'datatype' | 'op' | 'root' | 'comm';
+
+export interface CParameter {
+  readonly name: string;
+  /** Its C type in the MPI-3 blocking form (the large-count form widens `int` counts to MPI_Count). */
+  readonly type: string;
+  readonly role: ParameterRole;
+  /** A count or datatype of the send side: ignored (and unchecked) when sendbuf is MPI_IN_PLACE. */
+  readonly side?: 'send';
+}
+
+/**
+ * The C entry points a collective has: `blocking` MPI_<Coll>, `nonblocking` MPI_I<coll>,
+ * `large_count` MPI_<Coll>_c and MPI_I<coll>_c (MPI-4: compiled where MPI_VERSION >= 4),
+ * `fortran` mpi_<coll>_ and its aliases (Open MPI only: MPICH's Fortran layer calls our C symbols).
+ */
+export type CollectiveForm = 'blocking' | 'nonblocking' | 'large_count' | 'fortran';
+
+/** Blocks a buffer holds, in units of the shape: none, one (the rank's block, or the vector), or p. */
+export type BlockCount = 0 | 1 | 'p';
+
 export interface CollectiveInfo {
   readonly name: CollectiveName;
   readonly env: string;
   readonly algorithms: readonly AlgorithmInfo[];
+  readonly shape: CollectiveShape;
+  /** Data flows from or to one root rank (a `root` parameter). */
+  readonly rooted: boolean;
+  /** Combines the ranks' data with an MPI_Op (an `op` parameter). */
+  readonly reducing: boolean;
+  /**
+   * What each rank's buffers hold, in units of the shape (allgather sends 1 block and receives
+   * p; alltoall sends p; bcast's one buffer is the vector, the root's the input). The replay,
+   * the bench's checks and the Node binding's length checks read it.
+   */
+  readonly blocks: { readonly send: BlockCount; readonly recv: BlockCount };
+  /** The C signature of the blocking MPI-3 form; the other forms derive from it. */
+  readonly params: readonly CParameter[];
+  readonly forms: readonly CollectiveForm[];
 }
 
 /** `auto` and `native` are valid for every collective and are not algorithms of ours. */
 export const AUTO = 'auto';
 export const NATIVE = 'native';
 
+const ALL_FORMS: readonly CollectiveForm[] = ['blocking', 'nonblocking', 'large_count', 'fortran'];
+
+/** MPI_Allgather's and MPI_Alltoall's signature (MPI-3.1). */
+const BLOCK_EXCHANGE_PARAMS: readonly CParameter[] = [
+  { name: 'sendbuf', type: 'const void*', role: 'sendbuf' },
+  { name: 'sendcount', type: 'int', role: 'count', side: 'send' },
+  { name: 'sendtype', type: 'MPI_Datatype', role: 'datatype', side: 'send' },
+  { name: 'recvbuf', type: 'void*', role: 'recvbuf' },
+  { name: 'recvcount', type: 'int', role: 'count' },
+  { name: 'recvtype', type: 'MPI_Datatype', role: 'datatype' },
+  { name: 'comm', type: 'MPI_Comm', role: 'comm' },
+];
+
+/** The reductions' signatures (MPI-3.1 §5.9-5.10): buffers, count(s), datatype, op[, root], comm. */
+function reductionParams(count: CParameter, root = false): readonly CParameter[] {
+  return [
+    { name: 'sendbuf', type: 'const void*', role: 'sendbuf' },
+    { name: 'recvbuf', type: 'void*', role: 'recvbuf' },
+    count,
+    { name: 'datatype', type: 'MPI_Datatype', role: 'datatype' },
+    { name: 'op', type: 'MPI_Op', role: 'op' },
+    ...(root ? [{ name: 'root', type: 'int', role: 'root' } as const] : []),
+    { name: 'comm', type: 'MPI_Comm', role: 'comm' },
+  ];
+}
+const COUNT: CParameter = { name: 'count', type: 'int', role: 'count' };
+
+/** reduce_scatter_block and reduce_scatter run the same builders (native/engine/reduce_scatter/parts.h). */
+const REDUCE_SCATTER_ALGORITHMS: readonly AlgorithmInfo[] = [
+  { name: 'recursive_halving', summary: 'log p exchanges with r xor 2^k, farthest first, halving the parts held; non-power-of-two via fold-in; commutative ops only (partners are not runs of ranks)', origin: 'MPICH' },
+  { name: 'pairwise', summary: 'p-1 exchanges, at step i send part r+i to r+i and combine the operand of r-i; operands of lower and higher ranks kept apart, so in rank order', origin: 'MPICH', rankOrdered: true },
+  { name: 'ring', summary: 'p-1 steps to the right neighbour, each combining its operand into the partial result of a part passing by; commutative ops only', origin: 'Open MPI reduce_scatter ring' },
+];
+
 export const COLLECTIVES: readonly CollectiveInfo[] = [
   {
     name: 'allgather',
     env: 'TOPOCOLL_ALLGATHER_ALGORITHM',
+    shape: 'block',
+    rooted: false,
+    reducing: false,
+    blocks: { send: 1, recv: 'p' },
+    params: BLOCK_EXCHANGE_PARAMS,
+    forms: ALL_FORMS,
     algorithms: [
       { name: 'ring', summary: 'p-1 steps, each rank forwards the block it received last', origin: 'seed 000; MPICH' },
       { name: 'recursive_doubling', summary: 'log p steps for power-of-two p, exchange of doubling halves; non-power-of-two via fold-in', origin: 'seed 000; MPICH' },
@@ -50,6 +146,18 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
   {
     name: 'bcast',
     env: 'TOPOCOLL_BCAST_ALGORITHM',
+    shape: 'vector',
+    rooted: true,
+    reducing: false,
+    blocks: { send: 0, recv: 1 },
+    params: [
+      { name: 'buffer', type: 'void*', role: 'buffer' },
+      { name: 'count', type: 'int', role: 'count' },
+      { name: 'datatype', type: 'MPI_Datatype', role: 'datatype' },
+      { name: 'root', type: 'int', role: 'root' },
+      { name: 'comm', type: 'MPI_Comm', role: 'comm' },
+    ],
+    forms: ALL_FORMS,
     algorithms: [
       { name: 'binomial', summary: 'binomial tree from the root, log p steps', origin: 'MPICH' },
       { name: 'scatter_allgather', summary: 'binomial scatter of p segments, then ring allgather (van de Geijn)', origin: 'MPICH; seed 001 (inter-node part)' },
@@ -60,6 +168,12 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
   {
     name: 'barrier',
     env: 'TOPOCOLL_BARRIER_ALGORITHM',
+    shape: 'none',
+    rooted: false,
+    reducing: false,
+    blocks: { send: 0, recv: 0 },
+    params: [{ name: 'comm', type: 'MPI_Comm', role: 'comm' }],
+    forms: ['blocking', 'nonblocking', 'fortran'],
     algorithms: [
       { name: 'dissemination', summary: 'ceil(log p) rounds, rank r signals r+2^k', origin: 'Hensgen et al.; MPICH' },
       { name: 'recursive_doubling', summary: 'pairwise exchanges with r xor 2^k; non-power-of-two via fold-in', origin: 'MPICH' },
@@ -69,6 +183,12 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
   {
     name: 'alltoall',
     env: 'TOPOCOLL_ALLTOALL_ALGORITHM',
+    shape: 'block',
+    rooted: false,
+    reducing: false,
+    blocks: { send: 'p', recv: 'p' },
+    params: BLOCK_EXCHANGE_PARAMS,
+    forms: ALL_FORMS,
     algorithms: [
       { name: 'bruck', summary: 'ceil(log p) steps moving half the blocks each step, for short blocks', origin: 'seed 002; MPICH' },
       { name: 'isend_irecv', summary: 'all exchanges posted at once in staggered order, bounded requests in flight', origin: 'seed 002; MPICH' },
@@ -80,6 +200,12 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
   {
     name: 'allreduce',
     env: 'TOPOCOLL_ALLREDUCE_ALGORITHM',
+    shape: 'vector',
+    rooted: false,
+    reducing: true,
+    blocks: { send: 1, recv: 1 },
+    params: reductionParams(COUNT),
+    forms: ALL_FORMS,
     algorithms: [
       { name: 'recursive_doubling', summary: 'log p exchanges of the whole vector with r xor 2^k, lower ranks\' operand on the left; non-power-of-two via fold-in', origin: 'MPICH', rankOrdered: true },
       { name: 'reduce_scatter_allgather', summary: 'reduce-scatter by recursive halving, then allgather by recursive doubling (Rabenseifner); non-power-of-two via fold-in', origin: 'Rabenseifner 2004; MPICH', rankOrdered: true },
@@ -90,12 +216,40 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
   {
     name: 'reduce',
     env: 'TOPOCOLL_REDUCE_ALGORITHM',
+    shape: 'vector',
+    rooted: true,
+    reducing: true,
+    blocks: { send: 1, recv: 1 },
+    params: reductionParams(COUNT, true),
+    forms: ALL_FORMS,
     algorithms: [
+      { name: 'binomial', summary: 'binomial tree, log p steps of the whole vector; ops that are not commutative on the tree rooted at rank 0 (subtrees are runs of ranks), then to the root', origin: 'MPICH', rankOrdered: true },
+      { name: 'reduce_scatter_gather', summary: 'reduce-scatter by recursive halving (nearest partner first, lower ranks\' operand on the left), then binomial gather of the blocks to the root (Rabenseifner); non-power-of-two via fold-in', origin: 'Rabenseifner 2004; MPICH', rankOrdered: true },
       { name: 'hierarchical', summary: 'operands in node shared memory, each rank combining its slice of the vector from all of them (a socket level where ranks are bound to several sockets), the node leaders (the root leading its node) reduce to the root with a reduce from the registry; pipelined through the data area', origin: 'seed 001; Open MPI xhc/han, MPICH release_gather', shm: true, rankOrdered: true },
     ],
   },
-  { name: 'reduce_scatter_block', env: 'TOPOCOLL_REDUCE_SCATTER_BLOCK_ALGORITHM', algorithms: [] },
-  { name: 'reduce_scatter', env: 'TOPOCOLL_REDUCE_SCATTER_ALGORITHM', algorithms: [] },
+  {
+    name: 'reduce_scatter_block',
+    env: 'TOPOCOLL_REDUCE_SCATTER_BLOCK_ALGORITHM',
+    shape: 'block',
+    rooted: false,
+    reducing: true,
+    blocks: { send: 'p', recv: 1 },
+    params: reductionParams({ name: 'recvcount', type: 'int', role: 'count' }),
+    forms: ALL_FORMS,
+    algorithms: REDUCE_SCATTER_ALGORITHMS,
+  },
+  {
+    name: 'reduce_scatter',
+    env: 'TOPOCOLL_REDUCE_SCATTER_ALGORITHM',
+    shape: 'block',
+    rooted: false,
+    reducing: true,
+    blocks: { send: 'p', recv: 1 },
+    params: reductionParams({ name: 'recvcounts', type: 'const int*', role: 'counts' }),
+    forms: ALL_FORMS,
+    algorithms: REDUCE_SCATTER_ALGORITHMS,
+  },
 ];
 
 /**
@@ -137,6 +291,9 @@ const ONE_EXCHANGE = "measured (topocoll bench, 2 ranks, both MPIs): one exchang
 const TWO_RANKS_SHARED_COPY = 'measured (topocoll bench, 2 ranks, both MPIs): one shared copy, 1.1-4.8x faster than the system MPI from 512 B (bcast) and 256 B blocks (allgather) under Open MPI, from 16 KiB under MPICH';
 // MPICH's own shared-memory path is eager: a loop of calls pipelines, where our shared copy waits for its readers.
 const MPICH_EAGER = 'measured (topocoll bench, 2 ranks, MPICH 4.0, 2026-11-25): below 16 KiB MPICH\'s eager shared-memory path beats one shared copy (bcast 4 KiB 0.38-0.42 vs 0.65-0.69 us)';
+
+// The reductions on 2 ranks, until measured.
+const NOT_MEASURED = "not measured yet: on 2 ranks every algorithm is one exchange, where the system MPI's own path is the shorter one for the other collectives";
 
 /**
  * Built-in defaults, first match wins (`native`: the system MPI's own). Thresholds follow MPICH 4.0 (src/mpi/coll/*, CVARs
@@ -188,9 +345,17 @@ export const DEFAULT_RULES: readonly Rule[] = [
   { collective: 'allreduce', algorithm: 'reduce_scatter_allgather', why: 'MPICH: Rabenseifner (reduce-scatter + allgather) above 2 KiB' },
   { collective: 'reduce', algorithm: 'native', basis: 'total', maxBytes: 512, maxRanks: 2, mpi: 'openmpi', why: 'measured (topocoll bench, 2 ranks, Open MPI 4.1, 2026-11-26, 2 launches): below 512 B Open MPI\'s reduce (0.09-0.19 us: the root does not wait for the data) beats one flag handoff (0.21-0.26 us)' },
   { collective: 'reduce', algorithm: 'hierarchical', maxRanks: 2, why: 'measured (topocoll bench, 2 ranks, 2026-11-26, 2 launches per MPI): one copy into shared memory, combined by the root, 1.7-2.8x faster than Open MPI\'s reduce from 512 B to 4 MiB and 1.2-3.4x than MPICH\'s from 8 B' },
-  { collective: 'reduce', algorithm: 'native', why: 'no reduce algorithm in the engine yet' },
-  { collective: 'reduce_scatter_block', algorithm: 'native', why: 'no reduce_scatter_block algorithm in the engine yet' },
-  { collective: 'reduce_scatter', algorithm: 'native', why: 'no reduce_scatter algorithm in the engine yet' },
+  { collective: 'reduce', algorithm: 'reduce_scatter_gather', basis: 'total', minBytes: 2049, mpi: 'mpich', why: 'MPICH 4.0\'s own reduce above 2 KiB crashes with MPI_IN_PLACE at a root other than 0 (pmodels/mpich#6540, fixed after 4.1.1); ours, as MPICH\'s choice there, does not' },
+  { collective: 'reduce', algorithm: 'binomial', basis: 'total', maxBytes: 2049, why: 'MPICH: MPIR_CVAR_REDUCE_SHORT_MSG_SIZE = 2048, binomial up to 2 KiB' },
+  // MPICH also keeps binomial for user-defined ops and for fewer elements than pof2, which a rule
+  // cannot say; reduce_scatter_gather runs both correctly (in rank order, empty blocks skipped).
+  { collective: 'reduce', algorithm: 'reduce_scatter_gather', why: 'MPICH: Rabenseifner (reduce-scatter + gather) above 2 KiB' },
+  { collective: 'reduce_scatter_block', algorithm: 'native', maxRanks: 2, why: NOT_MEASURED },
+  { collective: 'reduce_scatter_block', algorithm: 'recursive_halving', basis: 'total', maxBytes: 524288, why: 'MPICH: MPIR_CVAR_REDUCE_SCATTER_COMMUTATIVE_LONG_MSG_SIZE = 512 KiB, recursive halving below (commutative ops)' },
+  { collective: 'reduce_scatter_block', algorithm: 'pairwise', why: 'MPICH: pairwise exchange from 512 KiB (ours also runs ops that are not commutative)' },
+  { collective: 'reduce_scatter', algorithm: 'native', maxRanks: 2, why: NOT_MEASURED },
+  { collective: 'reduce_scatter', algorithm: 'recursive_halving', basis: 'total', maxBytes: 524288, why: 'MPICH: MPIR_CVAR_REDUCE_SCATTER_COMMUTATIVE_LONG_MSG_SIZE = 512 KiB, recursive halving below (commutative ops)' },
+  { collective: 'reduce_scatter', algorithm: 'pairwise', why: 'MPICH: pairwise exchange from 512 KiB (ours also runs ops that are not commutative)' },
 ];
 
 /** Reductions combine the ranks' operands with an MPI_Op; a block of their schedules is one element. */
@@ -200,7 +365,8 @@ export function isReduction(coll: CollectiveName): boolean {
 
 /** Whether a schedule's block is one element of the vector (bcast, reductions) rather than one rank's block. */
 export function blockIsElement(coll: CollectiveName): boolean {
-  return coll === 'bcast' || isReduction(coll);
+  const c = collectiveInfo(coll);
+  return c !== undefined && (c.shape === 'vector' || c.reducing);
 }
 
 export function collectiveInfo(name: string): CollectiveInfo | undefined {
@@ -209,6 +375,27 @@ export function collectiveInfo(name: string): CollectiveInfo | undefined {
 
 export function algorithmNames(coll: CollectiveName): string[] {
   return collectiveInfo(coll)!.algorithms.map((a) => a.name);
+}
+
+/** The collective's shape; `none` for a name that is no collective (the addon then names the valid ones). */
+export function shapeOf(coll: string): CollectiveShape {
+  return collectiveInfo(coll)?.shape ?? 'none';
+}
+
+/** What the bytes stated for a call (bench, simulate, explain) count: one rank's block, the message, or nothing. */
+export type SizeBasisName = 'block' | 'message' | 'none';
+const BASIS_OF_SHAPE: Record<CollectiveShape, SizeBasisName> = { block: 'block', vector: 'message', none: 'none' };
+
+export function sizeBasisOf(coll: string): SizeBasisName {
+  return BASIS_OF_SHAPE[shapeOf(coll)];
+}
+
+/**
+ * The rules' `total` from the bytes users state for a call (`block`: one rank's block, or the
+ * message): a block collective covers p blocks, any other its message. The one place this is written.
+ */
+export function totalBytes(coll: string, p: number, bytes: number): number {
+  return shapeOf(coll) === 'block' ? bytes * p : bytes;
 }
 
 export type ParameterKind = 'bool' | 'int' | 'choice' | 'string';
@@ -252,6 +439,7 @@ export const TOOL_VARIABLES: readonly { readonly env: string; readonly summary: 
   { env: 'TOPOCOLL_MPI', summary: 'which MPI to build for and load: openmpi or mpich (default: the launcher\'s, else the first built)' },
   { env: 'TOPOCOLL_MPICC', summary: 'the build: the MPI compiler wrapper to build against (before MPICC, MPI_HOME, mpicc on PATH, pkg-config, Debian\'s mpicc.openmpi/mpicc.mpich)' },
   { env: 'TOPOCOLL_BENCH_TTY', summary: 'set by `topocoll bench` for its ranks: 1 when progress lines may redraw the terminal' },
+  { env: 'TOPOCOLL_BENCH_REPORT', summary: 'set by `topocoll bench` and `tune` for the launches they make themselves: rank 0 writes the sweep (JSON) to this file instead of printing it' },
   { env: 'TOPOCOLL_SYSFS_ROOT', summary: 'a directory read in place of /sys for CPU and cache facts (tests: a machine without cache entries)' },
 ];
 

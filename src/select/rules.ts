@@ -5,12 +5,19 @@
 // runs the program, and for a Node program's .json file. Schema: schemas/rules.schema.json.
 import { isJsonFile, parseYamlFile, readTextFile, type Fail } from '../config/document';
 import { envValue } from '../config/env';
-import { COLLECTIVES, NATIVE, type CollectiveName, type SizeBasis } from './registry';
+import { COLLECTIVES, NATIVE, type CollectiveName, type MpiFlavour, type Rule, type SizeBasis } from './registry';
 
 const RULES_ENV = 'TOPOCOLL_RULES';
 export const RULES_VERSION = 1;
 
-/** A rule of a file: the registry's Rule, with `native` allowed as the algorithm. */
+/** `native:<name>`: the system MPI's own algorithm <name> (Open MPI's or MPICH's name for it). */
+export const NATIVE_PREFIX = 'native:';
+
+/**
+ * A rule of a file: the registry's Rule (`native` allowed as the algorithm, and `native:<name>`
+ * with `mpi`), and conditions on the communicator's placement: the nodes it spans and its ranks
+ * per node (its ranks over its nodes, rounded up), bounds inclusive.
+ */
 export interface FileRule {
   collective: CollectiveName;
   algorithm: string;
@@ -20,7 +27,50 @@ export interface FileRule {
   minRanks?: number;
   maxRanks?: number;
   powerOfTwo?: boolean;
+  multiNode?: boolean;
+  minNodes?: number;
+  maxNodes?: number;
+  minRanksPerNode?: number;
+  maxRanksPerNode?: number;
+  mpi?: MpiFlavour;
   why?: string;
+}
+
+/** A call as rules see it: the communicator (size, nodes it spans, this MPI) and the message. */
+export interface RuleCall {
+  collective: CollectiveName;
+  ranks: number;
+  blockBytes: number;
+  totalBytes: number;
+  /** Nodes (shared-memory or virtual) the communicator spans; 1 when unknown. */
+  nodes?: number;
+  mpi?: MpiFlavour;
+}
+
+export function isPowerOfTwo(p: number): boolean {
+  return p > 0 && (p & (p - 1)) === 0;
+}
+
+/** Whether a rule's conditions (a file's or a built-in default's) hold for a call: the engine's test (native/engine/rules.cc, select.h). */
+export function matchesCall(r: FileRule | Rule, call: RuleCall): boolean {
+  if (r.collective !== call.collective) return false;
+  const p = call.ranks;
+  const bytes = r.basis === 'block' ? call.blockBytes : call.totalBytes;
+  if (r.minBytes !== undefined && bytes < r.minBytes) return false;
+  if (r.maxBytes !== undefined && bytes >= r.maxBytes) return false;
+  if (r.minRanks !== undefined && p < r.minRanks) return false;
+  if (r.maxRanks !== undefined && p > r.maxRanks) return false;
+  if (r.powerOfTwo !== undefined && isPowerOfTwo(p) !== r.powerOfTwo) return false;
+  if (r.mpi !== undefined && r.mpi !== call.mpi) return false;
+  const nodes = Math.max(1, call.nodes ?? 1);
+  if (r.multiNode !== undefined && (nodes > 1 && nodes < p) !== r.multiNode) return false;
+  const f = r as FileRule;
+  const perNode = Math.ceil(p / nodes);
+  if (f.minNodes !== undefined && nodes < f.minNodes) return false;
+  if (f.maxNodes !== undefined && nodes > f.maxNodes) return false;
+  if (f.minRanksPerNode !== undefined && perNode < f.minRanksPerNode) return false;
+  if (f.maxRanksPerNode !== undefined && perNode > f.maxRanksPerNode) return false;
+  return true;
 }
 
 export interface RulesFile {
@@ -59,8 +109,9 @@ export class RulesError extends Error {
 }
 
 const TOP_KEYS = ['$schema', 'version', 'generator', 'created', 'machine', 'mpi', 'job', 'notes', 'rules'];
-const RULE_KEYS = ['collective', 'algorithm', 'basis', 'minBytes', 'maxBytes', 'minRanks', 'maxRanks', 'powerOfTwo', 'why'];
+const RULE_KEYS = ['collective', 'algorithm', 'basis', 'minBytes', 'maxBytes', 'minRanks', 'maxRanks', 'powerOfTwo', 'multiNode', 'minNodes', 'maxNodes', 'minRanksPerNode', 'maxRanksPerNode', 'mpi', 'why'];
 const BASES: readonly SizeBasis[] = ['block', 'total'];
+const MPIS: readonly MpiFlavour[] = ['openmpi', 'mpich'];
 
 type Path = (string | number)[];
 
@@ -111,9 +162,15 @@ function checkRule(value: unknown, at: Path, fail: (path: Path, what: string) =>
   if (!coll) fail([...at, 'collective'], `"${r.collective}" is not a collective; valid choices: ${COLLECTIVES.map((c) => c.name).join(', ')}`);
   if (r.algorithm === undefined) fail(at, 'algorithm: missing (every rule names its algorithm)');
   if (typeof r.algorithm !== 'string') fail([...at, 'algorithm'], `must be a string (got ${describe(r.algorithm)})`);
-  const valid = [NATIVE, ...coll!.algorithms.map((a) => a.name)];
-  if (!valid.includes(r.algorithm as string)) {
-    fail([...at, 'algorithm'], `"${r.algorithm}" is not an algorithm of ${coll!.name}; valid choices: ${valid.join(', ')}`);
+  const algorithm = r.algorithm as string;
+  const mpiOwn = algorithm.startsWith(NATIVE_PREFIX);
+  if (mpiOwn && !/^[a-z][a-z0-9_]*$/.test(algorithm.slice(NATIVE_PREFIX.length))) {
+    fail([...at, 'algorithm'], `"${algorithm}": native:<name> names one of the MPI's own algorithms in lowercase letters, digits and _ (native:ring)`);
+  }
+  if (mpiOwn && r.mpi === undefined) fail([...at, 'mpi'], `missing: a rule choosing ${algorithm} must say whose algorithm it is ("openmpi" or "mpich")`);
+  const valid = [NATIVE, `${NATIVE_PREFIX}<name>`, ...coll!.algorithms.map((a) => a.name)];
+  if (!mpiOwn && !valid.includes(algorithm)) {
+    fail([...at, 'algorithm'], `"${algorithm}" is not an algorithm of ${coll!.name}; valid choices: ${valid.join(', ')}`);
   }
   if (r.basis !== undefined && (typeof r.basis !== 'string' || !BASES.includes(r.basis as SizeBasis))) {
     fail([...at, 'basis'], `${typeof r.basis === 'string' ? `"${r.basis}"` : describe(r.basis)} is not a size basis; valid choices: block, total`);
@@ -133,12 +190,22 @@ function checkRule(value: unknown, at: Path, fail: (path: Path, what: string) =>
   if (r.minBytes !== undefined && r.maxBytes !== undefined && (r.maxBytes as number) <= (r.minBytes as number)) {
     fail([...at, 'maxBytes'], 'must be greater than minBytes (the range is [minBytes, maxBytes))');
   }
-  whole('minRanks', 1, 2 ** 30);
-  whole('maxRanks', 1, 2 ** 30);
-  if (r.minRanks !== undefined && r.maxRanks !== undefined && (r.maxRanks as number) < (r.minRanks as number)) {
-    fail([...at, 'maxRanks'], 'must not be less than minRanks');
+  // In the engine's order (native/engine/rules.cc): the first error is the same on both sides.
+  const bounds = (min: string, max: string) => {
+    whole(min, 1, 2 ** 30);
+    whole(max, 1, 2 ** 30);
+    if (r[min] !== undefined && r[max] !== undefined && (r[max] as number) < (r[min] as number)) fail([...at, max], `must not be less than ${min}`);
+  };
+  bounds('minRanks', 'maxRanks');
+  for (const k of ['powerOfTwo', 'multiNode']) {
+    if (r[k] !== undefined && typeof r[k] !== 'boolean') fail([...at, k], `must be true or false (got ${describe(r[k])})`);
   }
-  if (r.powerOfTwo !== undefined && typeof r.powerOfTwo !== 'boolean') fail([...at, 'powerOfTwo'], `must be true or false (got ${describe(r.powerOfTwo)})`);
+  bounds('minNodes', 'maxNodes');
+  bounds('minRanksPerNode', 'maxRanksPerNode');
+  if (r.mpi !== undefined) {
+    if (typeof r.mpi !== 'string') fail([...at, 'mpi'], `must be a string (got ${describe(r.mpi)})`);
+    if (!MPIS.includes(r.mpi as MpiFlavour)) fail([...at, 'mpi'], `"${r.mpi}" is not an MPI; valid choices: ${MPIS.join(', ')}`);
+  }
   if (r.why !== undefined && typeof r.why !== 'string') fail([...at, 'why'], `must be a string (got ${describe(r.why)})`);
 }
 

@@ -360,12 +360,30 @@ static MPI_Request g_probe = MPI_REQUEST_NULL;
 static char* g_probe_buf;
 static int g_probe_size;
 
+/* Open MPI: the library cannot duplicate a communicator without blocking the program's own
+ * communicator creation, so a forced algorithm's first nonblocking call on a new communicator
+ * goes to the MPI (TOPOCOLL_FALLBACK, an error here; docs/preload.md). One blocking call of an
+ * engine algorithm sets a communicator up first (before the lanes start: the override is the
+ * process's); with MPICH the library sets it up within the nonblocking call, tested as it comes. */
+static void setUpForEngine(MPI_Comm c) {
+#if defined(OMPI_MAJOR_VERSION)
+  int inter = 0;
+  if (!g_force || c == MPI_COMM_NULL || (MPI_Comm_test_inter(c, &inter), inter)) return;
+  g_force("barrier", "dissemination");
+  MPI_Barrier(c);
+  g_force("barrier", "auto");
+#else
+  (void)c;
+#endif
+}
+
 static void addComm(Lane* l, MPI_Comm c, const char* name) {
   CommEntry* e = &l->comms[l->ncomms++];
   memset(e, 0, sizeof *e);
   e->comm = c;
   snprintf(e->name, sizeof e->name, "%s", name);
   if (c != MPI_COMM_NULL) MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  setUpForEngine(c);
 }
 
 static void permutation(Rng* r, int* perm, int n) {
@@ -676,6 +694,23 @@ static void force(int coll, const char* alg) {
   }
 }
 
+/* The dup of a free_pending op, under Open MPI (setUpForEngine): one small blocking call of the
+ * op's collective, with the algorithm forced for it, sets the dup up. */
+static void setUpLikeOp(const Op* o) {
+#if defined(OMPI_MAJOR_VERSION)
+  if (!g_force || o->ce->inter) return;
+  int* ints = calloc((size_t)o->csize, sizeof(int));
+  if (o->coll == BCAST) MPI_Bcast(ints, 1, MPI_INT, 0, o->used);
+  else if (o->coll == ALLGATHER) MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, ints, 1, MPI_INT, o->used);
+  else if (o->coll == ALLTOALL) MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, ints, 1, MPI_INT, o->used);
+  else if (o->coll == ALLREDUCE) MPI_Allreduce(MPI_IN_PLACE, ints, 1, MPI_INT, MPI_SUM, o->used);
+  else MPI_Barrier(o->used);
+  free(ints);
+#else
+  (void)o;
+#endif
+}
+
 /* ref: 0 = MPI_* (run A, or run B with native forced), 1 = PMPI_* */
 static int startOp(Op* o, int ref, MPI_Request* req) {
   MPI_Comm c = o->used;
@@ -748,9 +783,9 @@ static void runCall(Lane* l, Call* call, int run) {
   for (int j = 0; j < call->nops; j++) {
     Op* o = &call->ops[j];
     if (o->skip) continue;
-    if (!g_threads && g_force && !ref_pmpi) force(o->coll, run == 0 ? o->alg : "native");
     o->used = o->ce->comm;
-    if (o->free_pending) MPI_Comm_dup(o->ce->comm, &o->used);
+    if (!g_threads && g_force && !ref_pmpi) force(o->coll, run == 0 ? o->alg : "native");
+    if (o->free_pending) MPI_Comm_dup(o->ce->comm, &o->used), setUpLikeOp(o);
     o->req = MPI_REQUEST_NULL;
     o->rc_start[run] = startOp(o, mpi_ref, o->mode == M_BLOCKING ? NULL : &o->req);
     /* the reference frees the communicator after completion */

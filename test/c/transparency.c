@@ -12,7 +12,8 @@
  *   first      (default selection) the program's first collective on MPI_COMM_WORLD is
  *              nonblocking, and rank 0 starts it before a barrier on another communicator that
  *              the others enter first: MPI lets MPI_Ibcast return at once, so nothing the library
- *              sets up may wait there
+ *              sets up may wait there; and (first forced) the same on a new communicator, for
+ *              every collective, with every algorithm forced
  *   reuse      a communicator made while rank 0 has freed an earlier one of the same ranks and
  *              the others have not: the library's pooled duplicates (shadow_comm.h) must never
  *              pair one rank's reused duplicate with another's new one
@@ -273,6 +274,46 @@ static void firstCase(int n) {
   MPI_Comm_free(&other);
 }
 
+/* ---- first forced: the same on a new communicator c, every collective with its algorithm forced.
+ * Rank 0 starts MPI_I<coll>(c), then calls MPI_Barrier(d); the others call MPI_Barrier(d) first.
+ * A forced algorithm sets c up (its duplicate, its shared memory) within the nonblocking call: it
+ * must not wait there for the others. Rank 0's block is its datatype variant 1 (signature-equal). */
+static void firstForcedCase(int n) {
+  for (int coll = 0; coll < NCOLL; coll++) {
+    MPI_Comm c, d;
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    MPI_Comm_dup(MPI_COMM_WORLD, &d);
+    int variant = g_rank == 0 ? 1 : 0;
+    Layout l = layoutOf(variant, n);
+    size_t total = (coll == ALLGATHER || coll == ALLTOALL) ? l.bytes * g_size : l.bytes;
+    char* send = gapFilled(l.bytes * g_size);
+    char* recv = gapFilled(total);
+    for (int b = 0; b < g_size; b++) writeInts(send + l.bytes * b, variant, n, g_rank, coll == ALLTOALL ? b : 0);
+    if (coll == BCAST && g_rank == 0) writeInts(recv, variant, n, 0, 0);
+    MPI_Request r = MPI_REQUEST_NULL;
+    for (int turn = 0; turn < 2; turn++) {
+      if ((g_rank == 0) == (turn == 0)) {
+        int rc = coll == BCAST      ? MPI_Ibcast(recv, l.count, l.type, 0, c, &r)
+                 : coll == BARRIER  ? MPI_Ibarrier(c, &r)
+                 : coll == ALLGATHER ? MPI_Iallgather(send, l.count, l.type, recv, l.count, l.type, c, &r)
+                                    : MPI_Ialltoall(send, l.count, l.type, recv, l.count, l.type, c, &r);
+        CHECK(rc == MPI_SUCCESS, "MPI_I%s on a new communicator: rc %d", kColl[coll], rc);
+      }
+      if (turn == 0) MPI_Barrier(d);
+    }
+    int rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS, "wait of MPI_I%s: rc %d", kColl[coll], rc);
+    if (coll == BCAST) checkInts(recv, variant, n, 0, 0, "first forced ibcast");
+    for (int b = 0; (coll == ALLGATHER || coll == ALLTOALL) && b < g_size; b++)
+      checkInts(recv + l.bytes * b, variant, n, b, coll == ALLTOALL ? g_rank : 0, coll == ALLTOALL ? "first forced ialltoall" : "first forced iallgather");
+    if (coll != BARRIER) checkGaps(recv, variant, (int)(total / l.bytes) * n, total, "first forced");
+    free(send);
+    free(recv);
+    MPI_Comm_free(&c);
+    MPI_Comm_free(&d);
+  }
+}
+
 /* ---- reuse: communicators of the same ranks, freed in a different order on each rank ------- */
 static void bcastAllgatherChecked(MPI_Comm comm, int n, int rep) {
   int* b = malloc(sizeof(int) * n);
@@ -457,6 +498,7 @@ int main(int argc, char** argv) {
     typesCase(4);
     rootCase();
     freeCase(n);
+    firstForcedCase(n);
     reuseCase(n);
     freeTypeCase(n);
     selfCase(n);

@@ -46,7 +46,7 @@ const RULES_JSON = file('rules.json', [
 const BAD_KEY_YAML = file('bad.yaml', ['version: 1', 'rules:', '  - collective: allgather', '    algorithm: ring', '    colour: red', ''].join('\n'));
 const BAD_KEY_JSON = file('bad.json', '{\n  "version": 1,\n  "rules": [\n    {"collective": "allgather",\n     "algorithm": "ring", "colour": "red"}\n  ]\n}\n');
 const NO_BASIS_JSON = file('nobasis.json', '{"version": 1, "rules": [\n  {"collective": "allgather", "algorithm": "ring", "maxBytes": 64}\n]}\n');
-const RULE_KEYS = 'valid keys: collective, algorithm, basis, minBytes, maxBytes, minRanks, maxRanks, powerOfTwo, why';
+const RULE_KEYS = 'valid keys: collective, algorithm, basis, minBytes, maxBytes, minRanks, maxRanks, powerOfTwo, multiNode, minNodes, maxNodes, minRanksPerNode, maxRanksPerNode, mpi, why';
 
 describe.each(FLAVOURS)('TOPOCOLL_RULES in a Node program (%s)', (flavour: Flavour) => {
   const node = (env: Record<string, string>, n = 3) =>
@@ -119,5 +119,49 @@ describe.each(FLAVOURS)('TOPOCOLL_RULES in a C program with the preload library 
     expect(run.code).not.toBe(0);
     expect(ranksStdout(run)).toBe('');
     expect(run.stderr).toContain(message);
+  });
+});
+
+// A rule `topocoll tune` wrote for a placement selects the same in Node and in the preload: two
+// saved sweeps of 2 ranks, on one node (bruck fastest) and on two (neighbor_exchange fastest),
+// give rules on nodes; TOPOCOLL_VIRTUAL_NODES=block:1 puts the 2 ranks on 2 nodes.
+describe.each(FLAVOURS)('tuned rules on placement in Node and in the preload (%s)', (flavour: Flavour) => {
+  let rules = '';
+  let program = '';
+  beforeAll(() => {
+    const sweep = (nodes: number, fastest: string) => ({
+      format: 'topocoll-bench', version: 1, created: '2026-11-26T08:00:00Z', generator: 'topocoll test',
+      machine: { hostname: 'box', cpuModel: 'cpu', cpus: 2, memoryBytes: 1, os: 'linux', node: 'v20', loadAverage: 0 },
+      mpi: { flavour, library: flavour }, job: { ranks: 2, nodes, ranksPerNode: nodes === 1 ? [2] : [1, 1] },
+      options: { collectives: ['allgather'], algorithms: [], sizes: [8, 1024], repetitions: 3, targetUs: 1000, rotateBytes: 0, check: false, root: 0 },
+      records: [8, 1024].flatMap((bytes) => ['native', 'bruck', 'neighbor_exchange', 'ring'].map((algorithm) => {
+        const m = algorithm === fastest ? 5 : 20;
+        return { collective: 'allgather', algorithm, bytes, basis: 'block', ranks: 2, iterations: 10, repetitions: 3, times_us: [m, m, m], min_us: m, median_us: m, max_us: m, relative_spread: 0.01, speedup_vs_native: null, check: 'off', errors: 0 };
+      })),
+      skipped: [],
+    });
+    const one = file(`${flavour}-one-node.json`, JSON.stringify(sweep(1, 'bruck')));
+    const two = file(`${flavour}-two-nodes.json`, JSON.stringify(sweep(2, 'neighbor_exchange')));
+    rules = path.join(tmp, `${flavour}-placement.rules.json`);
+    execFileSync(process.execPath, [path.join(repoRoot, 'bin/topocoll.js'), 'tune', '--from', one, two, '--output', rules]);
+    program = path.join(tmp, `placement-${flavour}`);
+    execFileSync(mpicc(flavour), ['-O1', '-o', program, path.join(repoRoot, 'test/mpi/programs/topology-init.c')]);
+  });
+
+  // "allgather N B/block -> ALGORITHM (rules file FILE:LINE: ...)": the algorithm and the rule's line.
+  const choice = (stderr: string) => /allgather \d+ B\/block -> (\w+) \(rules file [^:]+:(\d+): tune: /.exec(stderr)?.slice(1, 3);
+
+  it.each([['one node', 'bruck', {}], ['two nodes', 'neighbor_exchange', { TOPOCOLL_VIRTUAL_NODES: 'block:1' }]] as const)('%s: %s, the same rule in both', async (_, expected, placement) => {
+    const env = { TOPOCOLL_RULES: rules, TOPOCOLL_VERBOSE: '1', ...placement };
+    const node = await mpirun({ flavour, np: 2, args: ['test/mpi/programs/engine-allgather.js', '3'], env, timeoutMs: TIMEOUT });
+    expectSuccess(node);
+    for (const line of node.stdout.trim().split('\n')) expect(JSON.parse(line).bad).toEqual([]);
+    const preloadArgs = flavour === 'openmpi' ? ['-x', `LD_PRELOAD=${path.join(repoRoot, 'lib/native', flavour, 'libtopocoll.so')}`] : ['-genv', 'LD_PRELOAD', path.join(repoRoot, 'lib/native', flavour, 'libtopocoll.so')];
+    const c = await mpirun({ flavour, np: 2, args: [program], mpirunArgs: preloadArgs, env, timeoutMs: TIMEOUT });
+    expectSuccess(c);
+    expect(c.stdout.trim().split('\n').sort()).toEqual(['ok 0', 'ok 1']);
+    const inNode = choice(node.stderr);
+    expect(inNode?.[0], node.stderr).toBe(expected);
+    expect(choice(c.stderr), c.stderr).toEqual(inNode);
   });
 });

@@ -1,7 +1,7 @@
 // A client we did not write: mpi4py (Debian's python3-mpi4py, installed by scripts/setup.sh)
 // issues its collectives through the preload library, buffer and pickled-object forms, in place,
-// nonblocking, with a derived datatype and with a user-defined op (test/python/mpi4py_collectives.py
-// checks every value). Each job forces the i-th algorithm of every collective, so that all of them run.
+// nonblocking, with a derived datatype, the reductions (sums of ints, and a user-defined op on
+// allreduce) (test/python/mpi4py_collectives.py checks every value). Each job forces the i-th algorithm of every collective, so that all of them run.
 // Debian builds mpi4py against Open MPI only, so MPICH is not tried.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -59,10 +59,10 @@ std::string file(const std::vector<std::string>& rules) {
   return s + "\n]}\n";
 }
 
-// The registry's algorithms of `c` after "native", as the messages list them.
+// The registry's algorithms of `c` after "native" and "native:<name>", as the messages list them.
 std::string choices(Collective c) {
   const auto& entry = collectiveEntry(c);
-  std::string out = "native";
+  std::string out = "native, native:<name>";
   for (int i = 0; i < entry.algorithm_count; ++i) out += std::string(", ") + entry.algorithms[i];
   return out;
 }
@@ -75,10 +75,10 @@ Config shmConfig(bool shm) {
 
 // The algorithm rules::select picks for the call, or -100 when no rule does.
 int pick(const rules::RuleSet& set, Collective c, int p, int64_t block, int64_t total, bool shm = true,
-         std::string* reason = nullptr) {
+         std::string* reason = nullptr, int nodes = 1, const char* mpi = "openmpi") {
   int algorithm = -100;
   const char* why = "";
-  if (!rules::select(set, c, p, block, total, shmConfig(shm), &algorithm, &why)) return -100;
+  if (!rules::select(set, c, p, block, total, nodes, mpi, shmConfig(shm), &algorithm, &why)) return -100;
   if (reason) *reason = why;
   return algorithm;
 }
@@ -177,6 +177,38 @@ void testConditions() {
   CHECK(pick(bcast, Collective::Bcast, 4, 0, 0) == algo(Collective::Bcast, "binomial"), "its collective");
 }
 
+void testPlacementAndMpi() {
+  const auto ring = algo(Collective::Allgather, "ring"), bruck = algo(Collective::Allgather, "bruck");
+  // Nodes: [minNodes, maxNodes], inclusive.
+  rules::RuleSet nodes = parsed(file({R"({"collective": "allgather", "algorithm": "ring", "minNodes": 2, "maxNodes": 4})"}));
+  CHECK(!nodes.needs_nodes[static_cast<int>(Collective::Bcast)] && nodes.needs_nodes[static_cast<int>(Collective::Allgather)],
+        "the collective whose rules look at placement needs the node count");
+  CHECK(pick(nodes, Collective::Allgather, 8, 0, 0, true, nullptr, 1) == -100 && pick(nodes, Collective::Allgather, 8, 0, 0, true, nullptr, 2) == ring &&
+            pick(nodes, Collective::Allgather, 8, 0, 0, true, nullptr, 4) == ring && pick(nodes, Collective::Allgather, 8, 0, 0, true, nullptr, 5) == -100,
+        "nodes 2..4");
+  // Ranks per node: the ranks over the nodes, rounded up.
+  rules::RuleSet rpn = parsed(file({R"({"collective": "allgather", "algorithm": "ring", "minRanksPerNode": 3, "maxRanksPerNode": 4})"}));
+  CHECK(pick(rpn, Collective::Allgather, 8, 0, 0, true, nullptr, 4) == -100, "8 ranks on 4 nodes: 2 per node");
+  CHECK(pick(rpn, Collective::Allgather, 9, 0, 0, true, nullptr, 4) == ring, "9 ranks on 4 nodes: 3 per node (rounded up)");
+  CHECK(pick(rpn, Collective::Allgather, 16, 0, 0, true, nullptr, 4) == ring && pick(rpn, Collective::Allgather, 17, 0, 0, true, nullptr, 4) == -100,
+        "4 per node, then 5");
+  CHECK(pick(rpn, Collective::Allgather, 3, 0, 0) == ring, "one node: every rank on it");
+  // multiNode as the defaults: several nodes, and several ranks on some node.
+  rules::RuleSet multi = parsed(file({R"({"collective": "allgather", "algorithm": "ring", "multiNode": true})",
+                                      R"({"collective": "allgather", "algorithm": "bruck", "multiNode": false})"}));
+  CHECK(pick(multi, Collective::Allgather, 8, 0, 0, true, nullptr, 2) == ring, "8 ranks on 2 nodes");
+  CHECK(pick(multi, Collective::Allgather, 8, 0, 0, true, nullptr, 1) == bruck && pick(multi, Collective::Allgather, 8, 0, 0, true, nullptr, 8) == bruck,
+        "one node, or one rank per node");
+  // The MPI: a rule for the other MPI never matches; native:<name> hands the call to the MPI.
+  std::string reason;
+  rules::RuleSet mpi = parsed(file({R"({"collective": "allgather", "algorithm": "native:ring", "mpi": "mpich", "why": "MPICH's ring"})",
+                                    R"({"collective": "allgather", "algorithm": "bruck", "mpi": "openmpi"})"}));
+  CHECK(pick(mpi, Collective::Allgather, 4, 0, 0, true, &reason, 1, "mpich") == kAlgorithmNative && reason == "rules file r.json:2: MPICH's ring",
+        "%s", reason.c_str());
+  CHECK(pick(mpi, Collective::Allgather, 4, 0, 0, true, nullptr, 1, "openmpi") == bruck, "the Open MPI rule");
+  CHECK(!mpi.needs_nodes[static_cast<int>(Collective::Allgather)], "the MPI is no placement");
+}
+
 void testFirstMatchOrder() {
   const auto ring = algo(Collective::Allgather, "ring"), bruck = algo(Collective::Allgather, "bruck");
   const auto hier = algo(Collective::Allgather, "hierarchical");
@@ -221,7 +253,7 @@ void testRuleErrors() {
       {file({R"({"collective": 5, "algorithm": "ring"})"}), "r.json:2: rules[0].collective: must be a string (got a number)"},
       {file({rule + ", \"speed\": 1}"}),
        "r.json:2: rules[0].speed: unknown key; valid keys: collective, algorithm, basis, minBytes, maxBytes, minRanks, maxRanks, "
-       "powerOfTwo, why"},
+       "powerOfTwo, multiNode, minNodes, maxNodes, minRanksPerNode, maxRanksPerNode, mpi, why"},
       {file({"7"}), "r.json:2: rules[0]: must be an object (got a number)"},
       {file({rule + ",\n\"basis\": \"all\"}"}), "r.json:3: rules[0].basis: \"all\" is not a size basis; valid choices: block, total"},
       {file({rule + ", \"maxBytes\": 5}"}),
@@ -242,6 +274,23 @@ void testRuleErrors() {
       {file({rule + ", \"minRanks\": 4,\n\"maxRanks\": 3}"}), "r.json:3: rules[0].maxRanks: must not be less than minRanks"},
       {file({rule + ",\n\"powerOfTwo\": 1}"}), "r.json:3: rules[0].powerOfTwo: must be true or false (got a number)"},
       {file({rule + ",\n\"why\": null}"}), "r.json:3: rules[0].why: must be a string (got null)"},
+      // Placement and the MPI.
+      {file({rule + ",\n\"multiNode\": \"yes\"}"}), "r.json:3: rules[0].multiNode: must be true or false (got a string)"},
+      {file({rule + ",\n\"minNodes\": 0}"}), "r.json:3: rules[0].minNodes: must be a whole number in [1, 1073741824]"},
+      {file({rule + ", \"minNodes\": 4,\n\"maxNodes\": 2}"}), "r.json:3: rules[0].maxNodes: must not be less than minNodes"},
+      {file({rule + ",\n\"maxRanksPerNode\": 2.5}"}), "r.json:3: rules[0].maxRanksPerNode: must be a whole number in [1, 1073741824]"},
+      {file({rule + ", \"minRanksPerNode\": 8,\n\"maxRanksPerNode\": 4}"}),
+       "r.json:3: rules[0].maxRanksPerNode: must not be less than minRanksPerNode"},
+      {file({rule + ",\n\"mpi\": \"intelmpi\"}"}), "r.json:3: rules[0].mpi: \"intelmpi\" is not an MPI; valid choices: openmpi, mpich"},
+      {file({rule + ",\n\"mpi\": 1}"}), "r.json:3: rules[0].mpi: must be a string (got a number)"},
+      {file({R"({"collective": "allgather", "algorithm": "native:ring"})"}),
+       "r.json:2: rules[0].mpi: missing: a rule choosing native:ring must say whose algorithm it is (\"openmpi\" or \"mpich\")"},
+      {file({R"({"collective": "allgather", "mpi": "openmpi",)" "\n" R"("algorithm": "native:Ring"})"}),
+       "r.json:3: rules[0].algorithm: \"native:Ring\": native:<name> names one of the MPI's own algorithms in lowercase letters, digits and _ "
+       "(native:ring)"},
+      {file({R"({"collective": "allgather", "mpi": "openmpi", "algorithm": "native:"})"}),
+       "r.json:2: rules[0].algorithm: \"native:\": native:<name> names one of the MPI's own algorithms in lowercase letters, digits and _ "
+       "(native:ring)"},
   };
   for (const Case& c : cases) CHECK(errorOf(c.text) == c.error, "%s\n      got:  %s\n      want: %s", c.text.c_str(), errorOf(c.text).c_str(), c.error.c_str());
 }
@@ -373,6 +422,7 @@ int main() {
   const Test tests[] = {
       {"a valid file: every key", testValidFile},
       {"each condition of a rule", testConditions},
+      {"placement (nodes, ranks per node, multiNode) and the MPI", testPlacementAndMpi},
       {"first match wins, skipping what cannot run here", testFirstMatchOrder},
       {"bad rules: file, line, valid choices", testRuleErrors},
       {"bad documents: file, line", testDocumentErrors},

@@ -1,6 +1,6 @@
 # Collectives as mpi4py (an MPI client we did not write) issues them: buffer and pickled-object
-# forms, in place, nonblocking, a derived datatype. Run under the preload library with each
-# algorithm forced; every rank checks what it received, and rank 0 prints the verdict.
+# forms, in place, nonblocking, a derived datatype, the reductions. Run under the preload library
+# with each algorithm forced; every rank checks what it received, and rank 0 prints the verdict.
 from mpi4py import MPI
 import array
 import os
@@ -47,6 +47,19 @@ for n in (0, 1, 7, 1000, 70000):
     check(f'Allreduce n={n}', out, [sum(q + i for q in range(p)) for i in range(n)])
     comm.Iallreduce(MPI.IN_PLACE, mine, op=MPI.MAX).Wait()
     check(f'Iallreduce in place n={n}', mine, [p - 1 + i for i in range(n)])
+    total = [sum(q * 7 + i for q in range(p)) for i in range(n)]
+    out = array.array('i', [rank * 7 + i for i in range(n)] if rank == root else [0] * n)
+    comm.Reduce(MPI.IN_PLACE if rank == root else array.array('i', [rank * 7 + i for i in range(n)]), out, op=MPI.SUM, root=root)
+    if rank == root:
+        check(f'Reduce in place n={n}', out, total)
+    parts = [n + q % 2 for q in range(p)]
+    first = sum(parts[:rank])
+    out = array.array('i', [0] * parts[rank])
+    comm.Reduce_scatter(array.array('i', [rank * 7 + i for i in range(sum(parts))]), out, recvcounts=parts, op=MPI.SUM)
+    check(f'Reduce_scatter n={n}', out, [sum(q * 7 + first + i for q in range(p)) for i in range(parts[rank])])
+    out = array.array('i', [0] * n)
+    comm.Reduce_scatter_block(array.array('i', [rank * 7 + i for i in range(n * p)]), out, op=MPI.SUM)
+    check(f'Reduce_scatter_block n={n}', out, [sum(q * 7 + rank * n + i for q in range(p)) for i in range(n)])
 
 # Every other int of a strided buffer: a vector datatype, sent and received as such.
 n = 500

@@ -31,7 +31,9 @@ function declaredSurface(): Record<string, Kind> {
 function builtSurface(addonPath: string): Record<string, Kind> {
   const script = `const m = require(${JSON.stringify(addonPath)});
 process.stdout.write(JSON.stringify(Object.fromEntries(Object.keys(m).map((k) => [k, typeof m[k] === 'function' ? 'function' : 'value']))));`;
-  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  // UCX_MEM_MMAP_HOOK_MODE=none as src/mpi/native.ts sets it: UCX (under MPICH) patching libc's
+  // mmap while V8's threads run crashed this child now and then (SIGSEGV inside node).
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, UCX_MEM_MMAP_HOOK_MODE: 'none' } });
   if (r.status !== 0) throw new Error(`loading ${addonPath}: ${r.stderr}`);
   return JSON.parse(r.stdout);
 }

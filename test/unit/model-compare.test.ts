@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BenchRecord, BenchReport } from '../../src/bench/sweep';
-import { compareWithBench, readBenchReport } from '../../src/cli/simulate';
+import { readReport } from '../../src/bench/report';
+import { compareWithBench } from '../../src/cli/simulate';
 import { loadProfile } from '../../src/model';
 import { measuredCells, rankAgreement, type ComparedCell } from '../../src/model/compare';
 
@@ -115,7 +116,7 @@ describe('the stored measurements of docs/models.md', () => {
     ['cluster-2x2-{1,2,3}', 'emulated-cluster-2x2', [118, 144], [106, 124]],
   ] as const)('%s against %s', (files, machine, all, robust) => {
     const [stem, list] = /^(.*)\{(.*)\}$/.exec(files)!.slice(1);
-    const reports = list.split(',').map((n) => readBenchReport(path.join(dataDir, `${stem}${n}.json`)));
+    const reports = list.split(',').map((n) => readReport(path.join(dataDir, `${stem}${n}.json`), '--compare'));
     const { agreement } = compareWithBench(reports, { machine: loadProfile(machine) });
     expect([agreement.same, agreement.pairs.length]).toEqual(all);
     expect([agreement.everyLaunch.same, agreement.everyLaunch.pairs]).toEqual(robust);

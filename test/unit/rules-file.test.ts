@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { validateSchema } from '../../src/bench/json-schema';
 import type { BenchRecord, BenchReport } from '../../src/bench/sweep';
 import { decide, defaultChoice, describeChanges, rulesFromDecisions, tune } from '../../src/bench/tune';
-import { parseRules, rulesFromObject, rulesToJson, RulesError } from '../../src/select/rules';
+import { matchesCall, parseRules, rulesFromObject, rulesToJson, RulesError } from '../../src/select/rules';
 
 const root = path.resolve(__dirname, '../..');
 const SCHEMA = JSON.parse(readFileSync(path.join(root, 'schemas/rules.schema.json'), 'utf8'));
@@ -49,9 +49,9 @@ describe('rules file reader', () => {
   it('names file, line and key of a bad value, with the valid choices', () => {
     const bad = errorOf(GOOD_YAML.replace('algorithm: bruck', 'algorithm: brook'));
     expect(bad.line).toBe(7);
-    expect(bad.message).toMatch(/^r\.yaml:7: rules\[0\]\.algorithm: "brook" is not an algorithm of allgather; valid choices: native, ring, /);
+    expect(bad.message).toMatch(/^r\.yaml:7: rules\[0\]\.algorithm: "brook" is not an algorithm of allgather; valid choices: native, native:<name>, ring, /);
     const unknown = errorOf(GOOD_YAML.replace('    why: small blocks', '    wy: small blocks'));
-    expect(unknown.message).toMatch(/^r\.yaml:12: rules\[0\]\.wy: unknown key; valid keys: collective, algorithm, basis/);
+    expect(unknown.message).toMatch(/^r\.yaml:12: rules\[0\]\.wy: unknown key; valid keys: collective, algorithm, basis, minBytes, maxBytes, minRanks, maxRanks, powerOfTwo, multiNode, minNodes, maxNodes, minRanksPerNode, maxRanksPerNode, mpi, why$/);
     const top = errorOf(GOOD_YAML.replace('created:', 'crated:'));
     expect(top.message).toMatch(/^r\.yaml:3: crated: unknown key/);
   });
@@ -74,11 +74,49 @@ describe('rules file reader', () => {
     expect(back.lines[1]).toBe(json.split('\n').findIndex((l) => l.includes('"bcast"')) + 1);
   });
 
+  it('reads the placement and MPI conditions, and native:<name> with its MPI', () => {
+    const r = parseRules(
+      [
+        'version: 1',
+        'rules:',
+        '  - {collective: allgather, algorithm: ring, multiNode: true, minNodes: 2, maxNodes: 8, minRanksPerNode: 2, maxRanksPerNode: 4, mpi: mpich}',
+        '  - {collective: bcast, algorithm: "native:scatter_ring_allgather", mpi: mpich}',
+        '',
+      ].join('\n'),
+      'p.yaml',
+    );
+    expect(r.file.rules[0]).toEqual({ collective: 'allgather', algorithm: 'ring', multiNode: true, minNodes: 2, maxNodes: 8, minRanksPerNode: 2, maxRanksPerNode: 4, mpi: 'mpich' });
+    expect(validateSchema(SCHEMA, JSON.parse(rulesToJson(r.file)))).toEqual([]);
+    const bad = (rule: string) => errorOf(`version: 1\nrules:\n  - ${rule}\n`).message;
+    // The engine's messages (test/native/rules_test.cc), word for word.
+    expect(bad('{collective: allgather, algorithm: ring, minNodes: 4, maxNodes: 2}')).toBe('r.yaml:3: rules[0].maxNodes: must not be less than minNodes');
+    expect(bad('{collective: allgather, algorithm: ring, maxRanksPerNode: 0}')).toBe('r.yaml:3: rules[0].maxRanksPerNode: must be a whole number in [1, 1073741824]');
+    expect(bad('{collective: allgather, algorithm: ring, multiNode: "yes"}')).toBe('r.yaml:3: rules[0].multiNode: must be true or false (got a string)');
+    expect(bad('{collective: allgather, algorithm: ring, mpi: intelmpi}')).toBe('r.yaml:3: rules[0].mpi: "intelmpi" is not an MPI; valid choices: openmpi, mpich');
+    expect(bad('{collective: allgather, algorithm: "native:ring"}')).toMatch(/^r\.yaml:3: rules\[0\]\.mpi: missing: a rule choosing native:ring must say whose algorithm it is \("openmpi" or "mpich"\)$/);
+    expect(bad('{collective: allgather, algorithm: "native:Ring", mpi: openmpi}')).toBe(
+      'r.yaml:3: rules[0].algorithm: "native:Ring": native:<name> names one of the MPI\'s own algorithms in lowercase letters, digits and _ (native:ring)',
+    );
+  });
+
+  it('matches calls as the engine does: nodes, ranks per node (rounded up), multiNode, MPI', () => {
+    const call = (ranks: number, nodes: number, mpi: 'openmpi' | 'mpich' = 'openmpi') => ({ collective: 'allgather' as const, ranks, blockBytes: 8, totalBytes: 8 * ranks, nodes, mpi });
+    const rule = { collective: 'allgather' as const, algorithm: 'ring', minNodes: 2, maxNodes: 4, minRanksPerNode: 3, maxRanksPerNode: 4 };
+    expect([call(8, 4), call(9, 4), call(16, 4), call(17, 4), call(9, 1), call(9, 2), call(12, 3)].map((c) => matchesCall(rule, c))).toEqual([false, true, true, false, false, false, true]);
+    const multi = { collective: 'allgather' as const, algorithm: 'ring', multiNode: true };
+    expect([call(8, 2), call(8, 1), call(8, 8)].map((c) => matchesCall(multi, c))).toEqual([true, false, false]);
+    const mpich = { collective: 'allgather' as const, algorithm: 'ring', mpi: 'mpich' as const };
+    expect([matchesCall(mpich, call(4, 1, 'mpich')), matchesCall(mpich, call(4, 1, 'openmpi'))]).toEqual([true, false]);
+  });
+
   it('agrees with the schema on what is invalid', () => {
     const cases: unknown[] = [
       { version: 1, rules: [{ collective: 'allgather', algorithm: 'ring', maxBytes: 8 }] },
       { version: 1, rules: [{ collective: 'scan', algorithm: 'ring' }] },
       { version: 1, rules: [{ collective: 'bcast', algorithm: 'binomial', colour: 'red' }] },
+      { version: 1, rules: [{ collective: 'bcast', algorithm: 'native:binomial' }] },
+      { version: 1, rules: [{ collective: 'bcast', algorithm: 'binomial', mpi: 'lam' }] },
+      { version: 1, rules: [{ collective: 'bcast', algorithm: 'binomial', minNodes: 0 }] },
       { version: 2, rules: [] },
       { version: 1 },
     ];
@@ -138,7 +176,7 @@ describe('tune', () => {
     ];
     const decisions = decide(report(recs), { noiseFloor: 0.03 });
     expect(decisions.map((d) => d.chosen)).toEqual(['recursive_doubling', 'ring', 'ring', 'native']);
-    const rules = rulesFromDecisions(decisions, 2);
+    const rules = rulesFromDecisions(decisions, { minRanks: 2, maxRanks: 2 });
     expect(rules).toEqual([
       expect.objectContaining({ collective: 'allgather', algorithm: 'recursive_doubling', basis: 'block', maxBytes: 1024, minRanks: 2, maxRanks: 2 }),
       expect.objectContaining({ algorithm: 'ring', minBytes: 1024, maxBytes: 65536 }),

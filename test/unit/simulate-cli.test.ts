@@ -133,7 +133,7 @@ describe('topocoll simulate', () => {
     dirs.push(dir);
     const bad = path.join(dir, 'bad.json');
     writeFileSync(bad, '{"records": []}');
-    await expect(run(['--compare', bad])).rejects.toThrow(/bad.json is not a topocoll bench report/);
+    await expect(run(['--compare', bad])).rejects.toThrow(/bad.json is not a bench report/);
     await expect(run(['--compare', path.join(dir, 'missing.json')])).rejects.toThrow(/cannot read .*missing.json/);
   });
 });

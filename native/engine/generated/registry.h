@@ -12,19 +12,30 @@ inline constexpr const char* kBcastAlgorithms[] = {"binomial", "scatter_allgathe
 inline constexpr const char* kBarrierAlgorithms[] = {"dissemination", "recursive_doubling", "shm_hierarchical"};
 inline constexpr const char* kAlltoallAlgorithms[] = {"bruck", "isend_irecv", "pairwise", "ring", "tiled"};
 inline constexpr const char* kAllreduceAlgorithms[] = {"recursive_doubling", "reduce_scatter_allgather", "ring", "hierarchical"};
-inline constexpr const char* kReduceAlgorithms[] = {"hierarchical"};
+inline constexpr const char* kReduceAlgorithms[] = {"binomial", "reduce_scatter_gather", "hierarchical"};
+inline constexpr const char* kReduceScatterBlockAlgorithms[] = {"recursive_halving", "pairwise", "ring"};
+inline constexpr const char* kReduceScatterAlgorithms[] = {"recursive_halving", "pairwise", "ring"};
 inline constexpr bool kAllgatherAlgorithmUsesShm[] = {false, false, false, false, false, false, false, false, true};
 inline constexpr bool kBcastAlgorithmUsesShm[] = {false, false, true, true};
 inline constexpr bool kBarrierAlgorithmUsesShm[] = {false, false, true};
 inline constexpr bool kAlltoallAlgorithmUsesShm[] = {false, false, false, false, false};
 inline constexpr bool kAllreduceAlgorithmUsesShm[] = {false, false, false, true};
-inline constexpr bool kReduceAlgorithmUsesShm[] = {true};
+inline constexpr bool kReduceAlgorithmUsesShm[] = {false, false, true};
+inline constexpr bool kReduceScatterBlockAlgorithmUsesShm[] = {false, false, false};
+inline constexpr bool kReduceScatterAlgorithmUsesShm[] = {false, false, false};
 inline constexpr bool kAllgatherAlgorithmRankOrdered[] = {false, false, false, false, false, false, false, false, false};
 inline constexpr bool kBcastAlgorithmRankOrdered[] = {false, false, false, false};
 inline constexpr bool kBarrierAlgorithmRankOrdered[] = {false, false, false};
 inline constexpr bool kAlltoallAlgorithmRankOrdered[] = {false, false, false, false, false};
 inline constexpr bool kAllreduceAlgorithmRankOrdered[] = {true, true, false, true};
-inline constexpr bool kReduceAlgorithmRankOrdered[] = {true};
+inline constexpr bool kReduceAlgorithmRankOrdered[] = {true, true, true};
+inline constexpr bool kReduceScatterBlockAlgorithmRankOrdered[] = {false, true, false};
+inline constexpr bool kReduceScatterAlgorithmRankOrdered[] = {false, true, false};
+
+// What a call's size is: one rank's block of a p-block vector, the whole message, or nothing.
+enum class Shape : int { Block = 0, Vector = 1, None = 2 };
+// Blocks a buffer holds, in units of the shape: none, one (the rank's block, or the vector), or p.
+enum class Blocks : int { None = 0, One = 1, PerRank = 2 };
 
 struct CollectiveEntry {
   const char* name;
@@ -33,17 +44,22 @@ struct CollectiveEntry {
   int algorithm_count;
   const bool* uses_shm;  // per algorithm: needs the node shared memory (off under TOPOCOLL_SHM=0)
   const bool* rank_ordered;  // per algorithm: combines operands in rank order (runs non-commutative ops)
+  Shape shape;
+  bool rooted;    // takes a root rank
+  bool reducing;  // combines the ranks' data with an MPI_Op
+  Blocks send_blocks;  // what a rank's send buffer holds (allgather: one block, alltoall: p)
+  Blocks recv_blocks;
 };
 
 inline constexpr CollectiveEntry kCollectives[] = {
-    {"allgather", "TOPOCOLL_ALLGATHER_ALGORITHM", kAllgatherAlgorithms, 9, kAllgatherAlgorithmUsesShm, kAllgatherAlgorithmRankOrdered},
-    {"bcast", "TOPOCOLL_BCAST_ALGORITHM", kBcastAlgorithms, 4, kBcastAlgorithmUsesShm, kBcastAlgorithmRankOrdered},
-    {"barrier", "TOPOCOLL_BARRIER_ALGORITHM", kBarrierAlgorithms, 3, kBarrierAlgorithmUsesShm, kBarrierAlgorithmRankOrdered},
-    {"alltoall", "TOPOCOLL_ALLTOALL_ALGORITHM", kAlltoallAlgorithms, 5, kAlltoallAlgorithmUsesShm, kAlltoallAlgorithmRankOrdered},
-    {"allreduce", "TOPOCOLL_ALLREDUCE_ALGORITHM", kAllreduceAlgorithms, 4, kAllreduceAlgorithmUsesShm, kAllreduceAlgorithmRankOrdered},
-    {"reduce", "TOPOCOLL_REDUCE_ALGORITHM", kReduceAlgorithms, 1, kReduceAlgorithmUsesShm, kReduceAlgorithmRankOrdered},
-    {"reduce_scatter_block", "TOPOCOLL_REDUCE_SCATTER_BLOCK_ALGORITHM", nullptr, 0, nullptr, nullptr},
-    {"reduce_scatter", "TOPOCOLL_REDUCE_SCATTER_ALGORITHM", nullptr, 0, nullptr, nullptr},
+    {"allgather", "TOPOCOLL_ALLGATHER_ALGORITHM", kAllgatherAlgorithms, 9, kAllgatherAlgorithmUsesShm, kAllgatherAlgorithmRankOrdered, Shape::Block, false, false, Blocks::One, Blocks::PerRank},
+    {"bcast", "TOPOCOLL_BCAST_ALGORITHM", kBcastAlgorithms, 4, kBcastAlgorithmUsesShm, kBcastAlgorithmRankOrdered, Shape::Vector, true, false, Blocks::None, Blocks::One},
+    {"barrier", "TOPOCOLL_BARRIER_ALGORITHM", kBarrierAlgorithms, 3, kBarrierAlgorithmUsesShm, kBarrierAlgorithmRankOrdered, Shape::None, false, false, Blocks::None, Blocks::None},
+    {"alltoall", "TOPOCOLL_ALLTOALL_ALGORITHM", kAlltoallAlgorithms, 5, kAlltoallAlgorithmUsesShm, kAlltoallAlgorithmRankOrdered, Shape::Block, false, false, Blocks::PerRank, Blocks::PerRank},
+    {"allreduce", "TOPOCOLL_ALLREDUCE_ALGORITHM", kAllreduceAlgorithms, 4, kAllreduceAlgorithmUsesShm, kAllreduceAlgorithmRankOrdered, Shape::Vector, false, true, Blocks::One, Blocks::One},
+    {"reduce", "TOPOCOLL_REDUCE_ALGORITHM", kReduceAlgorithms, 3, kReduceAlgorithmUsesShm, kReduceAlgorithmRankOrdered, Shape::Vector, true, true, Blocks::One, Blocks::One},
+    {"reduce_scatter_block", "TOPOCOLL_REDUCE_SCATTER_BLOCK_ALGORITHM", kReduceScatterBlockAlgorithms, 3, kReduceScatterBlockAlgorithmUsesShm, kReduceScatterBlockAlgorithmRankOrdered, Shape::Block, false, true, Blocks::PerRank, Blocks::One},
+    {"reduce_scatter", "TOPOCOLL_REDUCE_SCATTER_ALGORITHM", kReduceScatterAlgorithms, 3, kReduceScatterAlgorithmUsesShm, kReduceScatterAlgorithmRankOrdered, Shape::Block, false, true, Blocks::PerRank, Blocks::One},
 };
 
 enum class SizeBasis : int { Block = 0, Total = 1 };
@@ -98,9 +114,15 @@ inline constexpr RuleEntry kDefaultRules[] = {
     {Collective::Allreduce, "reduce_scatter_allgather", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "MPICH: Rabenseifner (reduce-scatter + allgather) above 2 KiB"},
     {Collective::Reduce, "native", SizeBasis::Total, -1, 512, -1, 2, -1, -1, "openmpi", "measured (topocoll bench, 2 ranks, Open MPI 4.1, 2026-11-26, 2 launches): below 512 B Open MPI's reduce (0.09-0.19 us: the root does not wait for the data) beats one flag handoff (0.21-0.26 us)"},
     {Collective::Reduce, "hierarchical", SizeBasis::Total, -1, -1, -1, 2, -1, -1, nullptr, "measured (topocoll bench, 2 ranks, 2026-11-26, 2 launches per MPI): one copy into shared memory, combined by the root, 1.7-2.8x faster than Open MPI's reduce from 512 B to 4 MiB and 1.2-3.4x than MPICH's from 8 B"},
-    {Collective::Reduce, "native", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "no reduce algorithm in the engine yet"},
-    {Collective::ReduceScatterBlock, "native", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "no reduce_scatter_block algorithm in the engine yet"},
-    {Collective::ReduceScatter, "native", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "no reduce_scatter algorithm in the engine yet"},
+    {Collective::Reduce, "reduce_scatter_gather", SizeBasis::Total, 2049, -1, -1, -1, -1, -1, "mpich", "MPICH 4.0's own reduce above 2 KiB crashes with MPI_IN_PLACE at a root other than 0 (pmodels/mpich#6540, fixed after 4.1.1); ours, as MPICH's choice there, does not"},
+    {Collective::Reduce, "binomial", SizeBasis::Total, -1, 2049, -1, -1, -1, -1, nullptr, "MPICH: MPIR_CVAR_REDUCE_SHORT_MSG_SIZE = 2048, binomial up to 2 KiB"},
+    {Collective::Reduce, "reduce_scatter_gather", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "MPICH: Rabenseifner (reduce-scatter + gather) above 2 KiB"},
+    {Collective::ReduceScatterBlock, "native", SizeBasis::Total, -1, -1, -1, 2, -1, -1, nullptr, "not measured yet: on 2 ranks every algorithm is one exchange, where the system MPI's own path is the shorter one for the other collectives"},
+    {Collective::ReduceScatterBlock, "recursive_halving", SizeBasis::Total, -1, 524288, -1, -1, -1, -1, nullptr, "MPICH: MPIR_CVAR_REDUCE_SCATTER_COMMUTATIVE_LONG_MSG_SIZE = 512 KiB, recursive halving below (commutative ops)"},
+    {Collective::ReduceScatterBlock, "pairwise", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "MPICH: pairwise exchange from 512 KiB (ours also runs ops that are not commutative)"},
+    {Collective::ReduceScatter, "native", SizeBasis::Total, -1, -1, -1, 2, -1, -1, nullptr, "not measured yet: on 2 ranks every algorithm is one exchange, where the system MPI's own path is the shorter one for the other collectives"},
+    {Collective::ReduceScatter, "recursive_halving", SizeBasis::Total, -1, 524288, -1, -1, -1, -1, nullptr, "MPICH: MPIR_CVAR_REDUCE_SCATTER_COMMUTATIVE_LONG_MSG_SIZE = 512 KiB, recursive halving below (commutative ops)"},
+    {Collective::ReduceScatter, "pairwise", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "MPICH: pairwise exchange from 512 KiB (ours also runs ops that are not commutative)"},
 };
 
 enum class ParameterKind : int { Bool = 0, Int = 1, Choice = 2, String = 3 };
@@ -139,6 +161,6 @@ inline constexpr ParameterEntry kParameters[] = {
 };
 
 // TOPOCOLL_* variables read outside the engine (build, addon loader, tools): known, never reported as misspelled.
-inline constexpr const char* kToolVariables[] = {"TOPOCOLL_MPI", "TOPOCOLL_MPICC", "TOPOCOLL_BENCH_TTY", "TOPOCOLL_SYSFS_ROOT"};
+inline constexpr const char* kToolVariables[] = {"TOPOCOLL_MPI", "TOPOCOLL_MPICC", "TOPOCOLL_BENCH_TTY", "TOPOCOLL_BENCH_REPORT", "TOPOCOLL_SYSFS_ROOT"};
 
 }  // namespace topocoll::generated

@@ -54,61 +54,88 @@ void raise(std::atomic<uint64_t>* f, uint64_t value) {
 
 }  // namespace
 
-int ShmContext::create(MPI_Comm comm, const Hierarchy& h, const ShmOptions& options, std::unique_ptr<ShmContext>* out) {
-  std::unique_ptr<ShmContext> ctx(new ShmContext());
+ShmCreation::ShmCreation(MPI_Comm comm, const Hierarchy& h, const ShmOptions& options) : ctx_(new ShmContext()), comm_(comm) {
+  ShmContext* ctx = ctx_.get();
   ctx->hierarchy_ = &h;
   ctx->comm_ = comm;
   ctx->channels_ = std::max(1, options.channels);
   const int rank = h.rank(), node = h.nodeOf(rank);
-  const std::vector<int>& members = h.members(node);
-  ctx->node_size_ = static_cast<int>(members.size());
+  members_ = h.members(node);
+  ctx->node_size_ = static_cast<int>(members_.size());
   ctx->node_rank_ = h.localIndex(rank);
 
   const size_t page = ShmSegment::pageSize();
   const std::vector<int> numa_nodes = h.numaNodes(node);
   ctx->parts_ = static_cast<int>(numa_nodes.size());
   ctx->part_bytes_ = static_cast<int64_t>(roundUp(static_cast<size_t>(options.data_bytes) / ctx->parts_, page));
-  const size_t flag_page = roundUp((static_cast<size_t>(ctx->channels_) * kLinesPerChannel + 1) * kCacheLine, page);
+  const size_t flag_page = roundUp((static_cast<size_t>(ctx->channels_) * kLinesPerChannel + 1) * ShmContext::kCacheLine, page);
   ctx->flags_bytes_ = flag_page;
   const size_t channel_bytes = static_cast<size_t>(ctx->part_bytes_) * ctx->parts_;
-  const size_t total = flag_page * ctx->node_size_ + channel_bytes * ctx->channels_;
+  total_ = flag_page * ctx->node_size_ + channel_bytes * ctx->channels_;
 
-  int rc;
-  std::string why;
   // Each rank's flags near the rank; each part of a channel's data on its NUMA node.
-  std::vector<NumaRange> numa;
   if (ctx->node_size_ > 1 && options.numa && numaMachine()) {
-    for (int i = 0; i < ctx->node_size_; ++i) numa.push_back({flag_page * i, flag_page, h.place(members[i]).numa});
+    for (int i = 0; i < ctx->node_size_; ++i) numa_.push_back({flag_page * i, flag_page, h.place(members_[i]).numa});
     for (int c = 0; c < ctx->channels_; ++c) {
       for (int part = 0; part < ctx->parts_; ++part) {
         size_t offset = flag_page * ctx->node_size_ + channel_bytes * c + static_cast<size_t>(ctx->part_bytes_) * part;
-        numa.push_back({offset, static_cast<size_t>(ctx->part_bytes_), numa_nodes[part]});
+        numa_.push_back({offset, static_cast<size_t>(ctx->part_bytes_), numa_nodes[part]});
       }
     }
   }
+}
+
+ShmCreation::~ShmCreation() {
+  // Abandoned (an error, the job ending): the agreement cannot be cancelled, only completed.
+  if (agree_ != MPI_REQUEST_NULL) PMPI_Wait(&agree_, MPI_STATUS_IGNORE);
+  if (ctx_) settleLease(ctx_->lease_.get());
+}
+
+int ShmCreation::step(bool block, std::unique_ptr<ShmContext>* out) {
+  ShmContext* ctx = ctx_.get();
+  int rc;
   // Every node must have its segment, or no rank uses shared memory: the ranks agree (which
   // also tells the leaders that their node has attached). 2: leased; 1: a rank could not open
   // a pooled segment, and new ones are tried once; 0: refused.
-  for (bool fresh = false;; fresh = true) {
-    int mine = 2, all = 0;
-    if (ctx->node_size_ > 1) {
-      bool retry = false;
-      if ((rc = leaseSegment(comm, members, ctx->node_rank_, total, numa, fresh, &ctx->lease_, &retry, &why)) != MPI_SUCCESS) return rc;
-      mine = ctx->lease_ ? 2 : retry ? 1 : 0;
-      if (ctx->lease_) ctx->pid(ctx->node_rank_)->store(static_cast<int32_t>(getpid()), std::memory_order_relaxed);
+  for (;;) {
+    if (!agreeing_) {
+      mine_ = 2;
+      if (ctx->node_size_ > 1) {
+        if (!leasing_) {
+          leasing_ = true;
+          if ((rc = handout_.begin(comm_, members_, ctx->node_rank_, total_, numa_, fresh_)) != MPI_SUCCESS) return rc;
+        }
+        bool done = false, retry = false;
+        if ((rc = handout_.test(block, &done, &ctx->lease_, &retry, &why_)) != MPI_SUCCESS) return rc;
+        if (!done) return MPI_SUCCESS;
+        mine_ = ctx->lease_ ? 2 : retry ? 1 : 0;
+        if (ctx->lease_) ctx->pid(ctx->node_rank_)->store(static_cast<int32_t>(getpid()), std::memory_order_relaxed);
+      }
+      agreeing_ = true;
+      if ((rc = PMPI_Iallreduce(&mine_, &all_, 1, MPI_INT, MPI_MIN, comm_, &agree_)) != MPI_SUCCESS) return rc;
     }
-    rc = PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+    int flag = 1;
+    rc = block ? PMPI_Wait(&agree_, MPI_STATUS_IGNORE) : PMPI_Test(&agree_, &flag, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS && !flag) return MPI_SUCCESS;
     settleLease(ctx->lease_.get());
     if (rc != MPI_SUCCESS) return rc;
-    if (all == 2) break;
+    agreeing_ = leasing_ = false;
+    if (all_ == 2) break;
     ctx->lease_.reset();
-    if (all == 1 && !fresh) continue;
+    if (all_ == 1 && !fresh_) {
+      fresh_ = true;
+      continue;
+    }
     ctx->available_ = false;
-    ctx->why_ = mine == 2 ? "another rank could not get its shared-memory segment" : why;
+    ctx->why_ = mine_ == 2 ? "another rank could not get its shared-memory segment" : why_;
     break;
   }
   if (ctx->lease_) ctx->next_seq_ = ctx->lease_->generation();
-  *out = std::move(ctx);
+  ctx->last_.assign(ctx->channels_, -1);
+  ctx->last_data_.assign(ctx->channels_, -1);
+  ctx->local_done_.reset(new std::atomic<int64_t>[ctx->channels_]);
+  for (int c = 0; c < ctx->channels_; ++c) ctx->local_done_[c].store(0, std::memory_order_relaxed);
+  *out = std::move(ctx_);
   return MPI_SUCCESS;
 }
 
@@ -130,11 +157,6 @@ ShmContext::Call ShmContext::beginCall(ShmUse use) {
   c.seq = next_seq_++;
   c.channel = static_cast<int>(c.seq % channels_);
   c.use = use;
-  if (last_.empty()) {
-    last_.assign(channels_, -1);
-    last_data_.assign(channels_, -1);
-    local_done_.assign(channels_, 0);
-  }
   c.prev = last_[c.channel];
   c.prev_data = last_data_[c.channel];
   last_[c.channel] = static_cast<int64_t>(c.seq);
@@ -144,7 +166,7 @@ ShmContext::Call ShmContext::beginCall(ShmUse use) {
 
 bool ShmContext::channelFree(const Call& call) const {
   if (node_size_ == 1) return true;
-  if (call.prev >= 0 && local_done_[call.channel] < call.prev + 1) return false;
+  if (call.prev >= 0 && local_done_[call.channel].load(std::memory_order_acquire) < call.prev + 1) return false;
   if (call.use != ShmUse::Data || call.prev_data < 0) return true;
   const uint64_t needed = static_cast<uint64_t>(call.prev_data) + 1;
   for (int i = 0; i < node_size_; ++i) {
@@ -156,7 +178,7 @@ bool ShmContext::channelFree(const Call& call) const {
 void ShmContext::markDone(const Call& call) {
   if (node_size_ == 1) return;
   // Calls of one channel run one after the other here: this only grows.
-  local_done_[call.channel] = static_cast<int64_t>(call.seq) + 1;
+  local_done_[call.channel].store(static_cast<int64_t>(call.seq) + 1, std::memory_order_release);
   if (call.use == ShmUse::Data) raise(flag(node_rank_, call.channel, kShmFlagSlots), call.seq + 1);
 }
 
@@ -192,23 +214,40 @@ void ShmContext::progressMpi() const {
   PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, MPI_STATUS_IGNORE);
 }
 
-void ShmContext::addInFlight(CollectiveRequest* r) { in_flight_.push_back(r); }
+void ShmContext::addInFlight(CollectiveRequest* r) {
+  std::lock_guard<std::mutex> lock(in_flight_mutex_);
+  in_flight_.push_back(r);
+  in_flight_count_.store(static_cast<int>(in_flight_.size()), std::memory_order_relaxed);
+}
 
 void ShmContext::removeInFlight(CollectiveRequest* r) {
+  std::lock_guard<std::mutex> lock(in_flight_mutex_);
   in_flight_.erase(std::remove(in_flight_.begin(), in_flight_.end(), r), in_flight_.end());
+  in_flight_count_.store(static_cast<int>(in_flight_.size()), std::memory_order_relaxed);
 }
 
 bool ShmContext::othersInFlight(const CollectiveRequest* self) const {
+  if (in_flight_count_.load(std::memory_order_relaxed) == 0) return false;
+  std::lock_guard<std::mutex> lock(in_flight_mutex_);
   return std::any_of(in_flight_.begin(), in_flight_.end(), [&](CollectiveRequest* r) { return r != self; });
 }
 
 // A rank blocked on one call progresses its others: theirs may be what the node waits for.
+// Only the thread that waits calls this (the preload's own thread never waits here).
 void ShmContext::progressOthers(const CollectiveRequest* self) {
   if (progressing_) return;
   progressing_ = true;
-  std::vector<CollectiveRequest*> others = in_flight_;
+  std::vector<CollectiveRequest*> others;
+  {
+    std::lock_guard<std::mutex> lock(in_flight_mutex_);
+    others = in_flight_;
+  }
   for (CollectiveRequest* r : others) {
-    if (r == self || std::find(in_flight_.begin(), in_flight_.end(), r) == in_flight_.end()) continue;
+    if (r == self) continue;
+    {
+      std::lock_guard<std::mutex> lock(in_flight_mutex_);
+      if (std::find(in_flight_.begin(), in_flight_.end(), r) == in_flight_.end()) continue;
+    }
     bool done = false;
     r->test(&done);  // an error stays with the request and surfaces at its own test/wait
   }

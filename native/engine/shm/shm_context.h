@@ -25,6 +25,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -46,9 +47,7 @@ class ShmContext {
  public:
   static constexpr int kCacheLine = 64;
 
-  // Collective over `comm` (the communicator's shadow): splits it into nodes by `h` and creates
-  // each node's segment. *out is set even when shared memory is unavailable (see available()).
-  static int create(MPI_Comm comm, const Hierarchy& h, const ShmOptions& options, std::unique_ptr<ShmContext>* out);
+  // Made by ShmCreation, even when shared memory is unavailable (see available()).
   ~ShmContext();
 
   // False when some node could not get its segment; then why() says what failed, on every rank.
@@ -90,13 +89,16 @@ class ShmContext {
   template <typename Ready>
   int waitUntil(Ready ready, const CollectiveRequest* self);
 
-  // Nonblocking calls in flight, progressed by waitUntil() of the others.
+  // Nonblocking calls in flight, progressed by waitUntil() of the others. Under MPICH a thread
+  // of the preload progresses them (interpose/requests.cc) while the program's thread starts
+  // others: this list, and the bookkeeping of done calls, are safe for the two.
   void addInFlight(CollectiveRequest* r);
   void removeInFlight(CollectiveRequest* r);
   bool othersInFlight(const CollectiveRequest* self) const;
   void progressOthers(const CollectiveRequest* self);
 
  private:
+  friend class ShmCreation;
   ShmContext() = default;
   std::atomic<uint64_t>* flag(int local, int channel, int slot) const;
   std::atomic<int32_t>* pid(int local) const;
@@ -114,12 +116,42 @@ class ShmContext {
   int64_t part_bytes_ = 0;
   size_t flags_bytes_ = 0;
   uint64_t next_seq_ = 0;
-  // Per channel: the sequence of its last call and of its last data call (-1: none), and the
-  // sequence + 1 of the last call done here.
-  std::vector<int64_t> last_, last_data_, local_done_;
+  // Per channel: the sequence of its last call and of its last data call (-1: none), written
+  // by beginCall() (calls begin one at a time, in call order), and the sequence + 1 of the last
+  // call done here, written by whichever thread completes a call.
+  std::vector<int64_t> last_, last_data_;
+  std::unique_ptr<std::atomic<int64_t>[]> local_done_;
   std::unique_ptr<ShmLease> lease_;  // null when alone on the node
+  mutable std::mutex in_flight_mutex_;
   std::vector<CollectiveRequest*> in_flight_;
+  std::atomic<int> in_flight_count_{0};  // in_flight_.size(), read without the lock
   bool progressing_ = false;
+};
+
+// A communicator's ShmContext, made collectively over `comm` (its shadow) in steps that never
+// block, so that a nonblocking collective can set its communicator up: every node's leader
+// lends a segment and tells the node's other ranks where it is, then all agree that every node
+// has one (MPI_Iallreduce over `comm`). Blocking, step(true) runs them to the end.
+class ShmCreation {
+ public:
+  ShmCreation(MPI_Comm comm, const Hierarchy& h, const ShmOptions& options);
+  ~ShmCreation();
+  // Moves on (block: to the end); *out is set once done. Returns an MPI error code.
+  int step(bool block, std::unique_ptr<ShmContext>* out);
+
+ private:
+  std::unique_ptr<ShmContext> ctx_;
+  MPI_Comm comm_;
+  std::vector<int> members_;  // of this rank's node
+  std::vector<NumaRange> numa_;
+  size_t total_ = 0;
+  SegmentHandout handout_;
+  bool leasing_ = false;  // handout_ begun
+  bool agreeing_ = false; // agree_ posted
+  bool fresh_ = false;    // a new segment, not a pooled one (the second try)
+  int mine_ = 2, all_ = 0;
+  std::string why_;
+  MPI_Request agree_ = MPI_REQUEST_NULL;
 };
 
 namespace shm_detail {
@@ -138,7 +170,7 @@ int ShmContext::waitUntil(Ready ready, const CollectiveRequest* self) {
   double next_check = shm_detail::now() + 0.1;
   for (unsigned i = 0;; ++i) {
     if (ready()) return MPI_SUCCESS;
-    if (!in_flight_.empty()) progressOthers(self);
+    if (in_flight_count_.load(std::memory_order_relaxed) > 0) progressOthers(self);
     progressMpi();
     shm_detail::yield();
     if ((i & 63) == 0 && shm_detail::now() > next_check) {

@@ -34,21 +34,39 @@ class ShmLease {
   void keepAbove(uint64_t generation) { generation_ = generation; }
 
  private:
-  friend int leaseSegment(MPI_Comm, const std::vector<int>&, int, size_t, const std::vector<NumaRange>&, bool, std::unique_ptr<ShmLease>*,
-                          bool*, std::string*);
+  friend class SegmentHandout;
   friend void settleLease(ShmLease*);
   std::shared_ptr<ShmSegment> segment_;
   uint64_t generation_ = 0;
 };
 
-// Collective over the ranks `members` of `comm` (ranks of one node in comm, the leader first;
-// `local` is this rank's index in it): a segment of `bytes` with `numa` placement for them, a
-// new one if `fresh`. Returns an MPI error code for MPI failures; when the system refuses the
-// segment *out is null and *why says what failed (the leader's reason on every rank, or this
-// rank's own), and *retry is set where a new segment may succeed (a rank could not open a
-// pooled one through /proc: hidepid, another pid namespace).
-int leaseSegment(MPI_Comm comm, const std::vector<int>& members, int local, size_t bytes, const std::vector<NumaRange>& numa, bool fresh,
-                 std::unique_ptr<ShmLease>* out, bool* retry, std::string* why);
+// The lease of one node's segment, collective over the ranks `members` of `comm` (ranks of one
+// node in comm, the leader first; `local` is this rank's index in it): the leader lends a segment
+// of `bytes` with `numa` placement (a new one if `fresh`) and tells the others where it is. In
+// steps that never block, so that a nonblocking call can take it (ShmCreation).
+class SegmentHandout {
+ public:
+  SegmentHandout();
+  ~SegmentHandout();  // cancels what is still in flight
+  // Lends (the leader) and posts the messages. Returns an MPI error code.
+  int begin(MPI_Comm comm, const std::vector<int>& members, int local, size_t bytes, const std::vector<NumaRange>& numa, bool fresh);
+  // Moves on (block: to the end); *done once this rank has its lease. Returns an MPI error code
+  // for MPI failures; when the system refuses the segment *out is null and *why says what failed
+  // (the leader's reason on every rank, or this rank's own), and *retry is set where a new
+  // segment may succeed (a rank could not open a pooled one through /proc: hidepid, another pid
+  // namespace).
+  int test(bool block, bool* done, std::unique_ptr<ShmLease>* out, bool* retry, std::string* why);
+
+  struct Message;  // what the leader sends (shm_pool.cc)
+
+ private:
+  std::unique_ptr<Message> msg_;
+  std::vector<MPI_Request> requests_;
+  std::shared_ptr<ShmSegment> segment_;
+  std::string why_;
+  size_t bytes_ = 0;
+  int local_ = 0;
+};
 // What this process's pool did (TOPOCOLL_STATS): segments created here, and leases taken.
 struct ShmPoolStats {
   uint64_t created = 0, leases = 0;

@@ -1,6 +1,7 @@
 /* A minimal PMPI profiler, standing in for mpiP in the stacking test: counts the calls that reach
  * it and prints them at MPI_Finalize ("countcalls: rank R init 1 allgather N ..."). Preloaded
- * after libtopocoll.so, it sees what topocoll hands on to the next definition. */
+ * after libtopocoll.so, it sees what topocoll hands on to the next definition. "init" counts
+ * MPI_Init and MPI_Init_thread. */
 #include <mpi.h>
 #include <stdio.h>
 
@@ -9,6 +10,12 @@ static int g_init, g_allgather, g_bcast, g_send, g_wait;
 int MPI_Init(int* argc, char*** argv) {
   g_init++;
   return PMPI_Init(argc, argv);
+}
+
+/* Under MPICH topocoll hands on MPI_Init as MPI_Init_thread (docs/preload.md). */
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  g_init++;
+  return PMPI_Init_thread(argc, argv, required, provided);
 }
 
 int MPI_Allgather(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm) {

@@ -1,0 +1,84 @@
+// What the reduce and reduce_scatter builders share: a rank's running combination of the vector
+// (the accumulator), and MPICH's fold-in of a non-power-of-two communicator onto 2^floor(log p)
+// ranks. Spans count elements of the vector (a reduction's block is one element).
+#pragma once
+
+#include <algorithm>
+#include <string>
+
+#include "../schedule.h"
+
+namespace topocoll::reduction {
+
+// Where a rank combines: element e of the vector at acc[acc_first + e]. Until the first
+// combination my operand stays where the caller passed it (mine[mine_first + e]): the first peer
+// operand is received straight into the accumulator and mine combined into it, no copy. Once the
+// accumulator holds mine (from the start under MPI_IN_PLACE, when it is mine's own place), a
+// peer's operand lands in tmp[scratch...] first.
+struct Accumulator {
+  BufferId acc;
+  int64_t acc_first;
+  BufferId mine;
+  int64_t mine_first;
+  int64_t scratch;  // tmp element where a received operand waits to be combined
+  bool holds_mine;
+
+  BlockSpan at(int64_t first, int64_t n) const { return span(acc, acc_first + first, n); }
+  // at(), for a write: sizes the schedule's tmp to hold it when the accumulator is there.
+  BlockSpan into(Schedule& s, int64_t first, int64_t n) const {
+    if (acc == BufferId::Tmp) s.tmp_blocks = std::max(s.tmp_blocks, acc_first + first + n);
+    return at(first, n);
+  }
+  // My operand of elements [first, first + n), combined with what I have received so far.
+  BlockSpan operand(int64_t first, int64_t n) const { return holds_mine ? at(first, n) : span(mine, mine_first + first, n); }
+
+  // Receives `peer`'s operand of [first, first + n) and combines it with mine, the lower rank's on
+  // the left (rank order, and the same expression on every rank). From here on the accumulator
+  // holds mine: a caller combines first a range that holds every element it uses later.
+  void receiveAndCombine(Schedule& s, Round& round, int peer, bool peer_is_lower, int64_t first, int64_t n) {
+    if (holds_mine) {
+      const BlockSpan theirs = span(BufferId::Tmp, scratch, n);
+      s.tmp_blocks = std::max(s.tmp_blocks, scratch + n);
+      addRecv(round, peer, theirs);
+      addReduce(round, theirs, into(s, first, n), peer_is_lower ? ReduceOrder::SrcFirst : ReduceOrder::DstFirst);
+    } else {
+      addRecv(round, peer, into(s, first, n));
+      addReduce(round, span(mine, mine_first + first, n), at(first, n), peer_is_lower ? ReduceOrder::DstFirst : ReduceOrder::SrcFirst);
+    }
+    holds_mine = true;
+  }
+};
+
+// MPICH's fold-in: with q = 2^floor(log p) and rem = p - q, each even rank of the first 2 rem
+// hands its whole operand to the odd rank above it and sits out; that one combines both (rank
+// order kept) and joins the q ranks as newrank r / 2, the others as r - rem. Newranks keep the
+// ranks' order, so aligned groups of newranks are runs of consecutive ranks.
+struct FoldIn {
+  int q = 1, rem = 0;
+  int newrank = -1;  // -1: this rank sat out
+  int rankOf(int newr) const { return newr < rem ? 2 * newr + 1 : newr + rem; }
+  // Newrank i stands for ranks [firstRankOf(i), firstRankOf(i + 1)).
+  int firstRankOf(int newr) const { return newr < rem ? 2 * newr : newr + rem; }
+};
+
+// Adds the fold-in round for the n elements of the vector (none on a power of two).
+inline FoldIn foldIn(Schedule& s, int p, int r, Accumulator& acc, int64_t n) {
+  FoldIn f;
+  while (f.q * 2 <= p) f.q *= 2;
+  f.rem = p - f.q;
+  if (f.rem > 0) s.note = "non-power-of-two p: fold-in (ranks 0.." + std::to_string(2 * f.rem - 1) + " in pairs)";
+  if (r >= 2 * f.rem) {
+    f.newrank = r - f.rem;
+    return f;
+  }
+  Round& round = s.newRound();
+  if (r % 2 == 0) {
+    addSend(round, r + 1, acc.operand(0, n));
+    return f;
+  }
+  acc.receiveAndCombine(s, round, r - 1, true, 0, n);
+  f.newrank = r / 2;
+  return f;
+}
+
+}  // namespace topocoll::reduction

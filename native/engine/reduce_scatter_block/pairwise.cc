@@ -1,0 +1,10 @@
+// reduce_scatter_block by reduce_scatter's pairwise (reduce_scatter/pairwise.cc): p parts of
+// BuildParams::count elements each (BuildParams::recv_counts is null).
+#include "../algorithm_registry.h"
+#include "../reduce_scatter/parts.h"
+
+namespace topocoll {
+
+TOPOCOLL_REGISTER_ALGORITHM(ReduceScatterBlock, "pairwise", buildPairwiseReduceScatter);
+
+}  // namespace topocoll

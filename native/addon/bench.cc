@@ -105,20 +105,26 @@ BufferBytes bufferBytes(Collective coll, int p, int64_t bytes) {
   return {blocksOf(entry.send_blocks, p) * bytes, blocksOf(entry.recv_blocks, p) * bytes};
 }
 
-// A call of `bytes` bytes on the pools' slots. Reductions combine bytes with MPI_BOR (valid on
-// MPI_BYTE; a per-byte kernel like any predefined one); a counts array gives every rank `bytes`.
+// A reduction's vector as the bench states it: floats summed, as a solver's or a training step's
+// are (MPI_SUM on MPI_FLOAT, through the vectorised kernels); sizes that are not a whole number
+// of floats combine bytes with MPI_BOR.
+bool reducesFloats(Collective coll, int64_t bytes) { return collectiveEntry(coll).reducing && bytes % sizeof(float) == 0; }
+
+// A call of `bytes` bytes on the pools' slots; a counts array gives every rank `bytes`.
 struct BenchCall {
   CollectiveArgs args;
   std::vector<int> counts;
   BenchCall(Collective coll, MPI_Comm comm, int p, int64_t bytes, int root, unsigned char* send, unsigned char* recv) {
+    const bool floats = reducesFloats(coll, bytes);
+    const int64_t elements = floats ? bytes / static_cast<int64_t>(sizeof(float)) : bytes;
     args.sendbuf = send;
     args.recvbuf = recv;
-    args.sendcount = args.count = bytes;
-    args.sendtype = args.type = MPI_BYTE;
+    args.sendcount = args.count = elements;
+    args.sendtype = args.type = floats ? MPI_FLOAT : MPI_BYTE;
     args.root = root;
     args.comm = comm;
-    if (collectiveEntry(coll).reducing) args.op = MPI_BOR;
-    counts.assign(p, static_cast<int>(bytes));
+    if (collectiveEntry(coll).reducing) args.op = floats ? MPI_SUM : MPI_BOR;
+    counts.assign(p, static_cast<int>(elements));
     args.counts = counts.data();
   }
 };
@@ -131,38 +137,53 @@ int runOnce(Collective coll, const CollectiveArgs& args) {
   return engineCall(coll, args);
 }
 
-// One checked call: every byte received is the one its sender put there (a reduction: the OR of
-// every rank's). Returns mismatches.
+// One checked call: every byte received is the one its sender put there; a reduction's every
+// element the SUM (floats of small integers: exact) or the OR (bytes) of every rank's. Returns
+// mismatches.
 int64_t checkedCall(Napi::Env env, Collective coll, MPI_Comm comm, int p, int rank, int64_t bytes, int root, int round,
                     unsigned char* send, unsigned char* recv) {
   const auto& entry = collectiveEntry(coll);
+  const bool floats = reducesFloats(coll, bytes);
+  // Elements of a block: bytes, or floats.
+  const int64_t n = floats ? bytes / static_cast<int64_t>(sizeof(float)) : bytes;
+  auto* send_floats = reinterpret_cast<float*>(send);
+  auto* recv_floats = reinterpret_cast<float*>(recv);
   // Send block d goes to rank d when the send side holds p blocks (alltoall), to every rank when one.
   const bool personal = entry.send_blocks == generated::Blocks::PerRank;
   BufferBytes s = bufferBytes(coll, p, bytes);
   std::memset(recv, 0, s.recv);
-  for (int64_t d = 0; d < blocksOf(entry.send_blocks, p); ++d)
-    for (int64_t i = 0; i < bytes; ++i) send[d * bytes + i] = pattern(rank, personal ? static_cast<int>(d) : 0, i, round);
+  for (int64_t d = 0; d < blocksOf(entry.send_blocks, p); ++d) {
+    for (int64_t i = 0; i < n; ++i) {
+      const unsigned char v = pattern(rank, personal ? static_cast<int>(d) : 0, i, round);
+      if (floats) send_floats[d * n + i] = v;
+      else send[d * n + i] = v;
+    }
+  }
   // A rooted collective without a send buffer (bcast) takes the root's.
   if (entry.send_blocks == generated::Blocks::None && entry.rooted && rank == root)
     for (int64_t i = 0; i < bytes; ++i) recv[i] = pattern(root, 0, i, round);
   BenchCall call(coll, comm, p, bytes, root, send, recv);
   check(env, runOnce(coll, call.args), "benchCollective");
   if (entry.reducing && entry.rooted && rank != root) return 0;  // only the root receives
-  // What block b of recv holds: the block rank b sent here, the root's vector, or the OR of
-  // every rank's block for this rank.
-  auto expected = [&](int64_t b, int64_t i) -> unsigned char {
+  // What element i of block b of recv holds: the block rank b sent here, the root's vector, or
+  // the reduction of every rank's block for this rank.
+  auto expected = [&](int64_t b, int64_t i) -> double {
     const int dst = personal ? rank : 0;
     if (entry.reducing) {
-      unsigned char v = 0;
-      for (int r = 0; r < p; ++r) v |= pattern(r, dst, i, round);
-      return v;
+      double sum = 0;
+      unsigned char any = 0;
+      for (int r = 0; r < p; ++r) {
+        sum += pattern(r, dst, i, round);
+        any |= pattern(r, dst, i, round);
+      }
+      return floats ? sum : any;
     }
     if (entry.send_blocks == generated::Blocks::None) return pattern(root, 0, i, round);
     return pattern(static_cast<int>(b), dst, i, round);
   };
   int64_t wrong = 0;
   for (int64_t b = 0; b < blocksOf(entry.recv_blocks, p); ++b)
-    for (int64_t i = 0; i < bytes; ++i) wrong += recv[b * bytes + i] != expected(b, i);
+    for (int64_t i = 0; i < n; ++i) wrong += (floats ? static_cast<double>(recv_floats[b * n + i]) : recv[b * n + i]) != expected(b, i);
   return wrong;
 }
 

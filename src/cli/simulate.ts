@@ -6,7 +6,7 @@ import path from 'node:path';
 import { readReport } from '../bench/report';
 import { formatBytes } from '../bench/stats';
 import type { BenchReport } from '../bench/sweep';
-import { suggestion } from '../config/closest';
+import { closest, suggestion } from '../config/closest';
 import { isProfilePath, profileNames, profilePath } from '../model/machine';
 import { formatSeconds, StatusLine } from '../bench/progress';
 import {
@@ -143,7 +143,10 @@ function algorithmOption(text: string, coll: CollectiveName): string | string[] 
   if (names.length === 0) throw new UsageError(`--algorithm needs a name; valid choices: ${known.join(', ')}, all`);
   for (const name of names) {
     if (name === 'all') throw new UsageError(`--algorithm=${text}: all stands alone, not in a list`);
-    if (!known.includes(name)) throw new UsageError(`--algorithm: ${name} names no ${coll} algorithm${suggestion(name, known, 'algorithms')}; valid choices: ${known.join(', ')}, all`);
+    if (!known.includes(name)) {
+      const near = closest(name, known);
+      throw new UsageError(`--algorithm: ${name} names no ${coll} algorithm${near ? `; did you mean ${near}?` : ''}; valid choices: ${known.join(', ')}, all`);
+    }
   }
   return [...new Set(names)];
 }

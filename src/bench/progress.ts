@@ -64,7 +64,7 @@ export function formatSeconds(s: number): string {
 }
 
 /** Steps of a known number: a bar on a terminal, "bench: 12/30 steps (40%) ..." lines elsewhere. */
-export function stepProgress(what: string, total: number, status: StatusLine, tty: boolean): Progress {
+function stepProgress(what: string, total: number, status: StatusLine, tty: boolean): Progress {
   const started = Date.now();
   let count = 0;
   const width = 30;
@@ -90,7 +90,7 @@ export function stepProgress(what: string, total: number, status: StatusLine, tt
 }
 
 /** Whether stderr is a terminal: under mpirun a pipe, so `--np` self-launch tells its ranks (TOPOCOLL_BENCH_TTY). */
-export function stderrIsTerminal(): boolean {
+function stderrIsTerminal(): boolean {
   const flag = envValue('TOPOCOLL_BENCH_TTY');
   return flag !== undefined ? flag === '1' : Boolean(process.stderr.isTTY);
 }

@@ -433,12 +433,6 @@ Prediction predict(const std::vector<PackedSchedule>& schedules, const HockneyMa
   return Replay(schedules, machine, block_bytes, progress).run();
 }
 
-Prediction predict(const std::vector<CompactSchedule>& schedules, const HockneyMachine& machine, double block_bytes) {
-  std::vector<PackedSchedule> packed(schedules.size());
-  for (size_t r = 0; r < schedules.size(); ++r) pack(schedules[r], static_cast<int>(r), &packed[r]);
-  return predict(packed, machine, block_bytes);
-}
-
 Prediction predict(const std::vector<Schedule>& schedules, const HockneyMachine& machine, double block_bytes) {
   const int p = static_cast<int>(schedules.size());
   std::vector<PackedSchedule> packed(p);

@@ -99,7 +99,6 @@ using ReplayProgress = std::function<void(int64_t done, int64_t total)>;
 // block (allgather/alltoall: one rank's block; bcast: one element).
 Prediction predict(const std::vector<PackedSchedule>& schedules, const HockneyMachine& machine, double block_bytes,
                    const ReplayProgress& progress = nullptr);
-Prediction predict(const std::vector<CompactSchedule>& schedules, const HockneyMachine& machine, double block_bytes);
 Prediction predict(const std::vector<Schedule>& schedules, const HockneyMachine& machine, double block_bytes);
 
 }  // namespace topocoll::model

@@ -244,12 +244,12 @@ function formatComparison(cells: readonly ComparedCell[], agreement: RankAgreeme
 }
 
 export const simulate: Command = {
-  summary: 'predict the time of collective algorithms on a machine profile at any scale (no MPI launch)',
+  summary: 'predict the time of collective algorithms on a machine profile or topology file at any scale (no MPI launch)',
   usage:
     'topocoll simulate --coll <collective> --np <ranks> [--ppn <ranks per node>] [--bytes <size>] [--algorithm <name>[,<name>...]|all] ' +
     '[--machine <profile name, profile file or topology file>] [--model hockney|loggp|contention] [--rho <load>] [--root <rank>] [--no-verify] [--timing native|js] [--json] [--quiet] ' +
     '[--sweep --out <dir>]   (with --sweep, --np and --bytes take comma-separated lists; a topology file needs --ppn; progress on stderr unless --quiet)\n' +
-    '       topocoll simulate --compare <bench.json>[,<bench.json>...] [--machine <profile>] [--ppn <ranks per node>] [--model hockney|loggp] [--json]' +
+    '       topocoll simulate --compare <bench.json>[,<bench.json>...] [--machine <profile or topology file>] [--ppn <ranks per node>] [--model hockney|loggp] [--json]' +
     '   (predictions next to `topocoll bench --json` reports: the median of their medians; pairs of algorithms more than 20% apart, ordered as measured?)',
   async run(args) {
     const { options } = parseOptions(args, {
@@ -363,7 +363,9 @@ export const simulate: Command = {
     mkdirSync(outDir, { recursive: true });
     const jsonPath = path.join(outDir, `simulate-${coll}.json`);
     const svgPath = path.join(outDir, `simulate-${coll}.svg`);
-    writeFileSync(jsonPath, `${JSON.stringify({ coll, collective: coll, machine: machineName, machine_description: machineJson(chosen), model, rho, points }, null, 2)}\n`);
+    // `coll` and `machine` (the name given) as before; `collective` and `machine_description` as simulate --json has them.
+    const doc = { coll, collective: coll, machine: machineName, machine_description: machineJson(chosen), model, rho, points };
+    writeFileSync(jsonPath, `${JSON.stringify(doc, null, 2)}\n`);
     // x: the size when several sizes were asked for, else the communicator size.
     const bySize = sizes.length > 1 || nps.length === 1;
     const algorithms = [...new Set(points.map((p) => p.algorithm))];
@@ -385,7 +387,7 @@ export const simulate: Command = {
         formatX: bySize ? formatBytes : String,
       }),
     );
-    if (options.json) console.log(JSON.stringify(points, null, 2));
+    if (options.json) console.log(JSON.stringify(doc, null, 2));
     else console.log(`${points.length} predictions; wrote ${jsonPath} and ${svgPath}`);
     return 0;
   },

@@ -73,10 +73,11 @@ function topologyLevels(topology: ExplainOptions['topology'], ppn: number): Mode
   }
   const { machine } = converted;
   // The engine's model without a job has two levels: within a node and between nodes.
-  const leftOut = [...converted.leftOut, ...machine.levels.filter((l) => l.scope === 'socket').map((l) => `level ${l.name} (within a node): explain's model has one level within a node, ${machine.levels[levelForScope(machine, 'node')].name}`)];
-  const level = (i: number) => ({ alpha: machine.levels[i].alpha, beta: machine.levels[i].beta });
+  const intra = machine.levels[levelForScope(machine, 'node')];
   const inter = networkLevel(machine);
-  return { source: topology.file, intra: level(levelForScope(machine, 'node')), inter: { alpha: inter.alpha, beta: inter.beta }, leftOut };
+  const sockets = machine.levels.filter((l) => l.scope === 'socket');
+  const leftOut = [...converted.leftOut, ...sockets.map((l) => `level ${l.name} (within a node): explain's model has one level within a node, ${intra.name}`)];
+  return { source: topology.file, intra: { alpha: intra.alpha, beta: intra.beta }, inter: { alpha: inter.alpha, beta: inter.beta }, leftOut };
 }
 
 export function explainCall(coll: CollectiveName, np: number, bytes: number, o: ExplainOptions = {}): Explanation {

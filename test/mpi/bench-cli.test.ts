@@ -129,6 +129,17 @@ describe('topocoll bench progress off a terminal', () => {
     expectSuccess(run);
     expectProgressLines(run.stderr, 'bench');
   });
+
+  it('and so does tune, under its own name', async () => {
+    const run = await mpirun({
+      flavour: FLAVOURS[0],
+      np: 2,
+      args: [path.join(repoRoot, 'bin/topocoll.js'), 'tune', '--quick', '--collectives', 'barrier', '--time-ms', '1', '--output', path.join(tmp, 'progress-rules.json')],
+      timeoutMs: TIMEOUT,
+    });
+    expectSuccess(run);
+    expectProgressLines(run.stderr, 'tune');
+  });
 });
 
 describe('topocoll tune (Open MPI)', () => {
@@ -139,9 +150,11 @@ describe('topocoll tune (Open MPI)', () => {
     const run = await topocoll(['tune', '--np', '2', '--mpi', flavour, '--quick', '--collectives', 'allgather,bcast', '--sizes', '8,1K,16K', '--time-ms', '1', '--output', rulesFile]);
     expectSuccess(run);
     expect(run.stdout).toContain(`wrote ${rulesFile} (`);
-    // Progress on stderr, a pipe here: plain lines, the last one the end of the sweep.
-    expect(run.stderr).toMatch(/^tune: 1\/\d+ steps \(\d+%\)/m);
-    expect(run.stderr).toMatch(/^tune: (\d+)\/\1 steps done in \d+ s$/m);
+    // Progress on stderr, a pipe here: plain lines, the last one the end of the sweep (with --np,
+    // tune measures through launches of bench, whose lines they are).
+    expect(run.stderr).not.toContain('\r');
+    expect(run.stderr).toMatch(/^bench: 1\/\d+ steps \(\d+%\), \d+ s elapsed, about \d+ s left: allgather 8 B native$/m);
+    expect(run.stderr).toMatch(/^bench: (\d+)\/\1 steps done in \d+ s$/m);
     expect(run.stdout).toMatch(/changes against the built-in defaults:|the built-in defaults are fastest/);
     // Where a faster algorithm was within the noise, the default was kept, and the output says so.
     for (const line of run.stdout.split('\n').filter((l) => l.includes('kept the default ('))) {

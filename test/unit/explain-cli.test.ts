@@ -110,6 +110,14 @@ describe('topocoll explain: the model\'s levels', () => {
     expect(byFile.model.levels.intra!.beta).toBeCloseTo(1 / 4e9, 18);
   });
 
+  it('says which levels of a deeper file its two-level model leaves out', async () => {
+    const file = path.join(repoRoot, 'examples/topology/rack-node-socket.yaml');
+    const out = await run(['--coll', 'allgather', '--np', '32', '--ppn', '16', '--bytes', '1K', '--topology', file]);
+    expect(out).toContain(`levels of ${file}`);
+    expect(out).toMatch(/^not modelled: level rack \(scope group\): a machine profile has one level between nodes, the widest \(spine\)$/m);
+    expect(out).toMatch(/^not modelled: level socket \(within a node\): explain's model has one level within a node, node$/m);
+  });
+
   it('reads TOPOCOLL_TOPOLOGY, and names the variable and the file when it is missing or bad', () => {
     const ok = topocoll(['explain', '--coll', 'allgather', '--np', '8', '--ppn', '4', '--bytes', '1K'], { TOPOCOLL_TOPOLOGY: TWO_LEVEL });
     expect(ok.status, ok.stderr).toBe(0);

@@ -196,7 +196,8 @@ double numberArg(Napi::Env env, const Napi::Object& o, const char* key) {
 // Float64Array per entry (optional: β of a send to a rank that sends back in the round, else β),
 // stride (hops + 1), levelByScope: [socket, node, system] level indices, node, socket, nic:
 // Int32Array per rank, hops, nodesPerSwitch (0: unknown), copyBeta, roundOverhead (optional,
-// seconds per round entered), blockBytes}.
+// seconds per round entered), blockBytes, progress (optional: (phase, done, total) now and then,
+// phase 'build' counting ranks and 'replay' counting rounds of all ranks)}.
 Napi::Value SimulateHockney(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Collective coll = collectiveArg(info[0]);
@@ -256,7 +257,15 @@ Napi::Value SimulateHockney(const Napi::CallbackInfo& info) {
   mapping::RankMapping remap;
   const char* remap_base = coll == Collective::Allgather ? mapping::remappedAllgatherBase(algorithm) : nullptr;
   if (remap_base) remap = mapping::allgatherRankMapping(remap_base, mapping::nodeOfSlot(o.nodes.empty() ? nullptr : &hierarchy, p));
-  std::vector<model::CompactSchedule> schedules(p);
+  // Optional: progress(phase, done, total), phase 'build' (ranks) or 'replay' (rounds of all ranks).
+  Napi::Function progress;
+  if (mo.Has("progress") && mo.Get("progress").IsFunction()) progress = mo.Get("progress").As<Napi::Function>();
+  auto report = [&](const char* phase, int64_t done, int64_t total) {
+    progress.Call({Napi::String::New(env, phase), Napi::Number::New(env, static_cast<double>(done)), Napi::Number::New(env, static_cast<double>(total))});
+  };
+  // Packed as built, one rank's Schedule and CompactSchedule at a time.
+  std::vector<model::PackedSchedule> schedules(p);
+  model::CompactSchedule compacted;
   std::string note, error;
   for (int r = 0; r < p; ++r) {
     BuildParams bp = o.params;
@@ -266,9 +275,13 @@ Napi::Value SimulateHockney(const Napi::CallbackInfo& info) {
     Schedule s;
     if (!engine::buildSchedule(coll, algorithm, bp, &s, &error)) throwRange(env, error);
     if (r == 0) note = s.note;
-    if (!model::compact(s, p, &schedules[r], &error)) throwRange(env, "rank " + std::to_string(r) + ": " + error);
+    if (!model::compact(s, p, &compacted, &error)) throwRange(env, "rank " + std::to_string(r) + ": " + error);
+    model::pack(compacted, r, &schedules[r]);
+    if (!progress.IsEmpty() && (r + 1) % 256 == 0) report("build", r + 1, p);
   }
-  model::Prediction pr = model::predict(schedules, m, block_bytes);
+  model::ReplayProgress replayed;
+  if (!progress.IsEmpty()) replayed = [&](int64_t done, int64_t total) { report("replay", done, total); };
+  model::Prediction pr = model::predict(schedules, m, block_bytes, replayed);
   if (!pr.ok) throwRange(env, std::string(collectiveEntry(coll).name) + " " + algorithmName(coll, algorithm) + ": " + pr.error);
   auto out = Napi::Object::New(env);
   out.Set("seconds", pr.seconds);

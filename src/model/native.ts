@@ -78,6 +78,7 @@ export function nativeTiming(
   model: ModelName,
   blockBytes: number,
   rho?: number,
+  progress?: (phase: 'build' | 'replay', done: number, total: number) => void,
 ): NativeTiming {
   if (model === 'loggp') throw new Error('the native timing covers the hockney and contention models');
   const net = machine.network;
@@ -119,5 +120,6 @@ export function nativeTiming(
     copyBeta: machine.copyBeta,
     roundOverhead: machine.roundOverhead,
     blockBytes,
+    progress,
   });
 }

@@ -203,6 +203,8 @@ interface HockneyMachine {
   /** Seconds per round entered. */
   roundOverhead?: number;
   blockBytes: number;
+  /** Called now and then: 'build' counts ranks whose schedules are built, 'replay' rounds replayed of all ranks'. */
+  progress?: (phase: 'build' | 'replay', done: number, total: number) => void;
 }
 
 export interface NativeTiming {

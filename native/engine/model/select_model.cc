@@ -82,15 +82,17 @@ std::vector<AlgorithmPrediction> predictAll(const ModelCall& call, const Config&
       if (const char* base = call.coll == Collective::Allgather ? mapping::remappedAllgatherBase(a) : nullptr) {
         remap = call.mappings ? &call.mappings->allgather(base) : &(local = mapping::allgatherRankMapping(base, mapping::nodeOfSlot(call.hierarchy, p)));
       }
-      // Compacted as built: a pairwise alltoall on 1024 ranks is 16 MB so, 150 MB as Schedules.
-      std::vector<CompactSchedule> schedules(p);
+      // Packed as built: a pairwise alltoall on 1024 ranks is about 4 MB so, 150 MB as Schedules.
+      std::vector<PackedSchedule> schedules(p);
+      CompactSchedule compacted;
       std::string error;
       for (int r = 0; r < p && ap.skipped.empty(); ++r) {
         BuildParams bp = call.params;
         bp.rank = r;
         if (remap) bp.mapping = remap;
         Schedule s;
-        if (!engine::buildSchedule(call.coll, a, bp, &s, &error) || !compact(s, p, &schedules[r], &error)) ap.skipped = error;
+        if (!engine::buildSchedule(call.coll, a, bp, &s, &error) || !compact(s, p, &compacted, &error)) ap.skipped = error;
+        else pack(compacted, r, &schedules[r]);
       }
       if (ap.skipped.empty()) {
         ap.prediction = predict(schedules, machine, call.block_bytes);

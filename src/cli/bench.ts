@@ -136,6 +136,7 @@ export const bench: Command = {
           console.log(`${f.name} (${f.scope}, ranks ${f.ranks.join(' and ')}): latency ${(f.latency * 1e6).toFixed(2)} us, bandwidth ${(f.bandwidth / 1048576).toFixed(0)} MiB/s, both ways at once ${(f.exchangeBandwidth / 1048576).toFixed(0)} MiB/s each`);
         }
         console.log(`round overhead (the engine's work per schedule round): ${(c.roundOverhead * 1e6).toFixed(3)} us; copy bandwidth ${(c.copyBandwidth / 1048576).toFixed(0)} MiB/s`);
+        console.log(`reduce ops (float SUM, ${c.combinePoints[0][0] / 1024} KiB-4 MiB): gamma ${(c.gamma * 1e9).toFixed(3)} ns per byte combined, ${(1 / c.gamma / 1048576).toFixed(0)} MiB/s`);
         console.log(`wrote ${file} (use it with TOPOCOLL_TOPOLOGY=${file})`);
       }
       return 0;

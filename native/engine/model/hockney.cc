@@ -290,9 +290,12 @@ class Replay {
       finishing_.pop_back();
       const int32_t* w = streams_[r];
       const size_t first = header_[r] + 1, end = first + w[2 * header_[r]];
-      int64_t copied = 0;
-      for (size_t slot = first; slot < end; ++slot) if (w[2 * slot] == kCopyCode || w[2 * slot] == kReduceCode) copied += w[2 * slot + 1];
-      round_start_[r] = round_end_[r] + bytesOf(r, copied) * m_.copy_beta;
+      int64_t copied = 0, combined = 0;
+      for (size_t slot = first; slot < end; ++slot) {
+        if (w[2 * slot] == kCopyCode) copied += w[2 * slot + 1];
+        else if (w[2 * slot] == kReduceCode) combined += w[2 * slot + 1];
+      }
+      round_start_[r] = round_end_[r] + bytesOf(r, copied) * m_.copy_beta + bytesOf(r, combined) * m_.gamma;
       for (size_t slot = first; slot < end; ++slot) if (w[2 * slot] == kSignalCode) signal(r, slot, w[2 * slot + 1]);
       header_[r] = end;
       if (++round_[r] < rounds_[r]) markReady(r);

@@ -119,7 +119,7 @@ export const explain: Command = {
     const nodes = Math.ceil(e.np / e.model.ppn);
     console.log(
       `\npredicted: the engine's per-level Hockney model (TOPOCOLL_SELECT=model), ${e.model.ppn} ranks per node on ${nodes} node${nodes > 1 ? 's' : ''}, ` +
-        `default levels (docs/models.md)${e.model.choice ? `; model picks ${e.model.choice.algorithm}` : ''}`,
+        `default levels and γ (docs/models.md)${e.model.choice ? `; model picks ${e.model.choice.algorithm}` : ''}`,
     );
     for (const m of e.model.predictions) if (m.skipped) console.log(`not predicted (${m.algorithm}): ${m.skipped}`);
     return 0;

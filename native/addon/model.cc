@@ -195,7 +195,6 @@ T typedArg(Napi::Env env, const Napi::Object& o, const char* key) {
   return v.As<T>();
 }
 
-
 // simulateHockney(collective, algorithm, p, options, machine) -> {seconds, rounds, messages,
 // bytes, alcd, note}: the timing simulation of src/model/simulate.ts for models whose message
 // time and port occupancy are both α + nβ (hockney; contention, whose switch waits add to β),

@@ -83,7 +83,7 @@ export const bench: Command = {
     '  --long               OSU-style rows per cell: median, spread, min, max, speedup, iterations',
     '  --csv FILE           write every cell as CSV: median, spread, min, max, speedup, ties (--csv -: on stdout, no table)',
     '  --render FILE        re-render a saved report (--json FILE): tables, --long, --csv, --svg DIR; measures nothing',
-    '  --calibrate          measure latency, bandwidth and exchange bandwidth per level, write a topology file',
+    '  --calibrate          measure latency, bandwidth and exchange bandwidth per level and γ (reduce ops), write a topology file',
     '  --topology-out FILE  where --calibrate writes (default topology.calibrated.yaml)',
   ].join('\n'),
   async run(args: string[]): Promise<number> {

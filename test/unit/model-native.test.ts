@@ -201,6 +201,7 @@ describe('TypeScript simulator, addon timing and engine model agree on real sche
     const { params } = paramsOf(c);
     expect(() => enginePredictions(c.coll, c.p, { ...params, blockBytes: 8, intra: { alpha: -1, beta: 0 } })).toThrow(/intra.alpha and intra.beta must be non-negative/);
     expect(() => enginePredictions(c.coll, c.p, { ...params, nodes: [0, 1], blockBytes: 8 })).toThrow(/nodes must be an array of 12 numbers/);
+    expect(() => enginePredictions(c.coll, c.p, { ...params, blockBytes: 8, gamma: -1e-9 })).toThrow(/gamma must be a finite non-negative number/);
   });
 });
 

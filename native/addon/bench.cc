@@ -8,6 +8,8 @@
 //   benchCollective(comm, collective, bytes, options) -> {timesUs, iterations, slots, errors, windowUs, invalid}
 //   pingPong(comm, a, b, bytes, iterations) -> half round-trip in microseconds, on every rank
 //   pairedLink(comm, peer, bytes, iterations, burst) -> {halfRttUs, perMessageUs}, every pair at once
+//   combineTime(bytes, rotateBytes, repetitions) -> seconds one reduce op takes on `bytes` of float
+//                                           SUM (the model's γ; `bench --calibrate` fits it)
 //   installRules(json, source, lines)       the Node side hands over a rules file it read (YAML
 //                                           or JSON) before loadConfig(); see rules.h
 #include <sched.h>
@@ -31,6 +33,7 @@
 #include "engine.h"
 #include "generated/collective_calls.h"
 #include "override.h"
+#include "reduce/reduction.h"
 #include "rules.h"
 
 namespace topocoll::addon {
@@ -454,6 +457,34 @@ Napi::Value PingPong(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, half_rtt);
 }
 
+// combineTime(bytes, rotateBytes, repetitions): seconds the engine takes to combine `bytes` of
+// float with MPI_SUM as a schedule's reduce op does (Reduction::combine: the vectorized kernel),
+// both operands rotated over slots of rotateBytes as the benchmark rotates its buffers; the
+// fastest of `repetitions` passes over the slots. On this rank alone; MPI must be initialized.
+Napi::Value CombineTime(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const int64_t bytes = intArg(info[0], "bytes", sizeof(float), INT_MAX);
+  if (bytes % sizeof(float) != 0) throwRange(env, "combineTime: bytes must be a multiple of 4 (floats)");
+  const int64_t rotate = intArg(info[1], "rotateBytes", 0, int64_t{1} << 32);
+  const int64_t repetitions = intArg(info[2], "repetitions", 1, 10000);
+  Reduction reduction;
+  check(env, Reduction::resolve(MPI_SUM, MPI_FLOAT, &reduction), "combineTime");
+  if (!reduction.supported()) throwRange(env, "combineTime: the engine has no kernel for MPI_SUM on MPI_FLOAT");
+  const int64_t slots = std::max<int64_t>(1, rotate / bytes), elements = bytes / sizeof(float);
+  std::vector<float> src(slots * elements, 1.0f), dst(slots * elements, 0.5f);
+  double best = INFINITY;
+  for (int64_t rep = 0; rep < repetitions; ++rep) {
+    double t0 = PMPI_Wtime();
+    for (int64_t i = 0; i < slots; ++i) {
+      const char* from = reinterpret_cast<const char*>(src.data() + i * elements);
+      char* to = reinterpret_cast<char*>(dst.data() + i * elements);
+      check(env, reduction.combine(from, to, elements, ReduceOrder::SrcFirst, MPI_COMM_SELF), "combineTime");
+    }
+    best = std::min(best, (PMPI_Wtime() - t0) / static_cast<double>(slots));
+  }
+  return Napi::Number::New(env, best);
+}
+
 // pairedLink(comm, peer, bytes, iterations, burst): every rank with a peer (-1: none; the
 // pairing must be symmetric) measures its link to it at the same time as all the other pairs,
 // so that the figures carry the load of a collective in which every rank communicates (ranks
@@ -527,6 +558,7 @@ void initBench(Napi::Env env, Napi::Object exports) {
   exports.Set("benchCollective", Napi::Function::New(env, BenchCollective));
   exports.Set("pingPong", Napi::Function::New(env, PingPong));
   exports.Set("pairedLink", Napi::Function::New(env, PairedLink));
+  exports.Set("combineTime", Napi::Function::New(env, CombineTime));
   exports.Set("installRules", Napi::Function::New(env, InstallRules));
 }
 

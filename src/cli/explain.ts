@@ -195,7 +195,7 @@ export const explain: Command = {
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
     for (const r of [header, ...rows]) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
     for (const c of e.candidates) for (const n of c.summary.notes) console.log(`note (${c.algorithm}): ${n}`);
-    const levels = e.model.levels.source === 'default' ? 'default levels (docs/models.md)' : `levels of ${e.model.levels.source}`;
+    const levels = e.model.levels.source === 'default' ? 'default levels and γ (docs/models.md)' : `levels of ${e.model.levels.source}`;
     console.log(`\npredicted: the engine's per-level Hockney model (TOPOCOLL_SELECT=model), ${placement}, ${levels}`);
     for (const l of e.model.levels.leftOut) console.log(`not modelled: ${l}`);
     for (const m of e.model.predictions) if (m.skipped) console.log(`not predicted (${m.algorithm}): ${m.skipped}`);

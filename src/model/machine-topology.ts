@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { parseYamlFile, readTextFile } from '../config/document';
 import { parseTopology, TopologyError, type LevelScope, type Topology, type TopologyLevel } from '../topology/file';
-import { MachineError, parseMachine, type Level, type Machine, type Scope } from './machine';
+import { DEFAULT_GAMMA, MachineError, parseMachine, type Level, type Machine, type Scope } from './machine';
 
 /** The profile scope of each topology scope; a group (racks, leaf switches) has none. */
 const PROFILE_SCOPE: Record<LevelScope, Scope | undefined> = { system: 'system', group: undefined, host: 'node', virtual_node: 'socket' };
@@ -64,6 +64,7 @@ export function machineFromTopology(t: Topology, ranksPerNode: number): Converte
     levels,
     // The engine's model copies at its narrowest level's speed (native/engine/model/select_model.cc).
     copyBeta: levels[0].beta,
+    gamma: t.reduceBandwidth ? 1 / t.reduceBandwidth : DEFAULT_GAMMA,
     roundOverhead: 0,
   };
   return { machine, leftOut };
@@ -83,6 +84,7 @@ export function topologyFromMachine(m: Machine): Record<string, unknown> {
       ...(l.exchangeBeta !== l.beta && { exchange_bandwidth: 1 / l.exchangeBeta }),
     })),
     ...(socket && { virtual_nodes: `block:${m.node.coresPerSocket}` }),
+    ...(m.gamma !== DEFAULT_GAMMA && { reduce_bandwidth: 1 / m.gamma }),
   };
 }
 

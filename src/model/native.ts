@@ -67,7 +67,8 @@ export function enginePredictions(
 
 /**
  * The timing simulation of simulate.ts run by the addon (simulateHockney) for models whose
- * message time and port occupancy are both α + nβ per (level, switch hops): hockney, and the
+ * message time and port occupancy are both α + nβ per (level, switch hops), copies and reduce
+ * ops priced alike (copyBeta, γ per byte): hockney, and the
  * contention model, whose mean switch wait adds hops x w̄ / k_p to β. Same rules, same result
  * (test/unit/model-native.test.ts compares), an order of magnitude faster at 8192 ranks.
  */
@@ -118,6 +119,7 @@ export function nativeTiming(
     hops: net?.hops ?? 1,
     nodesPerSwitch: net?.nodesPerSwitch ?? 0,
     copyBeta: machine.copyBeta,
+    gamma: machine.gamma,
     roundOverhead: machine.roundOverhead,
     blockBytes,
     progress,

@@ -296,6 +296,12 @@ describe('topocoll bench --calibrate', () => {
     // Both ways at once, per direction: measured (how it compares with one way is the finding).
     expect(t.levels[0].exchangeBandwidth).toBeGreaterThan(0);
     expect(readFileSync(out, 'utf8')).toMatch(/# both ways at once \(bytes each way: us\): 262144: [\d.]+/);
+    // γ, the engine's combine per byte, fitted over 64 KiB-4 MiB: a key the engine's model reads.
+    const gamma = /^reduce ops \(float SUM, 64 KiB-4 MiB\): gamma ([\d.]+) ns per byte combined, (\d+) MiB\/s$/m.exec(run.stdout);
+    expect(gamma).not.toBeNull();
+    expect(Number(gamma![1])).toBeGreaterThan(0);
+    expect(Number.isFinite(t.reduceBandwidth)).toBe(true);
+    expect(t.reduceBandwidth).toBeGreaterThan(0);
   });
 
   it('--timing window times one message as the window benchmark does, and measures the engine\'s round overhead', async () => {

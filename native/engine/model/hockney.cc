@@ -154,7 +154,7 @@ class Replay {
  public:
   Replay(const std::vector<PackedSchedule>& schedules, const HockneyMachine& machine, double block_bytes, const ReplayProgress& progress)
       : s_(schedules), m_(machine), block_bytes_(block_bytes), p_(static_cast<int>(schedules.size())), progress_(progress),
-        cursor_(p_), state_(p_), round_(p_, 0), pending_(p_, 0), copied_(p_, 0), round_start_(p_, 0.0), round_end_(p_, 0.0),
+        cursor_(p_), state_(p_), round_(p_, 0), pending_(p_, 0), copied_(p_, 0), combined_(p_, 0), round_start_(p_, 0.0), round_end_(p_, 0.0),
         port_free_(p_, 0.0), recv_free_(p_, 0.0), sends_to_(p_), recvs_at_(p_), signals_(p_) {
     for (int r = 0; r < p_; ++r) {
       cursor_[r] = s_[r].bytes.data();
@@ -232,10 +232,11 @@ class Replay {
     round_start_[r] += m_.round_overhead;
     round_end_[r] = round_start_[r];
     pending_[r] = awaited;
-    copied_[r] = 0;
+    copied_[r] = combined_[r] = 0;
     signals_[r].clear();
     for (const PackedOp& op : ops_) {
-      if (op.kind == kCopy || op.kind == kReduce) copied_[r] += op.units;
+      if (op.kind == kCopy) copied_[r] += op.units;
+      else if (op.kind == kReduce) combined_[r] += op.units;
       else if (op.kind == kSignal) signals_[r].push_back({op.peer, op.slot, op.stage});
     }
     if (awaited == 0) {
@@ -357,7 +358,7 @@ class Replay {
     while (!finishing_.empty() && error_.empty()) {
       int r = finishing_.back();
       finishing_.pop_back();
-      round_start_[r] = round_end_[r] + bytesOf(r, copied_[r]) * m_.copy_beta;
+      round_start_[r] = round_end_[r] + bytesOf(r, copied_[r]) * m_.copy_beta + bytesOf(r, combined_[r]) * m_.gamma;
       for (const Signal& s : signals_[r]) signal(r, s);
       if (++round_[r] < s_[r].rounds) markReady(r);
       else ++finished_;
@@ -379,7 +380,8 @@ class Replay {
   std::vector<PackState> state_;
   std::vector<PackedOp> ops_;  // the round being posted
   std::vector<int> round_, pending_;
-  std::vector<int64_t> copied_;  // units the current round copies or reduces
+  std::vector<int64_t> copied_;    // units the current round copies
+  std::vector<int64_t> combined_;  // units the current round reduces (γ instead of the copy's β)
   std::vector<double> round_start_, round_end_, port_free_, recv_free_, nic_free_;
   std::vector<std::vector<Entry>> sends_to_, recvs_at_;  // unmatched, listed under the receiver
   std::vector<std::vector<Signal>> signals_;             // the current round's, sent at its end

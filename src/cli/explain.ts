@@ -5,7 +5,7 @@ import { envValue } from '../config/env';
 import type { EnginePrediction } from '../mpi/addon';
 import { addon } from '../mpi/native';
 import { blockIsElement, collectiveInfo, COLLECTIVES, shapeOf, totalBytes, type CollectiveName } from '../select/registry';
-import { evenCounts, placedParams, type Schedule, type ScheduleParams } from '../select/schedule';
+import { countsOf, placedParams, type Schedule, type ScheduleParams } from '../select/schedule';
 import { summarize, type ScheduleSummary } from '../select/summary';
 import { enginePredictions } from '../model/native';
 import { levelForScope, networkLevel } from '../model/machine';
@@ -97,10 +97,9 @@ export function explainCall(coll: CollectiveName, np: number, bytes: number, o: 
   const elementBytes = Math.max(1, blockBytes);
   const nodes = nodeCount > 1 ? Array.from({ length: np }, (_, r) => Math.floor(r / ppn)) : undefined;
   const shmElements = Math.floor(SHM_BYTES / elementBytes);
-  const recvCounts = coll === 'reduce_scatter' ? evenCounts(count, np) : undefined;
   // The schedules the engine would run with the ranks on these nodes (hierarchical, shared-memory
   // and remapped algorithms depend on them), as the model below builds them.
-  const base: ScheduleParams = { count, root: 0, elementBytes, recvCounts };
+  const base: ScheduleParams = { ...countsOf(coll, count, np), root: 0, elementBytes };
   const candidates = names.map((algorithm) => ({
     algorithm,
     summary: summarize(allRankSchedules(coll, algorithm, np, placedParams(coll, algorithm, base, nodes, shmElements)), blockBytes, nodes),

@@ -2,7 +2,7 @@
 // (seed 000), the symbolic replayer and the timing simulator. simulateCommand() is the entry
 // point `topocoll simulate` wraps.
 import { blockIsElement, collectiveInfo, COLLECTIVES, shapeOf, type CollectiveInfo, type CollectiveName } from '../select/registry';
-import { evenCounts, placedParams, type ScheduleParams } from '../select/schedule';
+import { countsOf, placedParams, type ScheduleParams } from '../select/schedule';
 import { nativeTiming, type CompiledProvider, type ScheduleProvider } from './native';
 import { rhoAt, type RhoLaw } from './contention';
 import { costModel, MODEL_NAMES, type ModelName } from './cost';
@@ -116,11 +116,10 @@ export function simulateCommand(args: SimulateArgs): SimulateRow[] {
   // elements, a block exchange one block of `bytes` one-byte elements per rank.
   const shmElements = args.shmBytes ?? 1 << 20;
   const base: ScheduleParams = {
-    count: shapeOf(coll) === 'none' ? 0 : bytes,
+    ...countsOf(coll, shapeOf(coll) === 'none' ? 0 : bytes, np),
     root: args.root ?? 0,
     inPlace: args.inPlace ?? false,
     elementBytes: 1,
-    recvCounts: coll === 'reduce_scatter' ? evenCounts(bytes, np) : undefined,
   };
   const nodes = Array.from(placement.node);
   const blockBytes = shapeOf(coll) === 'none' ? 0 : blockIsElement(coll) ? 1 : bytes;

@@ -26,9 +26,13 @@ export type ScheduleOp =
   /** Waits until flag `slot` of rank `peer` (same node) holds `stage` or more of this call, before the round's copies. */
   | { kind: 'flag_wait'; peer: number; slot: number; stage: number };
 
-/** reduce_scatter's parts when only the total is given (tools): `count` elements split as evenly as possible, the first ones larger. */
-export function evenCounts(count: number, p: number): number[] {
-  return Array.from({ length: p }, (_, r) => Math.floor(count / p) + (r < count % p ? 1 : 0));
+/**
+ * The builders' count (and reduce_scatter's parts) for a call of `units` as the tools state a
+ * size: a block collective's is one rank's block, so a reduce_scatter of `units` gives every rank
+ * a part of `units` elements out of a vector of p × units (as the bench runs it).
+ */
+export function countsOf(coll: string, units: number, p: number): Pick<ScheduleParams, 'count' | 'recvCounts'> {
+  return coll === 'reduce_scatter' ? { count: units * p, recvCounts: Array<number>(p).fill(units) } : { count: units };
 }
 
 /**

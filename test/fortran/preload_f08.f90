@@ -1,17 +1,17 @@
-! The four collectives through the Fortran 2008 bindings (`use mpi_f08`), blocking and
-! nonblocking, MPI_IN_PLACE included, with the values checked. Prints "preload_f08: ok on P ranks".
+! The engine's collectives (allgather, alltoall, bcast, barrier, the reductions) through the
+! Fortran 2008 bindings (`use mpi_f08`), blocking and nonblocking, MPI_IN_PLACE included, with the values checked. Prints "preload_f08: ok on P ranks".
 program preload_f08
   use mpi_f08
   implicit none
   integer, parameter :: n = 300
   integer :: rank, nprocs, r, i, bad, total
   type(MPI_Request) :: req
-  integer, allocatable :: send(:), recv(:)
+  integer, allocatable :: send(:), recv(:), counts(:)
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs)
-  allocate(send(n * nprocs), recv(n * nprocs))
+  allocate(send(n * nprocs), recv(n * nprocs), counts(nprocs))
   bad = 0
 
   send(1:n) = (/ (rank * 1000 + i, i = 1, n) /)
@@ -49,6 +49,41 @@ program preload_f08
   call MPI_Ibarrier(MPI_COMM_WORLD, req)
   call MPI_Wait(req, MPI_STATUS_IGNORE)
 
+  ! The reductions: element i of rank r's operand is r*7 + i, so element i of the sum is
+  ! 7 p(p-1)/2 + p i. reduce_scatter's parts are n, n-1, n-2, ... elements.
+  do i = 1, n * nprocs
+    send(i) = rank * 7 + i
+  end do
+  recv = -1
+  call MPI_Allreduce(send, recv, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
+  call expect_sum('allreduce', 0, n)
+  recv(1:n) = send(1:n)
+  call MPI_Iallreduce(MPI_IN_PLACE, recv, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req)
+  call MPI_Wait(req, MPI_STATUS_IGNORE)
+  call expect_sum('iallreduce in place', 0, n)
+  recv = -1
+  call MPI_Reduce(send, recv, n, MPI_INTEGER, MPI_SUM, nprocs - 1, MPI_COMM_WORLD)
+  if (rank == nprocs - 1) call expect_sum('reduce', 0, n)
+  recv = -1
+  call MPI_Ireduce(send, recv, n, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, req)
+  call MPI_Wait(req, MPI_STATUS_IGNORE)
+  if (rank == 0) call expect_sum('ireduce', 0, n)
+  recv = -1
+  call MPI_Reduce_scatter_block(send, recv, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
+  call expect_sum('reduce_scatter_block', rank * n, n)
+  recv = -1
+  call MPI_Ireduce_scatter_block(send, recv, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req)
+  call MPI_Wait(req, MPI_STATUS_IGNORE)
+  call expect_sum('ireduce_scatter_block', rank * n, n)
+  counts = (/ (n - r, r = 0, nprocs - 1) /)
+  recv = -1
+  call MPI_Reduce_scatter(send, recv, counts, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
+  call expect_sum('reduce_scatter', sum(counts(1:rank)), counts(rank + 1))
+  recv = -1
+  call MPI_Ireduce_scatter(send, recv, counts, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req)
+  call MPI_Wait(req, MPI_STATUS_IGNORE)
+  call expect_sum('ireduce_scatter', sum(counts(1:rank)), counts(rank + 1))
+
   call MPI_Allreduce(bad, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   if (rank == 0) then
     if (total == 0) then
@@ -81,4 +116,11 @@ contains
       if (any(recv(r * n + 1 : r * n + n) /= (/ (r * 1000 + rank * 10 + i, i = 1, n) /))) call failed(what)
     end do
   end subroutine
+  ! recv(1:count) must hold elements first+1 .. first+count of the sum.
+  subroutine expect_sum(what, first, count)
+    character(*), intent(in) :: what
+    integer, intent(in) :: first, count
+    if (any(recv(1:count) /= (/ (7 * nprocs * (nprocs - 1) / 2 + nprocs * (first + i), i = 1, count) /))) call failed(what)
+  end subroutine
+
 end program

@@ -1,17 +1,17 @@
-! The four collectives from Fortran (`use mpi`), blocking and nonblocking, MPI_IN_PLACE
-! included, with the values checked: the preload tests run it with TOPOCOLL_STATS=1 to see
+! The engine's collectives from Fortran (`use mpi`): allgather, alltoall, bcast, barrier and the
+! reductions, blocking and nonblocking, MPI_IN_PLACE included, with the values checked: the preload tests run it with TOPOCOLL_STATS=1 to see
 ! whether the library intercepted the calls. Prints "preload_f90: ok on P ranks" from rank 0.
 program preload_f90
   use mpi
   implicit none
   integer, parameter :: n = 500
   integer :: ierr, rank, nprocs, r, i, bad, total, req, reqs(1)
-  integer, allocatable :: send(:), recv(:)
+  integer, allocatable :: send(:), recv(:), counts(:)
 
   call MPI_INIT(ierr)
   call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
   call MPI_COMM_SIZE(MPI_COMM_WORLD, nprocs, ierr)
-  allocate(send(n * nprocs), recv(n * nprocs))
+  allocate(send(n * nprocs), recv(n * nprocs), counts(nprocs))
   bad = 0
 
   ! allgather: element i of block r is r*1000 + i
@@ -59,6 +59,41 @@ program preload_f90
   call MPI_IBARRIER(MPI_COMM_WORLD, req, ierr)
   call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
 
+  ! The reductions: element i of rank r's operand is r*7 + i, so element i of the sum is
+  ! 7 p(p-1)/2 + p i. reduce_scatter's parts are n, n-1, n-2, ... elements.
+  do i = 1, n * nprocs
+    send(i) = rank * 7 + i
+  end do
+  recv = -1
+  call MPI_ALLREDUCE(send, recv, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call expect_sum('allreduce', 0, n)
+  recv(1:n) = send(1:n)
+  call MPI_IALLREDUCE(MPI_IN_PLACE, recv, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
+  call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+  call expect_sum('iallreduce in place', 0, n)
+  recv = -1
+  call MPI_REDUCE(send, recv, n, MPI_INTEGER, MPI_SUM, nprocs - 1, MPI_COMM_WORLD, ierr)
+  if (rank == nprocs - 1) call expect_sum('reduce', 0, n)
+  recv = -1
+  call MPI_IREDUCE(send, recv, n, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, req, ierr)
+  call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+  if (rank == 0) call expect_sum('ireduce', 0, n)
+  recv = -1
+  call MPI_REDUCE_SCATTER_BLOCK(send, recv, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call expect_sum('reduce_scatter_block', rank * n, n)
+  recv = -1
+  call MPI_IREDUCE_SCATTER_BLOCK(send, recv, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
+  call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+  call expect_sum('ireduce_scatter_block', rank * n, n)
+  counts = (/ (n - r, r = 0, nprocs - 1) /)
+  recv = -1
+  call MPI_REDUCE_SCATTER(send, recv, counts, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call expect_sum('reduce_scatter', sum(counts(1:rank)), counts(rank + 1))
+  recv = -1
+  call MPI_IREDUCE_SCATTER(send, recv, counts, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
+  call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+  call expect_sum('ireduce_scatter', sum(counts(1:rank)), counts(rank + 1))
+
   call MPI_ALLREDUCE(bad, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) then
     if (total == 0) then
@@ -91,4 +126,11 @@ contains
       if (any(recv(r * n + 1 : r * n + n) /= (/ (r * 1000 + rank * 10 + i, i = 1, n) /))) call failed(what)
     end do
   end subroutine
+  ! recv(1:count) must hold elements first+1 .. first+count of the sum.
+  subroutine expect_sum(what, first, count)
+    character(*), intent(in) :: what
+    integer, intent(in) :: first, count
+    if (any(recv(1:count) /= (/ (7 * nprocs * (nprocs - 1) / 2 + nprocs * (first + i), i = 1, count) /))) call failed(what)
+  end subroutine
+
 end program

@@ -13,7 +13,7 @@ import { preloadArgs, preloadLibrary, statsOf } from '../c/preload-helpers';
 
 const NP: Record<Flavour, number> = { openmpi: 3, mpich: 2 };
 const TIMEOUT = 60_000;
-const COLLECTIVES = ['allgather', 'bcast', 'barrier', 'alltoall'];
+const COLLECTIVES = ['allgather', 'bcast', 'barrier', 'alltoall', 'allreduce', 'reduce', 'reduce_scatter_block', 'reduce_scatter'];
 
 function topocoll(args: string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [path.join(repoRoot, 'bin/topocoll.js'), ...args], {
@@ -117,7 +117,7 @@ describe.each(FLAVOURS)('the preload library in C and Fortran programs (%s)', (f
   // layer calls PMPI_* from MPI_Init on: not intercepted (docs/preload.md), it must still run
   // right, untouched by the engine.
   const intercepted = flavour === 'openmpi' ? ['preload_f90', 'preload_f08'] : ['preload_f90'];
-  it.each(intercepted)('Fortran (%s): the four collectives and their nonblocking forms run through the engine', async (program) => {
+  it.each(intercepted)('Fortran (%s): the engine\'s collectives and their nonblocking forms run through the engine', async (program) => {
     const r = await run(program, { TOPOCOLL_STATS: '1' });
     expectSuccess(r);
     expect(r.stdout).toContain(`${program}: ok on ${np} ranks`);

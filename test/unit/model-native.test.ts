@@ -23,7 +23,7 @@ import {
   type Machine,
 } from '../../src/model';
 import { blockIsElement, isReduction, type CollectiveName } from '../../src/select/registry';
-import { evenCounts, type ScheduleParams } from '../../src/select/schedule';
+import { countsOf, type ScheduleParams } from '../../src/select/schedule';
 
 const INTRA = { alpha: 0.5e-6, beta: 1 / 5e9 };
 const INTER = { alpha: 2e-6, beta: 1 / 10e9 };
@@ -91,8 +91,7 @@ function paramsOf(c: Case): { params: ScheduleParams; blockBytes: number; nodes:
   const count = c.coll === 'barrier' ? 0 : element ? c.bytes : 1;
   const blockBytes = c.coll === 'barrier' ? 0 : element ? 1 : c.bytes;
   const elementBytes = Math.max(1, blockBytes);
-  const recvCounts = c.coll === 'reduce_scatter' ? evenCounts(count, c.p) : undefined;
-  return { params: { count, elementBytes, shmElements: Math.floor((1 << 20) / elementBytes), nodes, recvCounts }, blockBytes, nodes };
+  return { params: { ...countsOf(c.coll, count, c.p), elementBytes, shmElements: Math.floor((1 << 20) / elementBytes), nodes }, blockBytes, nodes };
 }
 
 describe('TypeScript simulator, addon timing and engine model agree on real schedules', () => {

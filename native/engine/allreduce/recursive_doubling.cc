@@ -3,31 +3,29 @@
 // Latency-bound: the choice for short vectors. The partial results are those of aligned groups
 // of consecutive ranks, and the lower group's is always the left operand: the combination is in
 // rank order (ops that are not commutative run) and every rank evaluates the same expression
-// (the same bits everywhere). Non-power-of-two p: MPICH's fold-in (fold_in.h), 2 more steps.
+// (the same bits everywhere). Non-power-of-two p: MPICH's fold-in (reduce/accumulator.h), 2 more
+// steps.
 #include "../algorithm_registry.h"
-#include "fold_in.h"
+#include "../reduce/accumulator.h"
 
 namespace topocoll {
 
 Schedule buildRecursiveDoublingAllreduce(const BuildParams& bp) {
   Schedule s;
   const int64_t n = bp.count;
-  bool mine_in_recv = bp.in_place;
-  if (bp.p == 1) {
-    if (!bp.in_place) addCopy(s.newRound(), span(BufferId::Send, 0, n), span(BufferId::Recv, 0, n));
-    return s;
-  }
-  s.tmp_blocks = n;
-  const allreduce::FoldIn f = allreduce::foldIn(s, bp, n, &mine_in_recv);
+  if (bp.p == 1) return reduction::alone(bp.in_place, n);
+  // Combined in the receive buffer, peers' operands waiting in tmp.
+  reduction::Accumulator acc{BufferId::Recv, 0, bp.in_place ? BufferId::Recv : BufferId::Send, 0, 0, bp.in_place};
+  const reduction::FoldIn f = reduction::foldIn(s, bp.p, bp.rank, acc, n);
+  reduction::receiveUnfolded(s, bp.rank, f, n);
   if (f.newrank < 0) return s;
   for (int mask = 1; mask < f.q; mask *= 2) {
     const int peer = f.rankOf(f.newrank ^ mask);
     Round& round = s.newRound();
-    addSend(round, peer, allreduce::myOperand(mine_in_recv, 0, n));
-    allreduce::receiveAndCombine(round, peer, peer < bp.rank, 0, n, mine_in_recv, 0);
-    mine_in_recv = true;
+    addSend(round, peer, acc.operand(0, n));
+    acc.receiveAndCombine(s, round, peer, peer < bp.rank, 0, n);
   }
-  allreduce::unfold(s, bp, f, n);
+  reduction::sendUnfolded(s, bp.rank, f, n);
   return s;
 }
 

@@ -5,25 +5,23 @@
 // receives, so each rank sends 2(q-1)/q n elements in 2 log q steps: the choice for long vectors.
 // Partners are groups of consecutive ranks, the lower one's operand on the left: rank order holds
 // (ops that are not commutative run) and every element is combined once, then copied, so every
-// rank gets the same bits. Non-power-of-two p: MPICH's fold-in (fold_in.h). Blocks that are empty
+// rank gets the same bits. Non-power-of-two p: MPICH's fold-in (reduce/accumulator.h). Blocks that are empty
 // (fewer elements than q) are not sent.
 #include <vector>
 
 #include "../algorithm_registry.h"
-#include "fold_in.h"
+#include "../reduce/accumulator.h"
 
 namespace topocoll {
 
 Schedule buildReduceScatterAllgatherAllreduce(const BuildParams& bp) {
   Schedule s;
   const int64_t n = bp.count;
-  bool mine_in_recv = bp.in_place;
-  if (bp.p == 1) {
-    if (!bp.in_place) addCopy(s.newRound(), span(BufferId::Send, 0, n), span(BufferId::Recv, 0, n));
-    return s;
-  }
-  s.tmp_blocks = n;
-  const allreduce::FoldIn f = allreduce::foldIn(s, bp, n, &mine_in_recv);
+  if (bp.p == 1) return reduction::alone(bp.in_place, n);
+  // Combined in the receive buffer, peers' operands waiting in tmp.
+  reduction::Accumulator acc{BufferId::Recv, 0, bp.in_place ? BufferId::Recv : BufferId::Send, 0, 0, bp.in_place};
+  const reduction::FoldIn f = reduction::foldIn(s, bp.p, bp.rank, acc, n);
+  reduction::receiveUnfolded(s, bp.rank, f, n);
   if (f.newrank < 0) return s;
   // Block b of q is elements [first(b), first(b + 1)).
   auto first = [&](int b) { return static_cast<int64_t>(b) * n / f.q; };
@@ -44,10 +42,9 @@ Schedule buildReduceScatterAllgatherAllreduce(const BuildParams& bp) {
     const int64_t give = first(st.give_lo), give_n = first(st.give_hi) - give;
     const int64_t keep = first(st.keep_lo), keep_n = first(st.keep_hi) - keep;
     Round& round = s.newRound();
-    if (give_n > 0) addSend(round, peer, allreduce::myOperand(mine_in_recv, give, give_n));
-    if (keep_n > 0) allreduce::receiveAndCombine(round, peer, peer < bp.rank, keep, keep_n, mine_in_recv, 0);
+    if (give_n > 0) addSend(round, peer, acc.operand(give, give_n));
     // The blocks sent from here on are within those kept, which the receive buffer now holds.
-    if (keep_n > 0) mine_in_recv = true;
+    if (keep_n > 0) acc.receiveAndCombine(s, round, peer, peer < bp.rank, keep, keep_n);
     if (round.ops.empty()) s.rounds.pop_back();
     lo = st.keep_lo;
     hi = st.keep_hi;
@@ -60,7 +57,7 @@ Schedule buildReduceScatterAllgatherAllreduce(const BuildParams& bp) {
     if (give_n > 0) addRecv(round, st->peer, span(BufferId::Recv, give, give_n));
     if (round.ops.empty()) s.rounds.pop_back();
   }
-  allreduce::unfold(s, bp, f, n);
+  reduction::sendUnfolded(s, bp.rank, f, n);
   return s;
 }
 

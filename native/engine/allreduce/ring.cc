@@ -10,7 +10,7 @@
 #include <algorithm>
 
 #include "../algorithm_registry.h"
-#include "fold_in.h"
+#include "../reduce/accumulator.h"
 
 namespace topocoll {
 namespace {
@@ -24,10 +24,7 @@ Schedule buildRingAllreduce(const BuildParams& bp) {
   Schedule s;
   const int p = bp.p, r = bp.rank;
   const int64_t n = bp.count;
-  if (p == 1) {
-    if (!bp.in_place) addCopy(s.newRound(), span(BufferId::Send, 0, n), span(BufferId::Recv, 0, n));
-    return s;
-  }
+  if (p == 1) return reduction::alone(bp.in_place, n);
   auto first = [&](int b) { return static_cast<int64_t>(b) * n / p; };
   auto mod = [&](int b) { return ((b % p) + p) % p; };
   const int right = mod(r + 1), left = mod(r - 1);
@@ -35,8 +32,10 @@ Schedule buildRingAllreduce(const BuildParams& bp) {
   const int64_t longest = (n + p - 1) / p;  // blocks hold floor(n/p) or ceil(n/p) elements
   segment = std::min(segment, std::max<int64_t>(longest, 1));
   const int64_t segments = (longest + segment - 1) / segment;
-  // In place, the received partial results go through tmp; else straight into the receive buffer.
-  if (bp.in_place) s.tmp_blocks = segment;
+  // Each block is combined once, the partial result from the left arriving while mine is where
+  // the call put it: the receive buffer in place (the partial result waits in tmp), else the send
+  // buffer (the partial result lands straight in the receive buffer).
+  const reduction::Accumulator fresh{BufferId::Recv, 0, bp.in_place ? BufferId::Recv : BufferId::Send, 0, 0, bp.in_place};
 
   for (int k = 0; k < p - 1; ++k) {
     const int send_block = mod(r - k), recv_block = mod(r - k - 1);
@@ -46,9 +45,9 @@ Schedule buildRingAllreduce(const BuildParams& bp) {
       const int64_t recv_n = std::min(segment, first(recv_block + 1) - recv_first);
       Round& round = s.newRound();
       // Block r is sent from my operand; every other block after it was combined into recv.
-      if (send_n > 0) addSend(round, right, allreduce::myOperand(bp.in_place || k > 0, send_first, send_n));
+      if (send_n > 0) addSend(round, right, k > 0 ? span(BufferId::Recv, send_first, send_n) : fresh.operand(send_first, send_n));
       // The partial result on the left: combined "as from a lower rank".
-      if (recv_n > 0) allreduce::receiveAndCombine(round, left, true, recv_first, recv_n, bp.in_place, 0);
+      if (recv_n > 0) reduction::Accumulator(fresh).receiveAndCombine(s, round, left, true, recv_first, recv_n);
       if (round.ops.empty()) s.rounds.pop_back();
     }
   }

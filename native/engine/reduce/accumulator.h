@@ -1,6 +1,7 @@
-// What the reduce and reduce_scatter builders share: a rank's running combination of the vector
-// (the accumulator), and MPICH's fold-in of a non-power-of-two communicator onto 2^floor(log p)
-// ranks. Spans count elements of the vector (a reduction's block is one element).
+// What the reduction builders (allreduce, reduce, reduce_scatter) share: the schedule of one rank,
+// a rank's running combination of the vector (the accumulator), and MPICH's fold-in of a
+// non-power-of-two communicator onto 2^floor(log p) ranks. Spans count elements of the vector (a
+// reduction's block is one element).
 #pragma once
 
 #include <algorithm>
@@ -9,6 +10,13 @@
 #include "../schedule.h"
 
 namespace topocoll::reduction {
+
+// On one rank the result is the operand: copied from the send buffer, nothing to do in place.
+inline Schedule alone(bool in_place, int64_t n) {
+  Schedule s;
+  if (!in_place && n > 0) addCopy(s.newRound(), span(BufferId::Send, 0, n), span(BufferId::Recv, 0, n));
+  return s;
+}
 
 // Where a rank combines: element e of the vector at acc[acc_first + e]. Until the first
 // combination my operand stays where the caller passed it (mine[mine_first + e]): the first peer
@@ -60,6 +68,15 @@ struct FoldIn {
   // Newrank i stands for ranks [firstRankOf(i), firstRankOf(i + 1)).
   int firstRankOf(int newr) const { return newr < rem ? 2 * newr : newr + rem; }
 };
+
+// An allreduce's fold-in ends: the rank that sat out receives the result from its partner, which
+// sends it last. The round of each (none off the fold-in's ranks).
+inline void receiveUnfolded(Schedule& s, int r, const FoldIn& f, int64_t n) {
+  if (f.newrank < 0) addRecv(s.newRound(), r + 1, span(BufferId::Recv, 0, n));
+}
+inline void sendUnfolded(Schedule& s, int r, const FoldIn& f, int64_t n) {
+  if (r < 2 * f.rem && r % 2 == 1) addSend(s.newRound(), r - 1, span(BufferId::Recv, 0, n));
+}
 
 // Adds the fold-in round for the n elements of the vector (none on a power of two).
 inline FoldIn foldIn(Schedule& s, int p, int r, Accumulator& acc, int64_t n) {

@@ -22,10 +22,7 @@ Schedule buildReduceScatterGatherReduce(const BuildParams& bp) {
   const int p = bp.p, r = bp.rank, root = bp.root;
   const int64_t n = bp.count;
   const bool at_root = r == root, in_place = bp.in_place && at_root;
-  if (p == 1) {
-    if (!in_place && n > 0) addCopy(s.newRound(), span(BufferId::Send, 0, n), span(BufferId::Recv, 0, n));
-    return s;
-  }
+  if (p == 1) return reduction::alone(in_place, n);
   if (n == 0) return s;
   // The root combines in its receive buffer, the others (which have none) in tmp.
   reduction::Accumulator acc{at_root ? BufferId::Recv : BufferId::Tmp, 0, in_place ? BufferId::Recv : BufferId::Send, 0,

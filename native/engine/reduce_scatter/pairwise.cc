@@ -6,6 +6,7 @@
 // part is combined in rank order (ops that are not commutative run; MPICH keeps pairwise for
 // commutative ones) at the cost of one more part of scratch. Parts of any size, empty ones not sent.
 #include "../algorithm_registry.h"
+#include "../reduce/accumulator.h"
 #include "parts.h"
 
 namespace topocoll {
@@ -16,10 +17,7 @@ Schedule buildPairwiseReduceScatter(const BuildParams& bp) {
   const reduce_scatter::Parts parts(bp);
   const int64_t n = parts.count(r);
   const BufferId source = bp.in_place ? BufferId::Recv : BufferId::Send;  // my operand, the whole vector
-  if (p == 1) {
-    if (!bp.in_place && n > 0) addCopy(s.newRound(), span(BufferId::Send, 0, n), span(BufferId::Recv, 0, n));
-    return s;
-  }
+  if (p == 1) return reduction::alone(bp.in_place, n);
   if (parts.total() == 0) return s;
   const BlockSpan mine = span(source, parts.first(r), n);
   // The lower partial result (ranks 0..r) starts as mine, where it is. Not in place, the first

@@ -16,10 +16,7 @@ Schedule buildRecursiveHalvingReduceScatter(const BuildParams& bp) {
   const int p = bp.p, r = bp.rank;
   const reduce_scatter::Parts parts(bp);
   const int64_t total = parts.total(), mine_n = parts.count(r);
-  if (p == 1) {
-    if (!bp.in_place && total > 0) addCopy(s.newRound(), span(BufferId::Send, 0, total), span(BufferId::Recv, 0, total));
-    return s;
-  }
+  if (p == 1) return reduction::alone(bp.in_place, total);
   if (total == 0) return s;
   // The whole vector is combined in tmp (my part then copied out: in place, it goes where other
   // parts are still to be sent from).

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "../algorithm_registry.h"
+#include "../reduce/accumulator.h"
 #include "parts.h"
 
 namespace topocoll {
@@ -18,10 +19,7 @@ Schedule buildRingReduceScatter(const BuildParams& bp) {
   const reduce_scatter::Parts parts(bp);
   const int64_t n = parts.count(r);
   const BufferId source = bp.in_place ? BufferId::Recv : BufferId::Send;  // my operand, the whole vector
-  if (p == 1) {
-    if (!bp.in_place && n > 0) addCopy(s.newRound(), span(BufferId::Send, 0, n), span(BufferId::Recv, 0, n));
-    return s;
-  }
+  if (p == 1) return reduction::alone(bp.in_place, n);
   if (parts.total() == 0) return s;
   auto mod = [&](int b) { return ((b % p) + p) % p; };
   auto part = [&](BufferId buf, int b) { return span(buf, parts.first(b), parts.count(b)); };

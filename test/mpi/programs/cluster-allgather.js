@@ -1,6 +1,7 @@
 // On the emulated cluster: every rank reports where it runs (hostname, network namespace, address)
 // and what it learnt from the others through an engine allgather, and checks the allgather's bytes
-// for several block sizes. One JSON line per rank.
+// for several block sizes, then every allgather algorithm and the hierarchical allreduce and reduce
+// on communicators of every layout. One JSON line per rank.
 const fs = require('node:fs');
 const os = require('node:os');
 const tc = require('../../../dist/index.js');
@@ -38,6 +39,7 @@ for (const n of [0, 1, 1000, 65536]) {
 // result must be in the communicator's rank order whatever the mapping did.
 const ALGORITHMS = ['ring', 'bruck', 'recursive_doubling', 'bruck_exch', 'bruck_reorder', 'recursive_doubling_exch', 'recursive_doubling_reorder'];
 let checked = 0;
+let reduced = 0;
 for (let p = 1; p <= world.size; p++) {
   const comm = world.split(world.rank < p ? 0 : 1, world.rank);
   for (const algorithm of ALGORITHMS) {
@@ -59,6 +61,31 @@ for (let p = 1; p <= world.size; p++) {
     if (fellBack && bad.length < 5) bad.push({ algorithm, p, fellBack });
   }
   addon().setAlgorithm('allgather', null);
+  // The hierarchical allreduce and reduce on the same layouts: nodes of the communicator
+  // combined through the host's shared memory, leaders across the shaped links; rank-order sums
+  // of int32 (exact), short (combined whole) and long (sliced, in chunks).
+  for (const coll of ['allreduce', 'reduce']) {
+    addon().setAlgorithm(coll, 'hierarchical');
+    for (const n of [5, 70000]) {
+      const send = new Int32Array(n).map((_, i) => (comm.rank * 31 + i * 7 + p) | 0);
+      const root = (p + n) % comm.size;
+      const recv = coll === 'allreduce' || comm.rank === root ? new Int32Array(n).fill(-1) : null;
+      if (coll === 'allreduce') comm.allreduce(send, recv);
+      else comm.reduce(send, recv, 'SUM', root);
+      reduced++;
+      for (let i = 0; recv && i < n; i++) {
+        let want = 0;
+        for (let r = 0; r < comm.size; r++) want = (want + ((r * 31 + i * 7 + p) | 0)) | 0;
+        if (recv[i] !== want) {
+          if (bad.length < 5) bad.push({ coll, p, commSize: comm.size, n, i, got: recv[i], want });
+          break;
+        }
+      }
+    }
+    const fellBack = addon().takeFallback(coll);
+    if (fellBack && bad.length < 5) bad.push({ coll, p, fellBack });
+    addon().setAlgorithm(coll, null);
+  }
   comm.free();
 }
 // The engine's own view: its hierarchy detection (shared-memory nodes) and, with
@@ -68,5 +95,5 @@ const topology = addon().worldTopology();
 console.log(JSON.stringify({
   rank: world.rank, size: world.size, host, netns, address,
   hosts: gatherStrings(host), netnses: gatherStrings(netns), addresses: gatherStrings(address ?? ''),
-  nodes, z: topology && topology.resolved.z, checked, bad,
+  nodes, z: topology && topology.resolved.z, checked, reduced, bad,
 }));

@@ -75,9 +75,7 @@ int uniformNodeSize(const Hierarchy& h) {
 // `unit` units each): false when the build has none of the algorithms asked for.
 bool registryLeaderAllgather(Schedule* s, const BuildParams& bp, const Hierarchy& h, int k, int64_t unit) {
   const int n = h.nodeCount();
-  BuildParams sub = bp;
-  sub.hierarchy = nullptr;
-  sub.shm_elements = 0;
+  BuildParams sub = withoutShm(bp);
   sub.p = n;
   sub.rank = h.nodeOf(bp.rank);
   sub.in_place = true;  // the node's blocks are in the receive buffer already

@@ -51,12 +51,7 @@ void appendSubsetAllreduce(Schedule* s, const BuildParams& sub, const std::vecto
 // An allreduce over every rank, without shared memory.
 Schedule flatAllreduce(const BuildParams& bp, const char* why) {
   Schedule s;
-  BuildParams sub = bp;
-  sub.hierarchy = nullptr;
-  sub.shm_elements = 0;
-  std::vector<int> all(bp.p);
-  for (int r = 0; r < bp.p; ++r) all[r] = r;
-  appendSubsetAllreduce(&s, sub, all);
+  appendSubsetAllreduce(&s, withoutShm(bp), everyRank(bp.p));
   addNote(&s, why);
   return s;
 }
@@ -83,9 +78,7 @@ void appendLanes(Schedule* s, const BuildParams& bp, const Hierarchy& h, NodeRed
   const BlockSpan part = nodePart(bp.count, li, k);
   std::vector<int> lane;
   for (int other = 0; other < h.nodeCount(); ++other) lane.push_back(h.members(other)[li]);
-  BuildParams sub = bp;
-  sub.hierarchy = nullptr;
-  sub.shm_elements = 0;
+  BuildParams sub = withoutShm(bp);
   sub.p = h.nodeCount();
   sub.rank = node;
   sub.count = part.count;
@@ -146,9 +139,7 @@ Schedule buildHierarchicalAllreduce(const BuildParams& bp) {
   if (!several_nodes) return s;
 
   if (me == leader) {
-    BuildParams sub = bp;
-    sub.hierarchy = nullptr;
-    sub.shm_elements = 0;
+    BuildParams sub = withoutShm(bp);
     sub.p = h.nodeCount();
     sub.rank = node;
     sub.in_place = true;  // the node's result is in the receive buffer

@@ -20,9 +20,7 @@ Schedule buildHierarchicalBcast(const BuildParams& bp) {
   Hierarchy storage;
   const Hierarchy& h = hierarchyOf(bp, &storage);
   const int64_t bytes = bp.count * std::max<int64_t>(bp.element_bytes, 1);
-  BuildParams sub = bp;
-  sub.hierarchy = nullptr;
-  sub.shm_elements = 0;
+  BuildParams sub = withoutShm(bp);
   const int node = h.nodeOf(bp.rank);
   const std::vector<int> leaders = nodeLeaders(h, bp.root);
   const int leader = leaders[node];

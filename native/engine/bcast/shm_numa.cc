@@ -31,13 +31,9 @@ Schedule buildShmNumaBcast(const BuildParams& bp) {
   if (bp.p == 1 || bp.count == 0) return s;
   Hierarchy storage;
   const Hierarchy& h = hierarchyOf(bp, &storage);
-  BuildParams sub = bp;
-  sub.hierarchy = nullptr;
-  sub.shm_elements = 0;
+  BuildParams sub = withoutShm(bp);
   if (bp.count * std::max<int64_t>(bp.element_bytes, 1) < kSmallBytes || bp.shm_elements == 0) {
-    std::vector<int> all(bp.p);
-    for (int r = 0; r < bp.p; ++r) all[r] = r;
-    appendSubsetBcast(&s, {"binomial", "scatter_allgather"}, sub, all);
+    appendSubsetBcast(&s, {"binomial", "scatter_allgather"}, sub, everyRank(bp.p));
     if (bp.shm_elements == 0 && bp.count * std::max<int64_t>(bp.element_bytes, 1) >= kSmallBytes) addNote(&s, "no shared memory: binomial");
     return s;
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <numeric>
 #include <vector>
 
 #include "../algorithm_registry.h"
@@ -66,5 +67,19 @@ int indexIn(const std::vector<int>& members, int rank);
 
 // Adds `text` to the schedule's note ("; "-separated).
 void addNote(Schedule* s, const std::string& text);
+
+// bp for a builder run on a subset of the ranks or over all of them, without shared memory.
+inline BuildParams withoutShm(BuildParams bp) {
+  bp.hierarchy = nullptr;
+  bp.shm_elements = 0;
+  return bp;
+}
+
+// The ranks 0..p-1: a subset builder's members for a run over every rank.
+inline std::vector<int> everyRank(int p) {
+  std::vector<int> all(p);
+  std::iota(all.begin(), all.end(), 0);
+  return all;
+}
 
 }  // namespace topocoll

@@ -50,12 +50,7 @@ void appendSubsetReduce(Schedule* s, BuildParams sub, const std::vector<int>& me
 
 Schedule flatReduce(const BuildParams& bp, BlockSpan operand, const char* why) {
   Schedule s;
-  BuildParams sub = bp;
-  sub.hierarchy = nullptr;
-  sub.shm_elements = 0;
-  std::vector<int> all(bp.p);
-  for (int r = 0; r < bp.p; ++r) all[r] = r;
-  appendSubsetReduce(&s, sub, all, operand);
+  appendSubsetReduce(&s, withoutShm(bp), everyRank(bp.p), operand);
   addNote(&s, why);
   return s;
 }
@@ -103,9 +98,7 @@ Schedule buildHierarchicalReduce(const BuildParams& bp) {
     appendNodeReduce(&s, me, plan);
   }
   if (me != leader || h.nodeCount() == 1) return s;
-  BuildParams sub = bp;
-  sub.hierarchy = nullptr;
-  sub.shm_elements = 0;
+  BuildParams sub = withoutShm(bp);
   sub.p = h.nodeCount();
   sub.rank = node;
   sub.root = h.nodeOf(bp.root);

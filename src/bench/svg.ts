@@ -34,7 +34,7 @@ export interface Chart {
 }
 
 /** Series a panel holds at most: more lines than this cannot be told apart. */
-export const MAX_SERIES_PER_PANEL = 8;
+const MAX_SERIES_PER_PANEL = 8;
 
 // native and auto first (black and vermillion), then colour-blind-aware categorical colours;
 // past those, hues a golden angle apart.

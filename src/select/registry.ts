@@ -407,7 +407,7 @@ export interface ParameterInfo {
 export const PARAMETERS: readonly ParameterInfo[] = [
   { env: 'TOPOCOLL_VERBOSE', kind: 'int', default: '0', min: 0, max: 2, summary: '1: print the algorithm chosen once per (communicator, collective, size class) and why; 2: also time every call' },
   { env: 'TOPOCOLL_FALLBACK', kind: 'choice', default: 'warn', choices: ['error', 'warn', 'silent'], summary: 'what happens when a forced algorithm cannot run a call: fail, warn once and use native, or use native silently' },
-  { env: 'TOPOCOLL_STATS', kind: 'bool', default: '0', summary: 'print per-algorithm call counts and bytes at finalize' },
+  { env: 'TOPOCOLL_STATS', kind: 'int', default: '0', min: 0, max: 2, summary: '1: at finalize, rank 0 prints one table for the job: per collective and algorithm, the calls, bytes and time in the calls (min, mean, max over the ranks); 2: also one line per rank' },
   { env: 'TOPOCOLL_PASSTHROUGH', kind: 'bool', default: '0', summary: 'preload library only: hand every intercepted call straight to PMPI_* (to stack under a profiler or compare)' },
   { env: 'TOPOCOLL_ALLTOALL_MAX_OUTSTANDING', kind: 'int', default: '32', min: 1, max: 65536, summary: 'isend_irecv alltoall: bound on requests in flight' },
   { env: 'TOPOCOLL_SHM', kind: 'bool', default: '1', summary: 'use the node shared memory; 0 turns every shm algorithm off (default rules skip them, a forced one falls back per TOPOCOLL_FALLBACK)' },

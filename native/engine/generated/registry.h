@@ -142,7 +142,7 @@ struct ParameterEntry {
 inline constexpr ParameterEntry kParameters[] = {
     {"TOPOCOLL_VERBOSE", ParameterKind::Int, "0", 0, 2, nullptr, 0},
     {"TOPOCOLL_FALLBACK", ParameterKind::Choice, "warn", 0, 0, kFallbackChoices, 3},
-    {"TOPOCOLL_STATS", ParameterKind::Bool, "0", 0, 0, nullptr, 0},
+    {"TOPOCOLL_STATS", ParameterKind::Int, "0", 0, 2, nullptr, 0},
     {"TOPOCOLL_PASSTHROUGH", ParameterKind::Bool, "0", 0, 0, nullptr, 0},
     {"TOPOCOLL_ALLTOALL_MAX_OUTSTANDING", ParameterKind::Int, "32", 1, 65536, nullptr, 0},
     {"TOPOCOLL_SHM", ParameterKind::Bool, "1", 0, 0, nullptr, 0},

@@ -322,7 +322,7 @@ export const DEFAULT_RULES: readonly Rule[] = [
   { collective: 'bcast', algorithm: 'hierarchical', basis: 'total', maxBytes: 65536, why: 'measured (bench/shm.mjs): one shared copy beats messages for 12-64 KiB' },
   { collective: 'bcast', algorithm: 'binomial', maxRanks: 7, why: 'MPICH: fewer than 8 ranks' },
   { collective: 'bcast', algorithm: 'scatter_allgather', why: 'MPICH: medium and long messages on 8 or more ranks' },
-  // Not shm_hierarchical: topocoll bench measured it 1.36-1.46x faster (2026-11-25) under its test-machine launch, whose
+  // Not shm_hierarchical: topocoll bench measured it 1.36-1.46x faster (2026-11-25) under its launch of then, whose
   // mpi_yield_when_idle=1 slows Open MPI's own barrier 1.4x and not ours; an OSU user's launch has no such setting.
   { collective: 'barrier', algorithm: 'native', maxRanks: 2, mpi: 'openmpi', why: "measured as osu_barrier times it (npm run bench:barrier, 2 ranks, Open MPI 4.1): shm_hierarchical under the preload 0.23-0.25 us against Open MPI's own 0.17 us on the development VM (best of 9 alternated launches), and 0.87-1.28x Open MPI's time on a quiet 16-core host (medians of 7): no consistent win" },
   { collective: 'barrier', algorithm: 'dissemination', maxRanks: 2, mpi: 'mpich', why: 'measured (topocoll bench, 2 ranks, MPICH 4.0, 2026-11-25, 3 launches): one exchange of empty messages, 1.67-1.72x faster than MPICH\'s barrier' },

@@ -81,6 +81,29 @@ bool largeCount(Napi::Env env, MPI_Count count, const char* what) {
   return true;
 }
 
+bool absent(const Napi::Value& v) { return v.IsNull() || v.IsUndefined(); }
+
+void sameElementType(Napi::Env env, const char* what, const BufferView& send, const BufferView& recv) {
+  if (send.type != recv.type) {
+    throwType(env, std::string(what) + ": sendbuf (" + elementTypeName(send.type) + ") and recvbuf (" + elementTypeName(recv.type) +
+                       ") must have the same element type");
+  }
+}
+
+void requireLength(Napi::Env env, const char* what, const char* name, const BufferView& buf, MPI_Count need) {
+  if (buf.count < need) {
+    throwRange(env, std::string(what) + ": " + name + " holds " + std::to_string(buf.count) + " elements, needs " + std::to_string(need));
+  }
+}
+
+MPI_Count blocksOf(Napi::Env env, const char* what, const char* name, const BufferView& buf, int p) {
+  if (buf.count % p != 0) {
+    throwRange(env, std::string(what) + ": " + name + " length (" + std::to_string(buf.count) +
+                        ") must be a multiple of the communicator size (" + std::to_string(p) + ")");
+  }
+  return buf.count / p;
+}
+
 std::string elementTypeName(MPI_Datatype t) {
   if (t == MPI_INT8_T) return "Int8Array";
   if (t == MPI_UINT8_T) return "Uint8Array";

@@ -34,6 +34,14 @@ int rootArg(const Napi::Value& v, MPI_Comm comm);
 // True when `count` needs the large-count calls; a RangeError naming `what` where the MPI has none.
 bool largeCount(Napi::Env env, MPI_Count count, const char* what);
 
+// Argument checks shared by the collectives: an absent argument (null or undefined, IN_PLACE
+// where a send buffer is expected), buffers of one element type, a buffer's length in elements,
+// and a buffer cut into p equal blocks (its block's elements).
+bool absent(const Napi::Value& v);
+void sameElementType(Napi::Env env, const char* what, const BufferView& send, const BufferView& recv);
+void requireLength(Napi::Env env, const char* what, const char* name, const BufferView& buf, MPI_Count need);
+MPI_Count blocksOf(Napi::Env env, const char* what, const char* name, const BufferView& buf, int p);
+
 // The JS name of a buffer's elements ("Float64Array", "bytes"), for messages.
 std::string elementTypeName(MPI_Datatype type);
 // The reduction op at index `v` (SUM, PROD, MIN, MAX, LAND, LOR, LXOR, BAND, BOR, BXOR), checked

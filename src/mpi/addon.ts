@@ -278,6 +278,11 @@ export interface NativeAddon {
   alltoall: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike], NativeRequest>;
   bcast: Completing<[comm: CommHandle, buffer: BufferLike, root: number], NativeRequest>;
   barrier: Completing<[comm: CommHandle], NativeRequest>;
+  /** The reductions, through the engine; op: an index into OPS (src/mpi/ops.ts). */
+  allreduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], NativeRequest>;
+  reduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike | null, op: number, root: number], NativeRequest>;
+  reduceScatterBlock: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], NativeRequest>;
+  reduceScatter: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, recvcounts: ArrayLike<number>, op: number], NativeRequest>;
 
   // schedules.cc
   buildSchedule(collective: CollectiveName, algorithm: string, p: number, rank: number, options?: ScheduleParams): Schedule;
@@ -376,11 +381,8 @@ export interface NativeAddon {
     MpiRequest
   >;
   /** op: an index into OPS (src/mpi/ops.ts). */
-  reduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike | null, op: number, root: number], MpiRequest>;
-  allreduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], MpiRequest>;
   scan: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], MpiRequest>;
   exscan: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], MpiRequest>;
-  reduceScatterBlock: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], MpiRequest>;
 
   // model.cc
   compiledSchedule(collective: CollectiveName, algorithm: string, p: number, rank: number, options?: ScheduleParams): NativeCompiled;

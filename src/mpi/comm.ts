@@ -3,8 +3,9 @@
 // (DataView/ArrayBuffer: bytes). Every method has a nonblocking twin (i-prefixed) returning an
 // awaitable Request, and an object-mode twin (…Object) for plain JS values, serialized with v8.
 //
-// barrier, bcast, allgather and alltoall run in the topocoll engine (algorithm chosen per call);
-// the other collectives and point-to-point run in the system MPI.
+// barrier, bcast, allgather, alltoall and the reductions (reduce, allreduce, reduceScatterBlock,
+// reduceScatter) run in the topocoll engine (algorithm chosen per call); the other collectives and
+// point-to-point run in the system MPI.
 import v8 from 'node:v8';
 import { totalBytes, type CollectiveName } from '../select/registry';
 import { addon } from './native';
@@ -424,6 +425,21 @@ export class Comm {
 
   ireduceScatterBlock<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: Op = 'SUM'): Request<T> {
     const native = addon().reduceScatterBlock(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'ireduceScatterBlock'), true);
+    return new Request(native, () => recvbuf, [sendbuf, recvbuf]);
+  }
+
+  /**
+   * Reduces the sum of `recvcounts` elements and leaves `recvcounts[i]` of them on rank i, in rank
+   * order (MPI_Reduce_scatter); in place, `recvbuf` holds the whole vector and rank i's part lands
+   * at its start.
+   */
+  reduceScatter<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, recvcounts: ArrayLike<number>, op: Op = 'SUM'): T {
+    addon().reduceScatter(this.handle, sendArg(sendbuf), recvbuf, recvcounts, opIndex(op, 'reduceScatter'), false);
+    return recvbuf;
+  }
+
+  ireduceScatter<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, recvcounts: ArrayLike<number>, op: Op = 'SUM'): Request<T> {
+    const native = addon().reduceScatter(this.handle, sendArg(sendbuf), recvbuf, recvcounts, opIndex(op, 'ireduceScatter'), true);
     return new Request(native, () => recvbuf, [sendbuf, recvbuf]);
   }
 

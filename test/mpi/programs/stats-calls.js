@@ -1,7 +1,7 @@
 // A known number of collectives from Node, for the TOPOCOLL_STATS report
 // (test/mpi/stats-report.test.ts): `barriers` world.barrier(), `allgathers` allgather of 4
-// doubles a rank, one bcast of 16 bytes from rank 0 (the collectives Node runs through the
-// engine; its reductions call the MPI directly); prints "stats-calls: rank R of P, N wrong" and
+// doubles a rank, one bcast of 16 bytes from rank 0 (collectives Node runs through the engine);
+// prints "stats-calls: rank R of P, N wrong" and
 // exits normally, so that topocoll finalizes MPI (and the engine prints the report).
 // Usage: stats-calls.js <barriers> <allgathers>
 const { world } = require('../../../dist/index.js');

@@ -18,6 +18,7 @@
 #include "select.h"
 #include "shm/shm_pool.h"
 #include "staging.h"
+#include "stats.h"
 #include "topology/runtime.h"
 
 namespace topocoll {
@@ -30,23 +31,8 @@ bool g_initialized = false;
 
 namespace {
 
-struct AlgorithmStats {
-  uint64_t calls = 0;
-  uint64_t bytes = 0;
-};
-// Per collective: slot 0 is native, slot i + 1 the registry's algorithm i.
-std::array<std::vector<AlgorithmStats>, generated::kCollectiveCount> g_stats;
-
 const char* choiceName(Collective coll, int algorithm) {
   return algorithm == kAlgorithmNative ? "native" : algorithmName(coll, algorithm);
-}
-
-void record(Collective coll, int algorithm, int64_t bytes) {
-  auto& slots = g_stats[static_cast<int>(coll)];
-  if (slots.empty()) slots.resize(collectiveEntry(coll).algorithm_count + 1);
-  AlgorithmStats& s = slots[algorithm + 1];
-  s.calls++;
-  s.bytes += static_cast<uint64_t>(bytes);
 }
 
 // One call of a collective, as the selection, the trace and the executor see it. Small on
@@ -439,8 +425,8 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native, bool* ran
   }
   const Choice& choice = *chosen;
   if (config().verbose() >= 1) trace(call, state, choice);
-  if (config().get(Parameter::Stats)) record(call.coll, choice.algorithm, call.total_bytes);
-  double started = config().verbose() >= 2 ? PMPI_Wtime() : 0;
+  stats::Counter* counted = config().get(Parameter::Stats) ? stats::count(call.coll, choice.algorithm, call.total_bytes) : nullptr;
+  double started = config().verbose() >= 2 || counted ? PMPI_Wtime() : 0;
 
   *ran_native = choice.algorithm == kAlgorithmNative && !request && config().verbose() == 0 && !config().get(Parameter::Stats) &&
                 config().get(Parameter::Select) != model::kSelectModel;
@@ -465,6 +451,7 @@ int dispatch(Call& call, RequestOut request, Bind bind, Native native, bool* ran
     }
     if (rc != MPI_SUCCESS) shadow->discardWhenReleased();
   }
+  if (counted) counted->seconds += PMPI_Wtime() - started;
   if (config().verbose() >= 2 && !request) {
     std::fprintf(stderr, "topocoll: rank %d %s %s %lld B: %.2f us\n", state->rank(), collectiveEntry(call.coll).name,
                  choiceName(call.coll, choice.algorithm), static_cast<long long>(call.total_bytes),
@@ -750,36 +737,18 @@ int initialize(std::string* error, int thread_level) {
   }
   // TOPOCOLL_TOPOLOGY: read (or installed by the Node side), resolved for the world's hosts.
   if ((rc = topology::initialize(MPI_COMM_WORLD, error)) != MPI_SUCCESS) return rc;
+  if (config().get(Parameter::Stats) && (rc = stats::open()) != MPI_SUCCESS) {
+    *error = "TOPOCOLL_STATS: cannot duplicate MPI_COMM_WORLD for the report";
+    return rc;
+  }
   g_initialized = true;
   return MPI_SUCCESS;
 }
 
 void finalize() {
+  if (g_initialized) stats::report(static_cast<int>(config().get(Parameter::Stats)));
   ShadowComm::drainPool();
   if (g_local_comm != MPI_COMM_NULL) PMPI_Comm_free(&g_local_comm);
-  if (!g_initialized || !config().get(Parameter::Stats)) return;
-  int rank = 0;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  for (int c = 0; c < generated::kCollectiveCount; ++c) {
-    const auto& slots = g_stats[c];
-    for (size_t i = 0; i < slots.size(); ++i) {
-      if (slots[i].calls == 0) continue;
-      auto coll = static_cast<Collective>(c);
-      std::fprintf(stderr, "topocoll stats: rank %d %-10s %-20s calls %llu bytes %llu\n", rank, collectiveEntry(coll).name,
-                   choiceName(coll, static_cast<int>(i) - 1), static_cast<unsigned long long>(slots[i].calls),
-                   static_cast<unsigned long long>(slots[i].bytes));
-    }
-  }
-  ShadowPoolStats shadows = ShadowComm::poolStats();
-  if (shadows.created + shadows.reused > 0) {
-    std::fprintf(stderr, "topocoll stats: rank %d shadow comms created %llu reused %llu\n", rank, static_cast<unsigned long long>(shadows.created),
-                 static_cast<unsigned long long>(shadows.reused));
-  }
-  ShmPoolStats shm = shmPoolStats();
-  if (shm.leases > 0) {
-    std::fprintf(stderr, "topocoll stats: rank %d shm segments created %llu leased %llu\n", rank, static_cast<unsigned long long>(shm.created),
-                 static_cast<unsigned long long>(shm.leases));
-  }
 }
 
 }  // namespace topocoll::engine

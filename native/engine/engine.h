@@ -23,7 +23,7 @@ bool loadConfig(std::string* error);
 int initialize(std::string* error, int thread_level = -1);
 extern bool g_initialized;  // read on every intercepted call: inline, no call
 inline bool initialized() { return g_initialized; }
-// Before MPI_Finalize: prints TOPOCOLL_STATS.
+// Before MPI_Finalize: the TOPOCOLL_STATS report (collective over the world), then frees what it made.
 void finalize();
 
 // Where a call's request goes. Null: the call is blocking. A pointer: the call starts a

@@ -176,10 +176,13 @@ void unhookMpiProgress() {
 // level the program asked for (interpose.cc). An MPICH built without thread support cannot:
 // then the thread calls no MPI and moves only their shared-memory rounds (flags and copies).
 namespace {
-std::thread g_mover;
+// Never destroyed: a program that exits without MPI_Finalize leaves the thread waiting on g_wake,
+// whose destructor then waits for it forever (glibc's pthread_cond_destroy), and a joinable
+// std::thread's destructor terminates the process.
+std::thread& g_mover = *new std::thread;
 std::atomic<bool> g_stop{false};
-std::mutex g_wake_mutex;
-std::condition_variable g_wake;
+std::mutex& g_wake_mutex = *new std::mutex;
+std::condition_variable& g_wake = *new std::condition_variable;
 bool g_multiple = false;  // MPICH runs at MPI_THREAD_MULTIPLE: the thread may call MPI
 
 void moveOn() {

@@ -32,7 +32,7 @@ const DEFAULT_COLLECTIVES = COLLECTIVES.filter((c) => c.algorithms.length > 0).m
 export const SWEEP_USAGE = [
   '  --np N               launch N ranks with mpirun (default 2 when not started by mpirun)',
   '  --mpi openmpi|mpich  the MPI to launch with (default: TOPOCOLL_MPI, else the first built)',
-  '  --test-machine       with --np: oversubscription, ranks yielding when idle, Open MPI as root (as `topocoll mpirun --test-machine`)',
+  '  --test-machine       with --np: oversubscription, Open MPI as root, ranks yielding when idle if they outnumber the CPUs (as `topocoll mpirun --test-machine`, which always yields)',
   `  --collectives LIST   comma-separated (default: ${DEFAULT_COLLECTIVES.join(',')})`,
   '  --algorithms LIST    algorithms to run besides native (default: every registered one, and auto);\n' +
   '                       native:NAME the MPI\'s own algorithm NAME, native:all all of them (with --np: a launch each)',
@@ -134,6 +134,7 @@ export async function selfLauncher(o: ParsedOptions): Promise<SelfLauncher | nul
       program: [process.execPath, path.join(packageRoot, 'bin', 'topocoll.js'), command, ...args],
       forward: [],
       testMachine: o['test-machine'] === true,
+      measuring: true,
       env: process.env,
     });
   return {

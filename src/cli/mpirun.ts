@@ -38,6 +38,8 @@ export interface LauncherModule {
     forward: string[];
     preload?: string;
     testMachine: boolean;
+    /** The job times collectives against the MPI's own (bench, tune): no forced yield unless oversubscribed. */
+    measuring?: boolean;
     env: NodeJS.ProcessEnv;
   }): Omit<MpirunPlan, 'flavour' | 'launcher'> & { flavour: Flavour; launcher: Launcher };
   describeSettings(settings: Setting[], prefix: string): string[];

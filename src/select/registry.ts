@@ -306,7 +306,8 @@ export const DEFAULT_RULES: readonly Rule[] = [
   // every launch on the 2-core development machine (topocoll bench and bench/shm.mjs; docs/shm.md): on 2 ranks
   // from a few hundred bytes on (since copies into the segment stream past the caches: shm/stream_copy.h),
   // on 4 ranks (oversubscribed) allgather hierarchical at 1-64 KiB blocks (0.35-0.44x) and bcast hierarchical
-  // at 16 KiB (0.28-0.89x); barrier shm_hierarchical on 2 ranks of a quiet VM (2026-11-25). Alltoall tiled did not win consistently and stays out.
+  // at 16 KiB (0.28-0.89x). Alltoall tiled did not win consistently and stays out, and so does barrier shm_hierarchical
+  // on 2 ranks (below).
   { collective: 'allgather', algorithm: 'native', basis: 'block', maxBytes: 256, maxRanks: 2, why: ONE_EXCHANGE },
   { collective: 'allgather', algorithm: 'native', basis: 'block', maxBytes: 16384, maxRanks: 2, mpi: 'mpich', why: MPICH_EAGER },
   { collective: 'allgather', algorithm: 'hierarchical', basis: 'block', maxBytes: 524289, maxRanks: 2, why: TWO_RANKS_SHARED_COPY },
@@ -323,7 +324,9 @@ export const DEFAULT_RULES: readonly Rule[] = [
   { collective: 'bcast', algorithm: 'hierarchical', basis: 'total', maxBytes: 65536, why: 'measured (bench/shm.mjs): one shared copy beats messages for 12-64 KiB' },
   { collective: 'bcast', algorithm: 'binomial', maxRanks: 7, why: 'MPICH: fewer than 8 ranks' },
   { collective: 'bcast', algorithm: 'scatter_allgather', why: 'MPICH: medium and long messages on 8 or more ranks' },
-  { collective: 'barrier', algorithm: 'shm_hierarchical', maxRanks: 2, mpi: 'openmpi', why: 'measured (topocoll bench, 2 ranks, Open MPI 4.1, 2026-11-25, 3 launches): one flag in shared memory each way, 1.36-1.46x faster than Open MPI\'s barrier' },
+  // Not shm_hierarchical: topocoll bench measured it 1.36-1.46x faster (2026-11-25) under its launch of then, whose
+  // mpi_yield_when_idle=1 slows Open MPI's own barrier 1.4x and not ours; an OSU user's launch has no such setting.
+  { collective: 'barrier', algorithm: 'native', maxRanks: 2, mpi: 'openmpi', why: "measured as osu_barrier times it (npm run bench:barrier, 2 ranks, Open MPI 4.1): shm_hierarchical under the preload 0.23-0.25 us against Open MPI's own 0.17 us on the development VM (best of 9 alternated launches), and 0.87-1.28x Open MPI's time on a quiet 16-core host (medians of 7): no consistent win" },
   { collective: 'barrier', algorithm: 'dissemination', maxRanks: 2, mpi: 'mpich', why: 'measured (topocoll bench, 2 ranks, MPICH 4.0, 2026-11-25, 3 launches): one exchange of empty messages, 1.67-1.72x faster than MPICH\'s barrier' },
   { collective: 'barrier', algorithm: 'native', maxRanks: 2, why: ONE_EXCHANGE },
   { collective: 'barrier', algorithm: 'dissemination', why: 'MPICH default' },
@@ -416,7 +419,7 @@ export interface ParameterInfo {
 export const PARAMETERS: readonly ParameterInfo[] = [
   { env: 'TOPOCOLL_VERBOSE', kind: 'int', default: '0', min: 0, max: 2, summary: '1: print the algorithm chosen once per (communicator, collective, size class) and why; 2: also time every call' },
   { env: 'TOPOCOLL_FALLBACK', kind: 'choice', default: 'warn', choices: ['error', 'warn', 'silent'], summary: 'what happens when a forced algorithm cannot run a call: fail, warn once and use native, or use native silently' },
-  { env: 'TOPOCOLL_STATS', kind: 'bool', default: '0', summary: 'print per-algorithm call counts and bytes at finalize' },
+  { env: 'TOPOCOLL_STATS', kind: 'int', default: '0', min: 0, max: 2, summary: '1: at finalize, rank 0 prints one table for the job: per collective and algorithm, the calls, bytes and time in the calls (min, mean, max over the ranks); 2: also one line per rank' },
   { env: 'TOPOCOLL_PASSTHROUGH', kind: 'bool', default: '0', summary: 'preload library only: hand every intercepted call straight to PMPI_* (to stack under a profiler or compare)' },
   { env: 'TOPOCOLL_ALLTOALL_MAX_OUTSTANDING', kind: 'int', default: '32', min: 1, max: 65536, summary: 'isend_irecv alltoall: bound on requests in flight' },
   { env: 'TOPOCOLL_SHM', kind: 'bool', default: '1', summary: 'use the node shared memory; 0 turns every shm algorithm off (default rules skip them, a forced one falls back per TOPOCOLL_FALLBACK)' },

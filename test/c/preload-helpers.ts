@@ -1,5 +1,5 @@
 // Shared by the preload tests (test/mpi/preload-*.test.ts): where the library is, how each MPI's
-// launcher is told to preload it, the TOPOCOLL_STATS lines it prints at MPI_Finalize, and the
+// launcher is told to preload it, the TOPOCOLL_STATS table it prints at MPI_Finalize, and the
 // reductions' suite.
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -12,13 +12,35 @@ export const preloadLibrary = (flavour: Flavour): string => path.join(repoRoot, 
 export const preloadArgs = (flavour: Flavour): string[] =>
   flavour === 'openmpi' ? ['-x', `LD_PRELOAD=${preloadLibrary(flavour)}`] : ['-genv', 'LD_PRELOAD', preloadLibrary(flavour)];
 
-/** "topocoll stats: rank R <coll> <algorithm> calls N bytes B" lines, calls summed over ranks. */
+/** One row of the job's TOPOCOLL_STATS table (rank 0 prints it at MPI_Finalize). */
+export interface StatsRow {
+  collective: string;
+  algorithm: string;
+  /** Ranks that made calls of it. */
+  ranks: number;
+  /** Summed over the ranks. */
+  calls: number;
+  bytes: number;
+  /** "time min", "time mean", "time max", "per call", as printed ("1.23 us"). */
+  times: string[];
+}
+
+/** The rows of the TOPOCOLL_STATS table(s) in `stderr` (the header and the per-rank lines of TOPOCOLL_STATS=2 are not rows). */
+export function statsRows(stderr: string): StatsRow[] {
+  return [...stderr.matchAll(/^topocoll stats: (\S+) +(\S+) +(\d+) +(\d+) +(\d+) +(\S+ \S+) +(\S+ \S+) +(\S+ \S+) +(\S+ \S+)$/gm)].map((m) => ({
+    collective: m[1],
+    algorithm: m[2],
+    ranks: Number(m[3]),
+    calls: Number(m[4]),
+    bytes: Number(m[5]),
+    times: m.slice(6, 10),
+  }));
+}
+
+/** Calls per "<collective> <algorithm>", summed over the ranks, from the TOPOCOLL_STATS table. */
 export function statsOf(stderr: string): Map<string, number> {
   const calls = new Map<string, number>();
-  for (const m of stderr.matchAll(/^topocoll stats: rank \d+ (\S+)\s+(\S+)\s+calls (\d+)/gm)) {
-    const key = `${m[1]} ${m[2]}`;
-    calls.set(key, (calls.get(key) ?? 0) + Number(m[3]));
-  }
+  for (const row of statsRows(stderr)) calls.set(`${row.collective} ${row.algorithm}`, row.calls);
   return calls;
 }
 

@@ -60,7 +60,7 @@ describe.skipIf(!hasWrapper('mpich'))('CMake without Node', () => {
     const cc = spawnSync(mpicc, ['-O1', '-o', program, path.join(repoRoot, 'test/c/preload_basic.c')], { env, encoding: 'utf8' });
     expect(cc.status, cc.stderr).toBe(0);
     const job = await runJob(preload, ['/usr/bin/mpiexec.mpich', '-n', '2', program], {
-      env: { PATH: tools, TOPOCOLL_VERBOSE: '1', TOPOCOLL_STATS: '1' },
+      env: { PATH: tools, TOPOCOLL_VERBOSE: '1', TOPOCOLL_STATS: '2' },
       timeoutMs: 120_000,
     });
     expect(job.code, job.stdout + job.stderr).toBe(0);

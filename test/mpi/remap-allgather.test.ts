@@ -102,7 +102,7 @@ describe.each(FLAVOURS)('remapped allgathers in a C program with the preload lib
       np,
       args: [program],
       mpirunArgs: preloadArgs,
-      env: { TOPOCOLL_VIRTUAL_NODES: LAYOUTS[np], TOPOCOLL_ALLGATHER_ALGORITHM: algorithm, TOPOCOLL_STATS: '1' },
+      env: { TOPOCOLL_VIRTUAL_NODES: LAYOUTS[np], TOPOCOLL_ALLGATHER_ALGORITHM: algorithm, TOPOCOLL_STATS: '2' },
       timeoutMs: timeoutMs(flavour),
     });
     expectSuccess(run);

@@ -62,11 +62,11 @@ const runNode = (flavour: Flavour, np: number, env: Record<string, string>, scal
     flavour,
     np,
     args: ['test/mpi/programs/shm-collectives.js', String(scale)],
-    env: { ...SHM_ALGORITHMS, TOPOCOLL_STATS: '1', ...env },
+    env: { ...SHM_ALGORITHMS, TOPOCOLL_STATS: '2', ...env },
     timeoutMs: timeoutMs(flavour),
   });
 
-/** TOPOCOLL_STATS=1 lines prove the forced algorithm ran (no silent fallback). */
+/** TOPOCOLL_STATS=2's per-rank lines prove the forced algorithm ran on every rank (no silent fallback). */
 function expectAlgorithmsRan(run: MpiRun, np: number, algorithms: Record<string, string>) {
   for (const [coll, algorithm] of Object.entries({
     barrier: algorithms.TOPOCOLL_BARRIER_ALGORITHM,
@@ -135,7 +135,7 @@ describe.each(FLAVOURS)('shm collectives from C under the preload library (%s)',
       np,
       args: [program],
       mpirunArgs: preloadArgs,
-      env: { ...SHM_ALGORITHMS, TOPOCOLL_STATS: '1', ...(layout ? { TOPOCOLL_VIRTUAL_NODES: layout } : {}) },
+      env: { ...SHM_ALGORITHMS, TOPOCOLL_STATS: '2', ...(layout ? { TOPOCOLL_VIRTUAL_NODES: layout } : {}) },
       timeoutMs: timeoutMs(flavour),
     });
     expectSuccess(run);

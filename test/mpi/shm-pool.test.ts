@@ -60,7 +60,7 @@ describe.each(FLAVOURS)('communicators created and freed in a loop (%s)', (flavo
   it('a few hundred dups, splits and pairs with shm algorithms forced: bytes right, segments reused, /dev/shm flat and empty after', async () => {
     const np = NP[flavour];
     const iterations = flavour === 'mpich' ? 150 : 300;
-    const run = await churn(iterations, { ...SHM_FORCED, TOPOCOLL_STATS: '1' });
+    const run = await churn(iterations, { ...SHM_FORCED, TOPOCOLL_STATS: '2' });
     expectSuccess(run);
     const c = churnLine(run.stdout);
     expect(c).toMatchObject({ ranks: np, iterations });

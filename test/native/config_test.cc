@@ -129,11 +129,11 @@ void testDefaults() {
 
 void testParameters() {
   // Booleans: four spellings each way, nothing else.
-  for (const char* yes : {"1", "true", "yes", "on"}) CHECK(param(Parameter::Stats, yes).ok && param(Parameter::Stats, yes).value == 1, "%s", yes);
-  for (const char* no : {"0", "false", "no", "off"}) CHECK(param(Parameter::Stats, no).ok && param(Parameter::Stats, no).value == 0, "%s", no);
+  for (const char* yes : {"1", "true", "yes", "on"}) CHECK(param(Parameter::Passthrough, yes).ok && param(Parameter::Passthrough, yes).value == 1, "%s", yes);
+  for (const char* no : {"0", "false", "no", "off"}) CHECK(param(Parameter::Passthrough, no).ok && param(Parameter::Passthrough, no).value == 0, "%s", no);
   for (const char* bad : {"Yes", "2", ""}) {
-    Parsed r = param(Parameter::Stats, bad);
-    CHECK(!r.ok && r.error == std::string("TOPOCOLL_STATS=\"") + bad + "\" is not a boolean; valid choices: 0, 1, false, true, no, yes, off, on",
+    Parsed r = param(Parameter::Passthrough, bad);
+    CHECK(!r.ok && r.error == std::string("TOPOCOLL_PASSTHROUGH=\"") + bad + "\" is not a boolean; valid choices: 0, 1, false, true, no, yes, off, on",
           "%s", r.error.c_str());
   }
   // Integers: whole, in the variable's range.
@@ -249,7 +249,8 @@ void testLoadErrors() {
        "TOPOCOLL_BCAST_ALGORITHM=\"ring\" names no bcast algorithm; valid choices: auto, native, binomial, scatter_allgather, shm_numa, hierarchical"},
       {"TOPOCOLL_VERBOSE", "  ", "TOPOCOLL_VERBOSE=\"\" is not an integer in [0, 2]"},
       {"TOPOCOLL_VERBOSE", "1 2", "TOPOCOLL_VERBOSE=\"1 2\" is not an integer in [0, 2]"},
-      {"TOPOCOLL_STATS", " maybe\n", "TOPOCOLL_STATS=\"maybe\" is not a boolean; valid choices: 0, 1, false, true, no, yes, off, on"},
+      {"TOPOCOLL_STATS", " maybe\n", "TOPOCOLL_STATS=\"maybe\" is not an integer in [0, 2]"},
+      {"TOPOCOLL_SHM", "maybe", "TOPOCOLL_SHM=\"maybe\" is not a boolean; valid choices: 0, 1, false, true, no, yes, off, on"},
       {"TOPOCOLL_SELECT", "Model", "TOPOCOLL_SELECT=\"Model\" is not valid; valid choices: rules, model"},
       {"TOPOCOLL_ALLTOALL_MAX_OUTSTANDING", "0", "TOPOCOLL_ALLTOALL_MAX_OUTSTANDING=\"0\" is not an integer in [1, 65536]"},
   };

@@ -3,6 +3,7 @@
 // `topocoll mpirun`'s own options: forwarded variables, the test machine's settings only when
 // asked, every setting printed with its reason, and everything after `--` left to the program.
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { commandLine, planMpirun as planWith, type LauncherModule } from '../../src/cli/mpirun';
 import { preloadLibrary } from '../../src/cli/preload';
@@ -82,6 +83,19 @@ describe('planLaunch: Slurm srun (argv only: no Slurm on this machine)', () => {
     expect(plan({ flavour: 'mpich', launcher: 'srun', args: ['--np=3'], program: ['./app', '-np', '5'] }).args).toEqual([
       `--export=ALL,TOPOCOLL_ALLGATHER_ALGORITHM,TOPOCOLL_STATS,LD_PRELOAD=${LIB}`, '--cpu-bind=none', '--ntasks=3', './app', '-np', '5',
     ]);
+  });
+
+  it('measuring (bench, tune) on no more ranks than CPUs: Open MPI polls as its users\' runs do; more ranks than CPUs: it yields', () => {
+    const fits = plan({ flavour: 'openmpi', testMachine: true, measuring: true, args: ['-np', '1'] });
+    expect(fits.args.join(' ')).not.toContain('mpi_yield_when_idle');
+    expect(fits.args).toContain('--oversubscribe');
+    expect(fits.settings.find((s) => s.what === '(Open MPI polls)')?.why).toMatch(/^measuring on 1 rank of \d+ CPUs: mpi_yield_when_idle left to Open MPI/);
+    const over = plan({ flavour: 'openmpi', testMachine: true, measuring: true, args: ['-np', String(availableParallelism() + 1)] });
+    expect(over.args.join(' ')).toContain('--mca mpi_yield_when_idle 1');
+    // Only the launcher's own -np counts, not an option of the program.
+    expect(plan({ flavour: 'openmpi', testMachine: true, measuring: true, args: [], program: ['./app', '-n', '1'] }).args.join(' ')).toContain('mpi_yield_when_idle');
+    const srun = plan({ flavour: 'openmpi', launcher: 'srun', testMachine: true, measuring: true, args: ['-n', '1'] });
+    expect(srun.env.OMPI_MCA_mpi_yield_when_idle).toBeUndefined();
   });
 
   it('adds --overcommit (and Open MPI\'s yield) only for the test machine; refuses an --export of the user\'s and a comma in LD_PRELOAD', () => {

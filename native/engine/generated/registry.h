@@ -97,7 +97,7 @@ inline constexpr RuleEntry kDefaultRules[] = {
     {Collective::Bcast, "hierarchical", SizeBasis::Total, -1, 65536, -1, -1, -1, -1, nullptr, "measured (bench/shm.mjs): one shared copy beats messages for 12-64 KiB"},
     {Collective::Bcast, "binomial", SizeBasis::Total, -1, -1, -1, 7, -1, -1, nullptr, "MPICH: fewer than 8 ranks"},
     {Collective::Bcast, "scatter_allgather", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "MPICH: medium and long messages on 8 or more ranks"},
-    {Collective::Barrier, "shm_hierarchical", SizeBasis::Total, -1, -1, -1, 2, -1, -1, "openmpi", "measured (topocoll bench, 2 ranks, Open MPI 4.1, 2026-11-25, 3 launches): one flag in shared memory each way, 1.36-1.46x faster than Open MPI's barrier"},
+    {Collective::Barrier, "native", SizeBasis::Total, -1, -1, -1, 2, -1, -1, "openmpi", "measured as osu_barrier times it (npm run bench:barrier, 2 ranks, Open MPI 4.1): shm_hierarchical under the preload 0.23-0.25 us against Open MPI's own 0.17 us on the development VM (best of 9 alternated launches), and 0.87-1.28x Open MPI's time on a quiet 16-core host (medians of 7): no consistent win"},
     {Collective::Barrier, "dissemination", SizeBasis::Total, -1, -1, -1, 2, -1, -1, "mpich", "measured (topocoll bench, 2 ranks, MPICH 4.0, 2026-11-25, 3 launches): one exchange of empty messages, 1.67-1.72x faster than MPICH's barrier"},
     {Collective::Barrier, "native", SizeBasis::Total, -1, -1, -1, 2, -1, -1, nullptr, "measured (topocoll bench, 2 ranks, both MPIs): one exchange, where the system MPI's own path is shorter than the engine's (by 0.05-0.3 us)"},
     {Collective::Barrier, "dissemination", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "MPICH default"},
@@ -146,7 +146,7 @@ struct ParameterEntry {
 inline constexpr ParameterEntry kParameters[] = {
     {"TOPOCOLL_VERBOSE", ParameterKind::Int, "0", 0, 2, nullptr, 0},
     {"TOPOCOLL_FALLBACK", ParameterKind::Choice, "warn", 0, 0, kFallbackChoices, 3},
-    {"TOPOCOLL_STATS", ParameterKind::Bool, "0", 0, 0, nullptr, 0},
+    {"TOPOCOLL_STATS", ParameterKind::Int, "0", 0, 2, nullptr, 0},
     {"TOPOCOLL_PASSTHROUGH", ParameterKind::Bool, "0", 0, 0, nullptr, 0},
     {"TOPOCOLL_ALLTOALL_MAX_OUTSTANDING", ParameterKind::Int, "32", 1, 65536, nullptr, 0},
     {"TOPOCOLL_SHM", ParameterKind::Bool, "1", 0, 0, nullptr, 0},

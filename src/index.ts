@@ -4,6 +4,7 @@ import { MpiError } from './mpi/errors';
 import { abort, finalize, init, initialized, isFinalized, isThreadMain, queryThread } from './mpi/lifecycle';
 import { addon } from './mpi/native';
 import { BAND, BOR, BXOR, LAND, LOR, LXOR, MAX, MIN, OPS, PROD, SUM } from './mpi/ops';
+import { attachBuffer, detachBuffer, Message, PersistentRequest, startAll } from './mpi/p2p';
 import { Request, testAll, testAny, testSome, waitAll, waitAllSync, waitAny, waitSome } from './mpi/request';
 
 export type { BlockOf, BufferLike, Comparison, SendBuffer, Status, VectorBuffer } from './mpi/comm';
@@ -13,6 +14,7 @@ export type { SomeCompleted } from './mpi/request';
 export { Comm, IN_PLACE, ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED, MpiError, Request, abort, finalize, init, initialized, waitAll, waitAllSync, waitAny };
 export { isFinalized, queryThread, isThreadMain };
 export { waitSome, testAll, testAny, testSome };
+export { Message, PersistentRequest, startAll, attachBuffer, detachBuffer };
 export { SUM, PROD, MIN, MAX, LAND, LOR, LXOR, BAND, BOR, BXOR, OPS };
 
 /** MPI_COMM_WORLD (MPI is initialized on first access). */
@@ -25,6 +27,8 @@ export declare const COMM_SELF: Comm;
 export declare const rank: number;
 /** Number of processes in `world`. */
 export declare const size: number;
+/** MPI_BSEND_OVERHEAD: the bytes each buffered send takes in the attached buffer beyond its message (the MPI's own value). */
+export declare const BSEND_OVERHEAD: number;
 
 for (const [name, get] of [
   ['world', getWorld],
@@ -32,6 +36,7 @@ for (const [name, get] of [
   ['COMM_SELF', getSelf],
   ['rank', () => getWorld().rank],
   ['size', () => getWorld().size],
+  ['BSEND_OVERHEAD', () => addon().BSEND_OVERHEAD],
 ] as const) {
   Object.defineProperty(exports, name, { enumerable: true, get });
 }

@@ -174,12 +174,14 @@ Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype 
 
 // --- MpiRequestWrap ---
 
-Napi::FunctionReference MpiRequestWrap::constructor_;
+thread_local Napi::FunctionReference MpiRequestWrap::constructor_;
 
 void MpiRequestWrap::Init(Napi::Env env, Napi::Object exports) {
   Napi::Function ctor = DefineClass(env, "MpiRequest",
                                     {InstanceMethod("test", &MpiRequestWrap::Test), InstanceMethod("wait", &MpiRequestWrap::Wait),
-                                     InstanceMethod("status", &MpiRequestWrap::Status), InstanceMethod("data", &MpiRequestWrap::Data)});
+                                     InstanceMethod("status", &MpiRequestWrap::Status), InstanceMethod("data", &MpiRequestWrap::Data),
+                                     InstanceMethod("start", &MpiRequestWrap::Start), InstanceMethod("cancel", &MpiRequestWrap::Cancel),
+                                     InstanceMethod("free", &MpiRequestWrap::Free)});
   constructor_ = Napi::Persistent(ctor);
   constructor_.SuppressDestruct();
   exports.Set("MpiRequest", ctor);
@@ -204,7 +206,62 @@ Napi::Object MpiRequestWrap::NewMatchedReceive(Napi::Env env, MPI_Comm comm, int
   return obj;
 }
 
+Napi::Object MpiRequestWrap::NewPersistent(Napi::Env env, MPI_Request request, MPI_Datatype type) {
+  Napi::Object obj = New(env, request, type);
+  MpiRequestWrap* w = Unwrap(obj);
+  w->persistent_ = true;
+  w->done_ = true;  // inactive until started: MPI_Test on it is true at once
+  return obj;
+}
+
+MpiRequestWrap* MpiRequestWrap::persistentArg(const Napi::Value& v, const char* what) {
+  Napi::Env env = v.Env();
+  MpiRequestWrap* w = v.IsObject() && v.As<Napi::Object>().InstanceOf(constructor_.Value()) ? Unwrap(v.As<Napi::Object>()) : nullptr;
+  if (!w || !w->persistent_) throwType(env, std::string(what) + ": expects persistent requests (sendInit, recvInit)");
+  if (w->request_ == MPI_REQUEST_NULL) throwType(env, std::string(what) + ": the persistent request has been freed");
+  if (!w->done_) throwType(env, std::string(what) + ": the persistent request is active; complete it first");
+  return w;
+}
+
+void MpiRequestWrap::started(MPI_Request request) {
+  request_ = request;
+  status_ = MPI_Status{};
+  done_ = false;
+}
+
 MpiRequestWrap::MpiRequestWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<MpiRequestWrap>(info) {}
+
+// A persistent request the program dropped without free(): inactive (an active one is held by its
+// Request until it completes), so MPI_Request_free releases it at once.
+MpiRequestWrap::~MpiRequestWrap() {
+  int finalized = 1;
+  PMPI_Finalized(&finalized);
+  if (persistent_ && done_ && request_ != MPI_REQUEST_NULL && !finalized) PMPI_Request_free(&request_);
+}
+
+Napi::Value MpiRequestWrap::Start(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  persistentArg(Value(), "start");
+  check(env, PMPI_Start(&request_), "MPI_Start");
+  started(request_);
+  return env.Undefined();
+}
+
+// MPI_Cancel: the request still completes (wait/test), its status saying whether it was cancelled.
+Napi::Value MpiRequestWrap::Cancel(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (probing_) throwType(env, "cancel: a receive of unknown size (irecvObject) has no MPI request to cancel until a message matches");
+  if (!done_) check(env, PMPI_Cancel(&request_), "MPI_Cancel");
+  return env.Undefined();
+}
+
+// MPI_Request_free of an inactive persistent request.
+Napi::Value MpiRequestWrap::Free(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  persistentArg(Value(), "free");
+  check(env, PMPI_Request_free(&request_), "MPI_Request_free");
+  return env.Undefined();
+}
 
 void MpiRequestWrap::receiveMatched(Napi::Env env, MPI_Message message, const MPI_Status& probed) {
   probing_ = false;
@@ -277,7 +334,8 @@ Napi::Value MpiRequestWrap::Data(const Napi::CallbackInfo& info) {
 namespace topocoll::addon {
 
 Napi::FunctionReference& mpiErrorConstructor() {
-  static Napi::FunctionReference ctor;
+  // Per thread: each Node environment (the main thread, each worker) sets its own MpiError class.
+  static thread_local Napi::FunctionReference ctor;
   return ctor;
 }
 

@@ -1,6 +1,11 @@
-// Point-to-point: send/ssend, recv, sendrecv, their nonblocking forms, probe/iprobe, and the
-// receive of a message of unknown size (object mode) through matched probes (MPI_Mprobe/Mrecv),
-// which cannot take a message meant for another receive between the probe and the receive.
+// Point-to-point: the four send modes (standard, synchronous, buffered, ready), recv, sendrecv,
+// sendrecv_replace, their nonblocking and persistent forms, probe/iprobe, matched probes
+// (mprobe/improbe → a Message received by mrecv/imrecv), the buffer of buffered sends, and the
+// receive of a message of unknown size (object mode) through matched probes, which cannot take a
+// message meant for another receive between the probe and the receive.
+#include <climits>
+#include <vector>
+
 #include "addon.h"
 #include "mpi_binding.h"
 
@@ -38,13 +43,25 @@ Envelope envelopeArgs(const Napi::CallbackInfo& info) {
   return {comm, sourceArg(info[1], comm, "source"), tagArg(info[2], "tag", true)};
 }
 
-// (comm, buf, dest, tag, synchronous)
+// The send modes, as src/mpi/comm.ts numbers them.
+enum SendMode { kStandard = 0, kSynchronous = 1, kBuffered = 2, kReady = 3 };
+
+SendMode sendModeArg(const Napi::Value& v) { return static_cast<SendMode>(intArg(v, "mode", kStandard, kReady)); }
+
+// (comm, buf, dest, tag, mode)
 Napi::Value Send(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Message m = messageArgs(info, "send", false);
-  int rc = info[4].ToBoolean() ? TOPOCOLL_COUNT_CALL(m.large, Ssend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm)
-                               : TOPOCOLL_COUNT_CALL(m.large, Send, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm);
-  check(env, rc, "MPI_Send");
+  SendMode mode = sendModeArg(info[4]);
+  int rc = MPI_SUCCESS;
+  const char* call = "MPI_Send";
+  switch (mode) {
+    case kStandard: rc = TOPOCOLL_COUNT_CALL(m.large, Send, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm); break;
+    case kSynchronous: call = "MPI_Ssend", rc = TOPOCOLL_COUNT_CALL(m.large, Ssend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm); break;
+    case kBuffered: call = "MPI_Bsend", rc = TOPOCOLL_COUNT_CALL(m.large, Bsend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm); break;
+    case kReady: call = "MPI_Rsend", rc = TOPOCOLL_COUNT_CALL(m.large, Rsend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm); break;
+  }
+  check(env, rc, call);
   return env.Undefined();
 }
 
@@ -75,14 +92,37 @@ Napi::Value Sendrecv(const Napi::CallbackInfo& info) {
   return statusObject(env, status, r.type);
 }
 
-// (comm, buf, dest, tag, synchronous) → request
+// (comm, buf, dest, sendtag, source, recvtag) → status: sends buf, then receives into it
+Napi::Value SendrecvReplace(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MPI_Comm comm = commArg(info[0]);
+  BufferView b = bufferArg(info[1], "buf");
+  int dest = destArg(info[2], comm, "dest");
+  int sendtag = tagArg(info[3], "sendtag", false);
+  int source = sourceArg(info[4], comm, "source");
+  int recvtag = tagArg(info[5], "recvtag", true);
+  bool big = largeCount(env, b.count, "sendrecvReplace");
+  MPI_Status status{};
+  check(env, TOPOCOLL_COUNT_CALL(big, Sendrecv_replace, b.data, b.count, b.type, dest, sendtag, source, recvtag, comm, &status),
+        "MPI_Sendrecv_replace");
+  return statusObject(env, status, b.type);
+}
+
+// (comm, buf, dest, tag, mode) → request
 Napi::Value Isend(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Message m = messageArgs(info, "isend", false);
+  SendMode mode = sendModeArg(info[4]);
   MPI_Request request;
-  int rc = info[4].ToBoolean() ? TOPOCOLL_COUNT_CALL(m.large, Issend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request)
-                               : TOPOCOLL_COUNT_CALL(m.large, Isend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request);
-  check(env, rc, "MPI_Isend");
+  int rc = MPI_SUCCESS;
+  const char* call = "MPI_Isend";
+  switch (mode) {
+    case kStandard: rc = TOPOCOLL_COUNT_CALL(m.large, Isend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request); break;
+    case kSynchronous: call = "MPI_Issend", rc = TOPOCOLL_COUNT_CALL(m.large, Issend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request); break;
+    case kBuffered: call = "MPI_Ibsend", rc = TOPOCOLL_COUNT_CALL(m.large, Ibsend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request); break;
+    case kReady: call = "MPI_Irsend", rc = TOPOCOLL_COUNT_CALL(m.large, Irsend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request); break;
+  }
+  check(env, rc, call);
   return MpiRequestWrap::New(env, request, m.b.type);
 }
 
@@ -93,6 +133,50 @@ Napi::Value Irecv(const Napi::CallbackInfo& info) {
   MPI_Request request;
   check(env, TOPOCOLL_COUNT_CALL(m.large, Irecv, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request), "MPI_Irecv");
   return MpiRequestWrap::New(env, request, m.b.type);
+}
+
+// (comm, buf, dest, tag, mode) → an inactive persistent request; start() starts it
+Napi::Value SendInit(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Message m = messageArgs(info, "sendInit", false);
+  SendMode mode = sendModeArg(info[4]);
+  MPI_Request request;
+  int rc = MPI_SUCCESS;
+  const char* call = "MPI_Send_init";
+  switch (mode) {
+    case kStandard: rc = TOPOCOLL_COUNT_CALL(m.large, Send_init, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request); break;
+    case kSynchronous: call = "MPI_Ssend_init", rc = TOPOCOLL_COUNT_CALL(m.large, Ssend_init, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request); break;
+    case kBuffered: call = "MPI_Bsend_init", rc = TOPOCOLL_COUNT_CALL(m.large, Bsend_init, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request); break;
+    case kReady: call = "MPI_Rsend_init", rc = TOPOCOLL_COUNT_CALL(m.large, Rsend_init, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request); break;
+  }
+  check(env, rc, call);
+  return MpiRequestWrap::NewPersistent(env, request, m.b.type);
+}
+
+// (comm, buf, source, tag) → an inactive persistent receive
+Napi::Value RecvInit(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Message m = messageArgs(info, "recvInit", true);
+  MPI_Request request;
+  check(env, TOPOCOLL_COUNT_CALL(m.large, Recv_init, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request), "MPI_Recv_init");
+  return MpiRequestWrap::NewPersistent(env, request, m.b.type);
+}
+
+// (requests[]) → MPI_Startall over the persistent requests, all inactive (checked in TypeScript).
+Napi::Value StartAll(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsArray()) throwType(env, "startAll: requests must be an array of persistent requests");
+  Napi::Array list = info[0].As<Napi::Array>();
+  std::vector<MpiRequestWrap*> wraps;
+  std::vector<MPI_Request> requests;
+  for (uint32_t i = 0; i < list.Length(); i++) {
+    MpiRequestWrap* w = MpiRequestWrap::persistentArg(list.Get(i), "startAll");
+    wraps.push_back(w);
+    requests.push_back(w->handle());
+  }
+  check(env, PMPI_Startall(static_cast<int>(requests.size()), requests.data()), "MPI_Startall");
+  for (size_t i = 0; i < wraps.size(); i++) wraps[i]->started(requests[i]);
+  return env.Undefined();
 }
 
 // (comm, source, tag) → status (count in bytes)
@@ -112,6 +196,106 @@ Napi::Value Iprobe(const Napi::CallbackInfo& info) {
   MPI_Status status{};
   check(env, PMPI_Iprobe(e.source, e.tag, e.comm, &flag, &status), "MPI_Iprobe");
   return flag ? Napi::Value(statusObject(env, status, MPI_BYTE)) : env.Null();
+}
+
+// A message matched by mprobe/improbe: received once, by recv() (MPI_Mrecv) or irecv() (MPI_Imrecv).
+class MessageWrap : public Napi::ObjectWrap<MessageWrap> {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports) {
+    Napi::Function ctor = DefineClass(env, "NativeMessage", {InstanceMethod("recv", &MessageWrap::Recv), InstanceMethod("irecv", &MessageWrap::Irecv)});
+    constructor_ = Napi::Persistent(ctor);
+    constructor_.SuppressDestruct();
+    exports.Set("NativeMessage", ctor);
+  }
+
+  static Napi::Object New(MPI_Message message) {
+    Napi::Object obj = constructor_.New({});
+    Unwrap(obj)->message_ = message;
+    return obj;
+  }
+
+  explicit MessageWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<MessageWrap>(info) {}
+
+ private:
+  // The message, checked unreceived; MPI sets the handle to MPI_MESSAGE_NULL once it is received.
+  MPI_Message* unreceived(Napi::Env env, const char* what) {
+    if (message_ == MPI_MESSAGE_NULL) throwType(env, std::string(what) + ": the message has been received already (a Message is received once)");
+    return &message_;
+  }
+
+  // (buf) → status
+  Napi::Value Recv(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    BufferView b = bufferArg(info[0], "buf");
+    MPI_Message* message = unreceived(env, "recv");
+    bool big = largeCount(env, b.count, "Message.recv");
+    MPI_Status status{};
+    check(env, TOPOCOLL_COUNT_CALL(big, Mrecv, b.data, b.count, b.type, message, &status), "MPI_Mrecv");
+    return statusObject(env, status, b.type);
+  }
+
+  // (buf) → request whose status() is the receive's
+  Napi::Value Irecv(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    BufferView b = bufferArg(info[0], "buf");
+    MPI_Message* message = unreceived(env, "irecv");
+    bool big = largeCount(env, b.count, "Message.irecv");
+    MPI_Request request;
+    check(env, TOPOCOLL_COUNT_CALL(big, Imrecv, b.data, b.count, b.type, message, &request), "MPI_Imrecv");
+    return MpiRequestWrap::New(env, request, b.type);
+  }
+
+  MPI_Message message_ = MPI_MESSAGE_NULL;
+  // Per thread: each Node environment (the main thread, each worker) has its own class.
+  static thread_local Napi::FunctionReference constructor_;
+};
+
+thread_local Napi::FunctionReference MessageWrap::constructor_;
+
+// (comm, source, tag) → {message, status} (status count in bytes)
+Napi::Value Mprobe(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Envelope e = envelopeArgs(info);
+  MPI_Message message;
+  MPI_Status status{};
+  check(env, PMPI_Mprobe(e.source, e.tag, e.comm, &message, &status), "MPI_Mprobe");
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("message", MessageWrap::New(message));
+  result.Set("status", statusObject(env, status, MPI_BYTE));
+  return result;
+}
+
+// (comm, source, tag) → {message, status}, or null when no message matches yet
+Napi::Value Improbe(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Envelope e = envelopeArgs(info);
+  int flag = 0;
+  MPI_Message message;
+  MPI_Status status{};
+  check(env, PMPI_Improbe(e.source, e.tag, e.comm, &flag, &message, &status), "MPI_Improbe");
+  if (!flag) return env.Null();
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("message", MessageWrap::New(message));
+  result.Set("status", statusObject(env, status, MPI_BYTE));
+  return result;
+}
+
+// (buf) → MPI_Buffer_attach: the buffer buffered sends copy into (TypeScript keeps it alive).
+Napi::Value BufferAttach(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  BufferView b = bufferArg(info[0], "buffer");
+  MPI_Count bytes = b.count * static_cast<MPI_Count>(b.elementBytes);
+  if (bytes > INT_MAX) throwRange(env, "attachBuffer: " + std::to_string(bytes) + " bytes exceed MPI_Buffer_attach's limit of 2^31-1");
+  check(env, PMPI_Buffer_attach(b.data, static_cast<int>(bytes)), "MPI_Buffer_attach");
+  return env.Undefined();
+}
+
+// () → MPI_Buffer_detach: blocks until every buffered message has left the buffer.
+Napi::Value BufferDetach(const Napi::CallbackInfo& info) {
+  void* address = nullptr;
+  int bytes = 0;
+  check(info.Env(), PMPI_Buffer_detach(&address, &bytes), "MPI_Buffer_detach");
+  return Napi::Number::New(info.Env(), bytes);
 }
 
 // (comm, source, tag) → {data: Buffer, source, tag, count}: the next matching message, whatever its size.
@@ -141,7 +325,17 @@ Napi::Value IrecvBytes(const Napi::CallbackInfo& info) {
 
 void initPointToPoint(Napi::Env env, Napi::Object exports) {
   initMpiBinding(env, exports);
+  MessageWrap::Init(env, exports);
   exports.Set("send", Napi::Function::New(env, Send));
+  exports.Set("sendrecvReplace", Napi::Function::New(env, SendrecvReplace));
+  exports.Set("sendInit", Napi::Function::New(env, SendInit));
+  exports.Set("recvInit", Napi::Function::New(env, RecvInit));
+  exports.Set("startAll", Napi::Function::New(env, StartAll));
+  exports.Set("mprobe", Napi::Function::New(env, Mprobe));
+  exports.Set("improbe", Napi::Function::New(env, Improbe));
+  exports.Set("bufferAttach", Napi::Function::New(env, BufferAttach));
+  exports.Set("bufferDetach", Napi::Function::New(env, BufferDetach));
+  exports.Set("BSEND_OVERHEAD", Napi::Number::New(env, MPI_BSEND_OVERHEAD));
   exports.Set("recv", Napi::Function::New(env, Recv));
   exports.Set("sendrecv", Napi::Function::New(env, Sendrecv));
   exports.Set("isend", Napi::Function::New(env, Isend));

@@ -20,7 +20,8 @@ class RequestWrap : public Napi::ObjectWrap<RequestWrap> {
   Napi::Value Wait(const Napi::CallbackInfo& info);
   std::unique_ptr<CollectiveRequest> request_;
   bool done_ = false;
-  static Napi::FunctionReference constructor_;
+  // Per thread: each Node environment (the main thread, each worker) has its own class.
+  static thread_local Napi::FunctionReference constructor_;
 };
 
 }  // namespace topocoll::addon

@@ -33,12 +33,35 @@ export interface NativeRequest {
 }
 
 /** A request of the system MPI (MpiRequest, native/addon/mpi_binding.cc). */
-interface MpiRequest extends NativeRequest {
+export interface MpiRequest extends NativeRequest {
   /** The receive's status; a TypeError until the request completes. */
   status(): Status;
   /** A receive of unknown size (irecvBytes): the message once complete, else undefined. */
   data(): Buffer | undefined;
+  /** MPI_Cancel (the request must still complete); a TypeError for irecvBytes before a match. */
+  cancel(): void;
+  /** MPI_Start of an inactive persistent request; a TypeError otherwise. */
+  start(): void;
+  /** MPI_Request_free of an inactive persistent request; a TypeError otherwise. */
+  free(): void;
 }
+
+/** A message matched by a probe (NativeMessage, native/addon/p2p.cc): received once. */
+export interface NativeMessage {
+  /** MPI_Mrecv. */
+  recv(buf: BufferLike): Status;
+  /** MPI_Imrecv. */
+  irecv(buf: BufferLike): MpiRequest;
+}
+
+/** What mprobe and improbe return: the message and its status (count in bytes). */
+interface Matched {
+  message: NativeMessage;
+  status: Status;
+}
+
+/** Send modes: standard, synchronous, buffered, ready (MPI_Send, MPI_Ssend, MPI_Bsend, MPI_Rsend). */
+type SendMode = 0 | 1 | 2 | 3;
 
 // --- native/addon/hierarchy.cc ---
 
@@ -334,10 +357,24 @@ export interface NativeAddon {
   readonly UNDEFINED: typeof UNDEFINED;
 
   // p2p.cc
-  send(comm: CommHandle, buf: BufferLike, dest: number, tag: number, synchronous: boolean): void;
+  send(comm: CommHandle, buf: BufferLike, dest: number, tag: number, mode: SendMode): void;
   recv(comm: CommHandle, buf: BufferLike, source: number, tag: number): Status;
   sendrecv(comm: CommHandle, sendbuf: BufferLike, dest: number, sendtag: number, recvbuf: BufferLike, source: number, recvtag: number): Status;
-  isend(comm: CommHandle, buf: BufferLike, dest: number, tag: number, synchronous: boolean): MpiRequest;
+  sendrecvReplace(comm: CommHandle, buf: BufferLike, dest: number, sendtag: number, source: number, recvtag: number): Status;
+  isend(comm: CommHandle, buf: BufferLike, dest: number, tag: number, mode: SendMode): MpiRequest;
+  /** Inactive persistent requests. */
+  sendInit(comm: CommHandle, buf: BufferLike, dest: number, tag: number, mode: SendMode): MpiRequest;
+  recvInit(comm: CommHandle, buf: BufferLike, source: number, tag: number): MpiRequest;
+  /** MPI_Startall of inactive persistent requests. */
+  startAll(requests: MpiRequest[]): void;
+  readonly NativeMessage: new () => NativeMessage;
+  mprobe(comm: CommHandle, source: number, tag: number): Matched;
+  /** null when no message matches yet. */
+  improbe(comm: CommHandle, source: number, tag: number): Matched | null;
+  bufferAttach(buffer: BufferLike): void;
+  /** Returns the size in bytes of the buffer detached. */
+  bufferDetach(): number;
+  readonly BSEND_OVERHEAD: number;
   irecv(comm: CommHandle, buf: BufferLike, source: number, tag: number): MpiRequest;
   /** count in bytes. */
   probe(comm: CommHandle, source: number, tag: number): Status;

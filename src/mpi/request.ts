@@ -1,15 +1,103 @@
-// Nonblocking operations as awaitable requests. A pending request is progressed by polling
-// MPI_Test from the event loop (setImmediate, backing off to short timers), so timers and I/O
-// keep running and MPI needs no thread support beyond MPI_THREAD_SINGLE.
-import type { NativeRequest } from './addon';
+// Nonblocking operations as awaitable requests. Awaited requests are progressed by MPI_Test from
+// the calling thread, so MPI needs no thread support beyond MPI_THREAD_SINGLE (a completion thread
+// blocked in MPI_Wait would need MPI_THREAD_MULTIPLE, which costs every call).
+import type { MpiRequest, NativeRequest } from './addon';
 
 /**
- * Polls spin on setImmediate for the first SPIN_MS (latency: each poll still lets timers and I/O
- * run), then back off on timers growing to MAX_DELAY_MS (CPU). A count of spins would end in
- * microseconds, far sooner than a peer rank that shares a core gets to run.
+ * How an awaited request is progressed. Right after the program awaits (in a microtask, so that
+ * `Promise.all` has handed over every request first), MPI_Test runs in a loop for up to SPIN_US:
+ * a small operation completes there as fast as its blocking form, and the await costs one
+ * microtask. Past that, one MPI_Test per event-loop turn (setImmediate), so timers and I/O run,
+ * for SPIN_MS after the last await or completion; then timers growing to MAX_DELAY_MS (CPU). A
+ * count of spins would end in microseconds, far sooner than a peer rank sharing a core gets to run.
  */
+const SPIN_US = 100;
 const SPIN_MS = 10;
 const MAX_DELAY_MS = 4;
+
+// What an awaiting promise() or waitAny/waitSome waits on: `step` progresses (true once done, or
+// throws: a rejection), then `resolve` or `reject` settles the promise.
+interface Waiter {
+  step: () => boolean;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+const waiters = new Set<Waiter>();
+let spinQueued = false;
+let turn: { immediate: NodeJS.Immediate } | { timer: NodeJS.Timeout } | null = null;
+let lastActivity = 0; // performance.now() of the last new waiter or completion
+let slowTurns = 0;
+
+// Steps every waiter once; settles those that finish.
+function stepWaiters(): void {
+  for (const w of waiters) {
+    let finished = false;
+    try {
+      finished = w.step();
+    } catch (e) {
+      waiters.delete(w);
+      w.reject(e);
+      continue;
+    }
+    if (finished) {
+      waiters.delete(w);
+      w.resolve();
+    }
+  }
+}
+
+function spin(): void {
+  spinQueued = false;
+  const started = performance.now();
+  const before = waiters.size;
+  do stepWaiters();
+  while (waiters.size > 0 && (performance.now() - started) * 1000 < SPIN_US);
+  if (waiters.size < before) lastActivity = performance.now();
+  scheduleTurn();
+}
+
+function eventLoopTurn(): void {
+  turn = null;
+  const before = waiters.size;
+  stepWaiters();
+  if (waiters.size < before) {
+    lastActivity = performance.now();
+    slowTurns = 0;
+  }
+  scheduleTurn();
+}
+
+function scheduleTurn(): void {
+  if (waiters.size === 0 || turn) return;
+  if (performance.now() - lastActivity < SPIN_MS) turn = { immediate: setImmediate(eventLoopTurn) };
+  else turn = { timer: setTimeout(eventLoopTurn, Math.min(MAX_DELAY_MS, slowTurns++ >> 4)) };
+}
+
+// A promise of `value()` once `step` returns true, progressed as described above.
+function poll<R>(step: () => boolean, value: () => R): Promise<R> {
+  return new Promise<R>((resolve, reject) => {
+    const settle = () => {
+      try {
+        resolve(value());
+      } catch (e) {
+        reject(e);
+      }
+    };
+    waiters.add({ step, resolve: settle, reject });
+    lastActivity = performance.now();
+    slowTurns = 0;
+    // A turn waiting on a timer would answer late: the spin reschedules it.
+    if (turn && 'timer' in turn) {
+      clearTimeout(turn.timer);
+      turn = null;
+    }
+    if (!spinQueued) {
+      spinQueued = true;
+      queueMicrotask(spin);
+    }
+  });
+}
 
 // Requests in flight, and the buffers MPI reads or writes for them, stay reachable from here until
 // they complete, so that MPI never writes into a buffer the garbage collector has freed, even when
@@ -22,6 +110,15 @@ const inFlight = new Map<Request<any>, unknown[]>();
 const detached = new Map<NativeRequest, unknown[]>();
 const freedRequests = new WeakSet<Request<any>>();
 
+/**
+ * What made a request, which decides what else it may do: 'collective' (a nonblocking collective:
+ * neither free() nor cancel(), as MPI forbids both), 'p2p' (a send or receive of a buffer: both),
+ * 'object' (isendObject, irecvObject: free() only; a receive of unknown size has no MPI request to
+ * cancel until a message matches), 'persistent' (an operation started by a PersistentRequest:
+ * cancel() only; free() is the PersistentRequest's).
+ */
+export type RequestKind = 'collective' | 'p2p' | 'object' | 'persistent';
+
 function sweepDetached(): void {
   for (const native of detached.keys()) {
     let complete = true;
@@ -32,25 +129,6 @@ function sweepDetached(): void {
     }
     if (complete) detached.delete(native);
   }
-}
-
-// Calls `step` now, then from the event loop until it returns true (or throws: a rejection), and
-// resolves with `value()`.
-function poll<R>(step: () => boolean, value: () => R): Promise<R> {
-  return new Promise<R>((resolve, reject) => {
-    const started = performance.now();
-    let slowPolls = 0;
-    const again = () => {
-      try {
-        if (step()) return resolve(value());
-      } catch (e) {
-        return reject(e);
-      }
-      if (performance.now() - started < SPIN_MS) setImmediate(again);
-      else setTimeout(again, Math.min(MAX_DELAY_MS, slowPolls++ >> 4));
-    };
-    again();
-  });
 }
 
 /**
@@ -70,19 +148,20 @@ export class Request<T = void> implements Promise<T> {
   #result: (() => T) | null;
   #value: T | undefined;
   #done = false;
-  #freeable: boolean;
+  #kind: RequestKind;
+  #cancelRequested = false;
+  #cancelled = false;
   #promise?: Promise<T>;
 
   /**
    * @internal `result` computes the value once the operation has completed; `keepAlive` holds the
-   * buffers MPI is reading or writing until then; `freeable`: a point-to-point operation, which
-   * free() may release (MPI forbids it for a nonblocking collective).
+   * buffers MPI is reading or writing until then; `kind`: what made it (RequestKind).
    */
-  constructor(native: NativeRequest, result: () => T, keepAlive: unknown[], freeable = false) {
+  constructor(native: NativeRequest, result: () => T, keepAlive: unknown[], kind: RequestKind = 'collective') {
     if (detached.size > 0) sweepDetached();
     this.#native = native;
     this.#result = result;
-    this.#freeable = freeable;
+    this.#kind = kind;
     inFlight.set(this, keepAlive);
   }
 
@@ -125,8 +204,11 @@ export class Request<T = void> implements Promise<T> {
    */
   free(): void {
     if (!inFlight.has(this)) return; // completed, failed or freed already: nothing in flight
-    if (!this.#freeable) {
+    if (this.#kind === 'collective') {
       throw new TypeError('free: a nonblocking collective cannot be freed (MPI forbids MPI_Request_free on its request); complete it with await, wait() or test()');
+    }
+    if (this.#kind === 'persistent') {
+      throw new TypeError('free: this operation was started by a PersistentRequest; complete it, then free the PersistentRequest');
     }
     if (this.#promise) throw new TypeError('free: the request is being awaited; a request cannot be freed once something waits for it');
     freedRequests.add(this);
@@ -134,6 +216,33 @@ export class Request<T = void> implements Promise<T> {
     inFlight.delete(this);
     this.#native = null;
     this.#result = null;
+  }
+
+  /**
+   * MPI_Cancel: asks MPI to cancel the operation (a receive no message has matched yet is
+   * cancelled; a send usually cannot be, and MPI-4 deprecates cancelling sends). The request
+   * must still be completed as usual (await, wait(), test()); then `cancelled` says whether it
+   * was, and a receive's Status has `cancelled: true` (no data was received). Nothing happens
+   * for a request that has completed. A TypeError for a nonblocking collective (MPI forbids it),
+   * for isendObject/irecvObject, and for a freed request.
+   */
+  cancel(): void {
+    if (freedRequests.has(this)) throw freedError('cancel');
+    if (this.#kind === 'collective' || this.#kind === 'object') {
+      throw new TypeError(
+        this.#kind === 'collective'
+          ? 'cancel: a nonblocking collective cannot be cancelled (MPI forbids MPI_Cancel on its request)'
+          : 'cancel: isendObject/irecvObject requests cannot be cancelled; use a buffer receive (irecv) to cancel',
+      );
+    }
+    if (this.#done) return;
+    this.#progress('cancel', () => (this.#native as MpiRequest).cancel());
+    this.#cancelRequested = true;
+  }
+
+  /** Whether the operation was cancelled (MPI_Test_cancelled); false until it completes. */
+  get cancelled(): boolean {
+    return this.#cancelled;
   }
 
   /**
@@ -178,6 +287,7 @@ export class Request<T = void> implements Promise<T> {
   #complete(): void {
     this.#done = true;
     inFlight.delete(this);
+    if (this.#cancelRequested) this.#cancelled = (this.#native as MpiRequest).status().cancelled;
     this.#value = this.#result!();
     this.#native = null;
     this.#result = null;

@@ -48,19 +48,24 @@ enum SendMode { kStandard = 0, kSynchronous = 1, kBuffered = 2, kReady = 3 };
 
 SendMode sendModeArg(const Napi::Value& v) { return static_cast<SendMode>(intArg(v, "mode", kStandard, kReady)); }
 
+// One send call in the four modes: sets `rc` to PMPI_<standard|synchronous|buffered|ready>(...)
+// (its _c form for large counts) by `mode`, and `call` to its name for errors.
+#define TOPOCOLL_SEND_MODES(rc, call, mode, large, standard, synchronous, buffered, ready, ...)                      \
+  switch (mode) {                                                                                                   \
+    case kStandard: call = "MPI_" #standard, rc = TOPOCOLL_COUNT_CALL(large, standard, __VA_ARGS__); break;           \
+    case kSynchronous: call = "MPI_" #synchronous, rc = TOPOCOLL_COUNT_CALL(large, synchronous, __VA_ARGS__); break;  \
+    case kBuffered: call = "MPI_" #buffered, rc = TOPOCOLL_COUNT_CALL(large, buffered, __VA_ARGS__); break;           \
+    case kReady: call = "MPI_" #ready, rc = TOPOCOLL_COUNT_CALL(large, ready, __VA_ARGS__); break;                    \
+  }
+
 // (comm, buf, dest, tag, mode)
 Napi::Value Send(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Message m = messageArgs(info, "send", false);
   SendMode mode = sendModeArg(info[4]);
   int rc = MPI_SUCCESS;
-  const char* call = "MPI_Send";
-  switch (mode) {
-    case kStandard: rc = TOPOCOLL_COUNT_CALL(m.large, Send, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm); break;
-    case kSynchronous: call = "MPI_Ssend", rc = TOPOCOLL_COUNT_CALL(m.large, Ssend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm); break;
-    case kBuffered: call = "MPI_Bsend", rc = TOPOCOLL_COUNT_CALL(m.large, Bsend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm); break;
-    case kReady: call = "MPI_Rsend", rc = TOPOCOLL_COUNT_CALL(m.large, Rsend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm); break;
-  }
+  const char* call = "";
+  TOPOCOLL_SEND_MODES(rc, call, mode, m.large, Send, Ssend, Bsend, Rsend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm)
   check(env, rc, call);
   return env.Undefined();
 }
@@ -108,61 +113,41 @@ Napi::Value SendrecvReplace(const Napi::CallbackInfo& info) {
   return statusObject(env, status, b.type);
 }
 
-// (comm, buf, dest, tag, mode) → request
-Napi::Value Isend(const Napi::CallbackInfo& info) {
+// (comm, buf, dest, tag, mode) → a started request (MPI_Isend, …), or with `persistent` an
+// inactive one that start() starts (MPI_Send_init, …)
+template <bool persistent>
+Napi::Value SendRequest(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Message m = messageArgs(info, "isend", false);
+  Message m = messageArgs(info, persistent ? "sendInit" : "isend", false);
   SendMode mode = sendModeArg(info[4]);
   MPI_Request request;
   int rc = MPI_SUCCESS;
-  const char* call = "MPI_Isend";
-  switch (mode) {
-    case kStandard: rc = TOPOCOLL_COUNT_CALL(m.large, Isend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request); break;
-    case kSynchronous: call = "MPI_Issend", rc = TOPOCOLL_COUNT_CALL(m.large, Issend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request); break;
-    case kBuffered: call = "MPI_Ibsend", rc = TOPOCOLL_COUNT_CALL(m.large, Ibsend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request); break;
-    case kReady: call = "MPI_Irsend", rc = TOPOCOLL_COUNT_CALL(m.large, Irsend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request); break;
+  const char* call = "";
+  if (persistent) {
+    TOPOCOLL_SEND_MODES(rc, call, mode, m.large, Send_init, Ssend_init, Bsend_init, Rsend_init, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request)
+  } else {
+    TOPOCOLL_SEND_MODES(rc, call, mode, m.large, Isend, Issend, Ibsend, Irsend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request)
   }
   check(env, rc, call);
-  return MpiRequestWrap::New(env, request, m.b.type);
+  return persistent ? MpiRequestWrap::NewPersistent(env, request, m.b.type) : MpiRequestWrap::New(env, request, m.b.type);
 }
 
-// (comm, buf, source, tag) → request whose status() is the receive's
-Napi::Value Irecv(const Napi::CallbackInfo& info) {
+// (comm, buf, source, tag) → a started receive (MPI_Irecv) whose status() is the receive's, or
+// with `persistent` an inactive one (MPI_Recv_init)
+template <bool persistent>
+Napi::Value RecvRequest(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Message m = messageArgs(info, "irecv", true);
+  Message m = messageArgs(info, persistent ? "recvInit" : "irecv", true);
   MPI_Request request;
+  if (persistent) {
+    check(env, TOPOCOLL_COUNT_CALL(m.large, Recv_init, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request), "MPI_Recv_init");
+    return MpiRequestWrap::NewPersistent(env, request, m.b.type);
+  }
   check(env, TOPOCOLL_COUNT_CALL(m.large, Irecv, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request), "MPI_Irecv");
   return MpiRequestWrap::New(env, request, m.b.type);
 }
 
-// (comm, buf, dest, tag, mode) → an inactive persistent request; start() starts it
-Napi::Value SendInit(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Message m = messageArgs(info, "sendInit", false);
-  SendMode mode = sendModeArg(info[4]);
-  MPI_Request request;
-  int rc = MPI_SUCCESS;
-  const char* call = "MPI_Send_init";
-  switch (mode) {
-    case kStandard: rc = TOPOCOLL_COUNT_CALL(m.large, Send_init, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request); break;
-    case kSynchronous: call = "MPI_Ssend_init", rc = TOPOCOLL_COUNT_CALL(m.large, Ssend_init, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request); break;
-    case kBuffered: call = "MPI_Bsend_init", rc = TOPOCOLL_COUNT_CALL(m.large, Bsend_init, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request); break;
-    case kReady: call = "MPI_Rsend_init", rc = TOPOCOLL_COUNT_CALL(m.large, Rsend_init, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request); break;
-  }
-  check(env, rc, call);
-  return MpiRequestWrap::NewPersistent(env, request, m.b.type);
-}
-
-// (comm, buf, source, tag) → an inactive persistent receive
-Napi::Value RecvInit(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Message m = messageArgs(info, "recvInit", true);
-  MPI_Request request;
-  check(env, TOPOCOLL_COUNT_CALL(m.large, Recv_init, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request), "MPI_Recv_init");
-  return MpiRequestWrap::NewPersistent(env, request, m.b.type);
-}
-
-// (requests[]) → MPI_Startall over the persistent requests, all inactive (checked in TypeScript).
+// (requests[]) → MPI_Startall over persistent requests, each checked inactive first.
 Napi::Value StartAll(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!info[0].IsArray()) throwType(env, "startAll: requests must be an array of persistent requests");
@@ -252,27 +237,20 @@ class MessageWrap : public Napi::ObjectWrap<MessageWrap> {
 
 thread_local Napi::FunctionReference MessageWrap::constructor_;
 
-// (comm, source, tag) → {message, status} (status count in bytes)
-Napi::Value Mprobe(const Napi::CallbackInfo& info) {
+// (comm, source, tag) → {message, status} (status count in bytes): MPI_Mprobe, or with
+// `immediate` MPI_Improbe, which gives null when no message matches yet
+template <bool immediate>
+Napi::Value MatchedProbe(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Envelope e = envelopeArgs(info);
+  int flag = 1;
   MPI_Message message;
   MPI_Status status{};
-  check(env, PMPI_Mprobe(e.source, e.tag, e.comm, &message, &status), "MPI_Mprobe");
-  Napi::Object result = Napi::Object::New(env);
-  result.Set("message", MessageWrap::New(message));
-  result.Set("status", statusObject(env, status, MPI_BYTE));
-  return result;
-}
-
-// (comm, source, tag) → {message, status}, or null when no message matches yet
-Napi::Value Improbe(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Envelope e = envelopeArgs(info);
-  int flag = 0;
-  MPI_Message message;
-  MPI_Status status{};
-  check(env, PMPI_Improbe(e.source, e.tag, e.comm, &flag, &message, &status), "MPI_Improbe");
+  if (immediate) {
+    check(env, PMPI_Improbe(e.source, e.tag, e.comm, &flag, &message, &status), "MPI_Improbe");
+  } else {
+    check(env, PMPI_Mprobe(e.source, e.tag, e.comm, &message, &status), "MPI_Mprobe");
+  }
   if (!flag) return env.Null();
   Napi::Object result = Napi::Object::New(env);
   result.Set("message", MessageWrap::New(message));
@@ -327,21 +305,21 @@ void initPointToPoint(Napi::Env env, Napi::Object exports) {
   initMpiBinding(env, exports);
   MessageWrap::Init(env, exports);
   exports.Set("send", Napi::Function::New(env, Send));
+  exports.Set("recv", Napi::Function::New(env, Recv));
+  exports.Set("sendrecv", Napi::Function::New(env, Sendrecv));
   exports.Set("sendrecvReplace", Napi::Function::New(env, SendrecvReplace));
-  exports.Set("sendInit", Napi::Function::New(env, SendInit));
-  exports.Set("recvInit", Napi::Function::New(env, RecvInit));
+  exports.Set("isend", Napi::Function::New(env, SendRequest<false>));
+  exports.Set("irecv", Napi::Function::New(env, RecvRequest<false>));
+  exports.Set("sendInit", Napi::Function::New(env, SendRequest<true>));
+  exports.Set("recvInit", Napi::Function::New(env, RecvRequest<true>));
   exports.Set("startAll", Napi::Function::New(env, StartAll));
-  exports.Set("mprobe", Napi::Function::New(env, Mprobe));
-  exports.Set("improbe", Napi::Function::New(env, Improbe));
+  exports.Set("probe", Napi::Function::New(env, Probe));
+  exports.Set("iprobe", Napi::Function::New(env, Iprobe));
+  exports.Set("mprobe", Napi::Function::New(env, MatchedProbe<false>));
+  exports.Set("improbe", Napi::Function::New(env, MatchedProbe<true>));
   exports.Set("bufferAttach", Napi::Function::New(env, BufferAttach));
   exports.Set("bufferDetach", Napi::Function::New(env, BufferDetach));
   exports.Set("BSEND_OVERHEAD", Napi::Number::New(env, MPI_BSEND_OVERHEAD));
-  exports.Set("recv", Napi::Function::New(env, Recv));
-  exports.Set("sendrecv", Napi::Function::New(env, Sendrecv));
-  exports.Set("isend", Napi::Function::New(env, Isend));
-  exports.Set("irecv", Napi::Function::New(env, Irecv));
-  exports.Set("probe", Napi::Function::New(env, Probe));
-  exports.Set("iprobe", Napi::Function::New(env, Iprobe));
   exports.Set("recvBytes", Napi::Function::New(env, RecvBytes));
   exports.Set("irecvBytes", Napi::Function::New(env, IrecvBytes));
   exports.Set("tagUpperBound", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {

@@ -90,6 +90,15 @@ export function runJob(cmd: string, args: string[], opts: { env?: Record<string,
   });
 }
 
+/** The JSON lines a job's ranks printed (those that start with '{'), in rank order. */
+export function rankReports<T extends { rank: number }>(stdout: string): T[] {
+  return stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as T)
+    .sort((a, b) => a.rank - b.rank);
+}
+
 /** Fails with everything the job printed when it did not exit 0. */
 export function expectSuccess(run: MpiRun): void {
   if (run.code !== 0) {

@@ -3,7 +3,7 @@
 // mpirun with both MPIs: each program checks the bytes every rank receives and prints one JSON
 // line per rank.
 import { describe, expect, it } from 'vitest';
-import { expectSuccess, FLAVOURS, mpirun, type Flavour } from '../helpers/mpirun';
+import { expectSuccess, FLAVOURS, mpirun, rankReports, type Flavour } from '../helpers/mpirun';
 
 // MPICH busy-polls: two ranks on this machine.
 const SIZES: Record<Flavour, number[]> = { openmpi: [2, 3], mpich: [2] };
@@ -15,16 +15,8 @@ interface RankReport {
   failures: { name: string; detail?: unknown }[];
 }
 
-function reports(stdout: string): RankReport[] {
-  return stdout
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as RankReport)
-    .sort((a, b) => a.rank - b.rank);
-}
-
 function expectEveryRank(stdout: string, np: number, minChecks: number): void {
-  const got = reports(stdout);
+  const got = rankReports<RankReport>(stdout);
   expect(got.map((r) => r.rank)).toEqual([...Array(np).keys()]);
   for (const r of got) {
     expect(r.failures, `rank ${r.rank}`).toEqual([]);

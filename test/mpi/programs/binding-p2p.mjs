@@ -18,29 +18,13 @@ import {
   waitAll,
   world,
 } from 'topocoll';
+import { check, report, throws } from './checks.mjs';
 
 const right = (rank + 1) % size;
 const left = (rank + size - 1) % size;
-let checks = 0;
-const failures = [];
-
-function check(name, ok, detail) {
-  checks++;
-  if (!ok && failures.length < 40) failures.push({ name, detail });
-}
-
 function sameValues(name, got, want) {
   const g = Array.from(got);
   check(name, g.length === want.length && g.every((v, i) => v === want[i]), `got [${g.slice(0, 8)}], want [${want.slice(0, 8)}]`);
-}
-
-function throws(name, fn, cls, pattern) {
-  try {
-    fn();
-    check(name, false, 'did not throw');
-  } catch (e) {
-    check(name, e instanceof cls && pattern.test(e.message), `${e?.constructor?.name}: ${e?.message}`);
-  }
 }
 
 // What `from` sends in round `round`: n values naming both.
@@ -194,4 +178,4 @@ const payload = (from, round, n) => Array.from({ length: n }, (_, i) => from * 1
 }
 
 world.barrier();
-console.log(JSON.stringify({ rank, size, checks, failures }));
+console.log(JSON.stringify({ rank, size, ...report }));

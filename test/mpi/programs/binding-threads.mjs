@@ -6,13 +6,7 @@
 //             worker exchanges a message with the next rank's worker while the main threads wait.
 // Every rank prints one JSON line: {rank, size, level, checks, failures}.
 import { Worker, isMainThread, parentPort } from 'node:worker_threads';
-
-let checks = 0;
-const failures = [];
-function check(name, ok, detail) {
-  checks++;
-  if (!ok && failures.length < 40) failures.push({ name, detail });
-}
+import { check, report } from './checks.mjs';
 
 async function inWorker() {
   try {
@@ -53,19 +47,19 @@ async function main(level) {
   const right = (rank + 1) % size;
   const left = (rank + size - 1) % size;
   check('init on the main thread', started.initializedHere === true && started.provided === level && t.isThreadMain() === true, started);
-  const report = await runWorker();
+  const worker = await runWorker();
   if (level === 'single') {
     check(
       'a worker under single gets a clear error',
-      /^Error: topocoll: MPI is used from a thread other than the one that initialized it, and MPI provides thread level "single"; call init\({ threadLevel: 'multiple' }\) on the main thread before any worker_thread uses MPI$/.test(report.error),
-      report,
+      /^Error: topocoll: MPI is used from a thread other than the one that initialized it, and MPI provides thread level "single"; call init\({ threadLevel: 'multiple' }\) on the main thread before any worker_thread uses MPI$/.test(worker.error),
+      worker,
     );
   } else {
-    check('no error in the worker', report.error === undefined, report.error);
-    check('the worker joined, not initialized', report.joined?.initializedHere === false && report.joined?.provided === 'multiple' && report.isThreadMain === false, report);
-    check('finalize in a worker', report.finalizeError === 'finalize: only the main thread finalizes MPI (at its exit, or by calling finalize())', report.finalizeError);
-    check('the workers exchanged by sendrecv', report.source === left && report.got?.join() === [left, 7, 70].join(), report);
-    check('the workers exchanged by isend/irecv', report.viaAwait?.join() === [left, 71].join(), report);
+    check('no error in the worker', worker.error === undefined, worker.error);
+    check('the worker joined, not initialized', worker.joined?.initializedHere === false && worker.joined?.provided === 'multiple' && worker.isThreadMain === false, worker);
+    check('finalize in a worker', worker.finalizeError === 'finalize: only the main thread finalizes MPI (at its exit, or by calling finalize())', worker.finalizeError);
+    check('the workers exchanged by sendrecv', worker.source === left && worker.got?.join() === [left, 7, 70].join(), worker);
+    check('the workers exchanged by isend/irecv', worker.viaAwait?.join() === [left, 71].join(), worker);
   }
   // The main thread's MPI after a worker loaded the addon: requests, MpiError, a collective.
   const got = new Uint16Array(4);
@@ -81,7 +75,7 @@ async function main(level) {
   await long;
   const sum = world.allreduce(Int32Array.of(rank), new Int32Array(1));
   check('allreduce after the worker', sum[0] === (size * (size - 1)) / 2, sum[0]);
-  console.log(JSON.stringify({ rank, size, level, checks, failures }));
+  console.log(JSON.stringify({ rank, size, level, ...report }));
 }
 
 if (isMainThread) await main(process.argv[2]);

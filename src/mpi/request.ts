@@ -15,33 +15,49 @@ const SPIN_US = 100;
 const SPIN_MS = 10;
 const MAX_DELAY_MS = 4;
 
-// What an awaiting promise() or waitAny/waitSome waits on: `step` progresses (true once done, or
-// throws: a rejection), then `resolve` or `reject` settles the promise.
+// What waitAny/waitSome wait on: `step` progresses (true once done, or throws: a rejection), then
+// `resolve` or `reject` settles the promise.
 interface Waiter {
   step: () => boolean;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
 
-const waiters = new Set<Waiter>();
+// Waiters (waitAny, waitSome) and awaited Requests, which wait for themselves: an await allocates
+// no waiter object and no closures (per request of a Promise.all, on the path of every halo).
+const waiters = new Set<Waiter | Request<any>>();
+// Progresses an awaited Request once and settles its promise when done (true then); set by Request.
+let stepAwaited: (r: Request<any>) => boolean;
 let spinQueued = false;
 let turn: { immediate: NodeJS.Immediate } | { timer: NodeJS.Timeout } | null = null;
 let lastActivity = 0; // performance.now() of the last new waiter or completion
+let activity = false; // a waiter came or went since lastActivity was read
 let slowTurns = 0;
+// queueMicrotask makes an AsyncResource per call; a reaction to a settled promise is V8's own.
+const settled = Promise.resolve();
 
 // Steps every waiter once; settles those that finish.
 function stepWaiters(): void {
   for (const w of waiters) {
+    if (w instanceof Request) {
+      if (stepAwaited(w)) {
+        waiters.delete(w);
+        activity = true;
+      }
+      continue;
+    }
     let finished = false;
     try {
       finished = w.step();
     } catch (e) {
       waiters.delete(w);
+      activity = true;
       w.reject(e);
       continue;
     }
     if (finished) {
       waiters.delete(w);
+      activity = true;
       w.resolve();
     }
   }
@@ -49,32 +65,50 @@ function stepWaiters(): void {
 
 function spin(): void {
   spinQueued = false;
-  const started = performance.now();
-  const before = waiters.size;
-  do stepWaiters();
-  while (waiters.size > 0 && (performance.now() - started) * 1000 < SPIN_US);
-  if (waiters.size < before) lastActivity = performance.now();
+  stepWaiters();
+  if (waiters.size > 0) {
+    // The clock only once something is still pending: most small operations are done by now.
+    const started = performance.now();
+    do stepWaiters();
+    while (waiters.size > 0 && (performance.now() - started) * 1000 < SPIN_US);
+  }
   scheduleTurn();
 }
 
 function eventLoopTurn(): void {
   turn = null;
-  const before = waiters.size;
   stepWaiters();
-  if (waiters.size < before) {
-    lastActivity = performance.now();
-    slowTurns = 0;
-  }
   scheduleTurn();
 }
 
 function scheduleTurn(): void {
   if (waiters.size === 0 || turn) return;
-  if (performance.now() - lastActivity < SPIN_MS) turn = { immediate: setImmediate(eventLoopTurn) };
+  const now = performance.now();
+  if (activity) {
+    activity = false;
+    lastActivity = now;
+    slowTurns = 0;
+  }
+  if (now - lastActivity < SPIN_MS) turn = { immediate: setImmediate(eventLoopTurn) };
   else turn = { timer: setTimeout(eventLoopTurn, Math.min(MAX_DELAY_MS, slowTurns++ >> 4)) };
 }
 
-// A promise of `value()` once `step` returns true, progressed as described above.
+// Progresses `waiter` from now on, as described above.
+function addWaiter(waiter: Waiter | Request<any>): void {
+  waiters.add(waiter);
+  activity = true;
+  // A turn waiting on a timer would answer late: the spin reschedules it.
+  if (turn && 'timer' in turn) {
+    clearTimeout(turn.timer);
+    turn = null;
+  }
+  if (!spinQueued) {
+    spinQueued = true;
+    void settled.then(spin);
+  }
+}
+
+// A promise of `value()` once `step` returns true (waitAny, waitSome).
 function poll<R>(step: () => boolean, value: () => R): Promise<R> {
   return new Promise<R>((resolve, reject) => {
     const settle = () => {
@@ -84,18 +118,7 @@ function poll<R>(step: () => boolean, value: () => R): Promise<R> {
         reject(e);
       }
     };
-    waiters.add({ step, resolve: settle, reject });
-    lastActivity = performance.now();
-    slowTurns = 0;
-    // A turn waiting on a timer would answer late: the spin reschedules it.
-    if (turn && 'timer' in turn) {
-      clearTimeout(turn.timer);
-      turn = null;
-    }
-    if (!spinQueued) {
-      spinQueued = true;
-      queueMicrotask(spin);
-    }
+    addWaiter({ step, resolve: settle, reject });
   });
 }
 
@@ -152,6 +175,22 @@ export class Request<T = void> implements Promise<T> {
   #cancelRequested = false;
   #cancelled = false;
   #promise?: Promise<T>;
+  // The promise's settling functions ((value: T) would make Request<T> invariant in T).
+  #resolve?: (value: any) => void;
+  #reject?: (error: unknown) => void;
+
+  static {
+    stepAwaited = (r) => {
+      try {
+        if (!r.test()) return false;
+      } catch (e) {
+        r.#reject!(e);
+        return true;
+      }
+      r.#resolve!(r.#value);
+      return true;
+    };
+  }
 
   /**
    * @internal `result` computes the value once the operation has completed; `keepAlive` holds the
@@ -179,7 +218,16 @@ export class Request<T = void> implements Promise<T> {
   test(): boolean {
     if (!this.#done) {
       if (detached.size > 0) sweepDetached();
-      if (this.#progress('test', () => this.#native!.test())) this.#complete();
+      // On every poll of an awaited request: #progress's work without a closure.
+      if (this.#native === null) throw freedError('test'); // not done, no native: freed
+      let complete: boolean;
+      try {
+        complete = this.#native.test();
+      } catch (e) {
+        inFlight.delete(this);
+        throw e;
+      }
+      if (complete) this.#complete();
     }
     return this.#done;
   }
@@ -246,15 +294,19 @@ export class Request<T = void> implements Promise<T> {
   }
 
   /**
-   * The result as a real Promise, the same one on every call: the request progressed from the
-   * event loop until it completes; it rejects with the MpiError if the operation fails.
+   * The result as a real Promise, the same one on every call: the request is progressed (a spin
+   * of MPI_Test, then from the event loop) until it completes; it rejects with the MpiError if the
+   * operation fails.
    */
   promise(): Promise<T> {
     if (!this.#promise && freedRequests.has(this)) return Promise.reject(freedError('promise'));
-    this.#promise ??= poll(
-      () => this.test(),
-      () => this.#value as T,
-    );
+    if (!this.#promise) {
+      this.#promise = new Promise<T>((resolve, reject) => {
+        this.#resolve = resolve;
+        this.#reject = reject;
+      });
+      addWaiter(this);
+    }
     return this.#promise;
   }
 

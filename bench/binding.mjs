@@ -16,12 +16,14 @@
 // and with the same request completed by wait() (MPI_Wait, no event loop): `await
 // world.iallreduce(8 B)` against `allreduce` and `iallreduce(…).wait()`, and a 1-D halo exchange
 // (8 B to each neighbour of a ring) by `await Promise.all` of two irecv and two isend against two
-// sendrecv and against waitAllSync of the same four requests (--async-calls calls each). The
+// sendrecv and against waitAllSync of the same four requests (--async-blocks blocks of
+// --async-calls calls each, the cases interleaved block by block). The
 // difference to the wait() form is what awaiting costs; the one between wait() and the blocking
 // call is the MPI's own (Open MPI runs nonblocking collectives in libnbc, blocking ones in tuned).
 //
 // Options: --mpi openmpi|mpich (default openmpi) --np 2 --runs 7 --reps 11 --small 4000 --large 40
-//          --large-bytes 1048576 --async-calls 1000 --programs node,c+engine,c,mpi4py (default all)
+//          --large-bytes 1048576 --async-calls 200 --async-blocks 25
+//          --programs node,c+engine,c,mpi4py (default all)
 //          --json <file> (default results/binding-bench.json)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
@@ -49,7 +51,8 @@ const { values: o } = parseArgs({
     small: { type: 'string', default: '4000' },
     large: { type: 'string', default: '40' },
     'large-bytes': { type: 'string', default: String(1 << 20) },
-    'async-calls': { type: 'string', default: '1000' },
+    'async-calls': { type: 'string', default: '200' },
+    'async-blocks': { type: 'string', default: '25' },
     programs: { type: 'string', default: 'node,c+engine,c,mpi4py' },
     json: { type: 'string', default: path.join(root, 'results', 'binding-bench.json') },
   },
@@ -59,6 +62,7 @@ const large = Number(o.large);
 const reps = Number(o.reps);
 const largeBytes = Number(o['large-bytes']);
 const asyncCalls = Number(o['async-calls']);
+const asyncBlocks = Number(o['async-blocks']);
 
 // Node alone, in threes: the blocking call, the request completed by wait(), the request awaited.
 const ASYNC_CASES = ['allreduce', 'iallreduce + wait', 'await iallreduce', 'halo by sendrecv', 'halo by waitAllSync', 'halo by Promise.all'];
@@ -73,30 +77,43 @@ function haloRequests(world, send, fromLeft, fromRight, left, right) {
   return [world.irecv(fromLeft, left, 0), world.irecv(fromRight, right, 1), world.isend(send, right, 0), world.isend(send, left, 1)];
 }
 
-async function asyncCase(world, wtime, waitAllSync, name) {
+// The cases in blocks of --async-calls calls, interleaved (case after case, --async-blocks times),
+// so that the load of a shared machine hits every case alike: their ratios hold where the absolute
+// times drift. Per case, the microseconds per call of each block.
+async function asyncCases(world, wtime, waitAllSync) {
   const send = new Float64Array([world.rank + 1]);
   const recv = new Float64Array(1);
   const fromLeft = new Float64Array(1);
   const fromRight = new Float64Array(1);
   const right = (world.rank + 1) % world.size;
   const left = (world.rank + world.size - 1) % world.size;
-  const us = [];
-  for (let r = -1; r < reps; r++) {
-    const n = r < 0 ? Math.max(10, asyncCalls / 10) : asyncCalls;
-    world.barrier();
-    const t0 = wtime();
-    if (name === 'allreduce') for (let i = 0; i < n; i++) world.allreduce(send, recv);
-    else if (name === 'iallreduce + wait') for (let i = 0; i < n; i++) world.iallreduce(send, recv).wait();
-    else if (name === 'await iallreduce') for (let i = 0; i < n; i++) await world.iallreduce(send, recv);
-    else if (name === 'halo by sendrecv') for (let i = 0; i < n; i++) haloBlocking(world, send, fromLeft, fromRight, left, right);
-    else if (name === 'halo by waitAllSync') for (let i = 0; i < n; i++) waitAllSync(haloRequests(world, send, fromLeft, fromRight, left, right));
-    else for (let i = 0; i < n; i++) await Promise.all(haloRequests(world, send, fromLeft, fromRight, left, right));
-    if (r >= 0) us.push(((wtime() - t0) / n) * 1e6);
+  const run = {
+    allreduce: () => world.allreduce(send, recv),
+    'iallreduce + wait': () => world.iallreduce(send, recv).wait(),
+    'await iallreduce': () => world.iallreduce(send, recv),
+    'halo by sendrecv': () => haloBlocking(world, send, fromLeft, fromRight, left, right),
+    'halo by waitAllSync': () => waitAllSync(haloRequests(world, send, fromLeft, fromRight, left, right)),
+    'halo by Promise.all': () => Promise.all(haloRequests(world, send, fromLeft, fromRight, left, right)),
+  };
+  const us = ASYNC_CASES.map(() => []);
+  for (let block = -1; block < asyncBlocks; block++) {
+    for (const [k, name] of ASYNC_CASES.entries()) {
+      const call = run[name];
+      const awaited = name.startsWith('await') || name.endsWith('Promise.all');
+      world.barrier();
+      const t0 = wtime();
+      if (awaited) for (let i = 0; i < asyncCalls; i++) await call();
+      else for (let i = 0; i < asyncCalls; i++) call();
+      if (block >= 0) us[k].push(((wtime() - t0) / asyncCalls) * 1e6);
+      // What arrived: the sum of ranks 1..p, and each neighbour's value.
+      const [got, want] = name.includes('allreduce') ? [recv[0], (world.size * (world.size + 1)) / 2] : [fromLeft[0] + fromRight[0], left + right + 2];
+      if (got !== want) throw new Error(`bench:binding: ${name} received ${got}, want ${want}`);
+      recv.fill(0);
+      fromLeft.fill(0);
+      fromRight.fill(0);
+    }
   }
-  // What arrived: the sum of ranks 1..p, and each neighbour's value.
-  const expected = name.includes('allreduce') ? [recv[0], (world.size * (world.size + 1)) / 2] : [fromLeft[0] + fromRight[0], left + right + 2];
-  if (expected[0] !== expected[1]) throw new Error(`bench:binding: ${name} received ${expected[0]}, want ${expected[1]}`);
-  return { op: name, bytes: 8, us };
+  return ASYNC_CASES.map((op, k) => ({ op, bytes: 8, us: us[k] }));
 }
 
 // --- the Node worker: the C program's loops, line for line ---
@@ -121,8 +138,7 @@ async function nodeWorker() {
     }
     results.push({ op, bytes, us });
   }
-  const asyncResults = [];
-  for (const name of ASYNC_CASES) asyncResults.push(await asyncCase(world, wtime, waitAllSync, name));
+  const asyncResults = await asyncCases(world, wtime, waitAllSync);
   if (world.rank === 0) console.log(JSON.stringify({ program: 'node', results, asyncResults }));
 }
 
@@ -181,7 +197,7 @@ async function driver() {
   const args = [String(small), String(large), String(reps), String(largeBytes)];
   const preloadArgs = flavour === 'openmpi' ? ['-x', `LD_PRELOAD=${preload}`] : ['-genv', 'LD_PRELOAD', preload];
   const allPrograms = {
-    node: [process.execPath, fileURLToPath(import.meta.url), '--worker', '--small', args[0], '--large', args[1], '--reps', args[2], '--large-bytes', args[3], '--async-calls', String(asyncCalls)],
+    node: [process.execPath, fileURLToPath(import.meta.url), '--worker', '--small', args[0], '--large', args[1], '--reps', args[2], '--large-bytes', args[3], '--async-calls', String(asyncCalls), '--async-blocks', String(asyncBlocks)],
     'c+engine': [...preloadArgs, binary, ...args],
     c: [binary, ...args],
   };
@@ -260,13 +276,13 @@ async function driver() {
       return cells;
     });
     printTable(
-      `node: requests against blocking calls, ${asyncCalls} calls; median over ${o.runs} launches (and the least-disturbed launch)`,
+      `node: requests against blocking calls, ${asyncBlocks} interleaved blocks of ${asyncCalls} calls; median over ${o.runs} launches of each launch's median block (and the least-disturbed launch)`,
       ['op', 'bytes', 'median', 'best', '−blocking', '/blocking', '−wait()'],
       rows,
     );
   }
   mkdirSync(path.dirname(o.json), { recursive: true });
-  writeFileSync(o.json, JSON.stringify({ flavour, np: Number(o.np), runs: Number(o.runs), reps, small, large, asyncCalls, library: version, summary, best, asyncSummary, perRun, asyncPerRun }, null, 1));
+  writeFileSync(o.json, JSON.stringify({ flavour, np: Number(o.np), runs: Number(o.runs), reps, small, large, asyncCalls, asyncBlocks, library: version, summary, best, asyncSummary, perRun, asyncPerRun }, null, 1));
   console.log(`raw numbers: ${path.relative(process.cwd(), o.json)}`);
 }
 

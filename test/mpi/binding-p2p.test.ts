@@ -35,6 +35,6 @@ describe.each(FLAVOURS)('point-to-point and threads (%s)', (flavour) => {
   it.each(['single', 'multiple'])('worker_threads under thread level %s', async (level) => {
     const run = await mpirun({ flavour, np: 2, args: ['test/mpi/programs/binding-threads.mjs', level], timeoutMs: 120_000 });
     expectSuccess(run);
-    expectEveryRank(run.stdout, 2, level === 'single' ? 5 : 9);
+    expectEveryRank(run.stdout, 2, level === 'single' ? 6 : 11);
   });
 });

@@ -1,4 +1,5 @@
 // MPI from worker_threads, under mpirun: `node binding-threads.mjs single|multiple`.
+//   both:     a worker started before MPI cannot start it (a clear error).
 //   single:   the default entry (MPI_THREAD_SINGLE); a worker that imports topocoll gets a clear
 //             error instead of calling MPI, and the main thread's MPI keeps working after the
 //             worker has loaded the addon (requests, MpiError).
@@ -40,7 +41,15 @@ function runWorker() {
 }
 
 async function main(level) {
+  // Before MPI starts: a worker cannot start it (the main thread has not even loaded topocoll).
+  const early = await runWorker();
+  check(
+    'a worker cannot start MPI',
+    /^Error: topocoll: MPI is not initialized; a worker_thread cannot start it: call init\({ threadLevel: 'multiple' }\) on the main thread before starting workers that use MPI$/.test(early.error),
+    early,
+  );
   const t = level === 'multiple' ? await import('topocoll/manual') : await import('topocoll');
+  if (level === 'multiple') check("importing 'topocoll/manual' starts nothing", t.initialized() === false && t.world === undefined && t.rank === undefined);
   const started = level === 'multiple' ? t.init({ threadLevel: 'multiple' }) : t.init();
   // 'topocoll/manual' sets its bindings in init(): read them after it.
   const { world, rank, size } = t;

@@ -1,13 +1,18 @@
 // topocoll: real MPI for Node.js, with topology- and multi-core-aware collectives.
 import { ANY_SOURCE, ANY_TAG, Comm, getSelf, getWorld, IN_PLACE, PROC_NULL, UNDEFINED } from './mpi/comm';
+import { Datatype } from './mpi/datatype';
 import { MpiError } from './mpi/errors';
+import { Group } from './mpi/group';
 import { abort, finalize, init, initialized, isFinalized, isThreadMain, queryThread } from './mpi/lifecycle';
 import { addon } from './mpi/native';
 import { BAND, BOR, BXOR, LAND, LOR, LXOR, MAX, MIN, OPS, PROD, SUM } from './mpi/ops';
 import { attachBuffer, detachBuffer, Message, PersistentRequest, startAll } from './mpi/p2p';
 import { Request, testAll, testAny, testSome, waitAll, waitAllSync, waitAny, waitSome } from './mpi/request';
+import { dimsCreate } from './mpi/topology';
 
-export type { BlockOf, BufferLike, Comparison, SendBuffer, Status, VectorBuffer } from './mpi/comm';
+export type { BlockOf, BufferLike, Comparison, DataSendBuffer, SendBuffer, Status, VectorBuffer } from './mpi/comm';
+export type { BufferSpec, DataBuffer, TypeLayout } from './mpi/datatype';
+export type { CartInfo, DistGraphOptions, Neighbors, Shift, TopologyKind } from './mpi/topology';
 export type { InitOptions, InitResult, ThreadLevel } from './mpi/lifecycle';
 export type { ObjectOp, Op } from './mpi/ops';
 export type { SomeCompleted } from './mpi/request';
@@ -16,6 +21,7 @@ export { isFinalized, queryThread, isThreadMain };
 export { waitSome, testAll, testAny, testSome };
 export { Message, PersistentRequest, startAll, attachBuffer, detachBuffer };
 export { SUM, PROD, MIN, MAX, LAND, LOR, LXOR, BAND, BOR, BXOR, OPS };
+export { Datatype, Group, dimsCreate };
 
 /** MPI_COMM_WORLD (MPI is initialized on first access). */
 export declare const world: Comm;

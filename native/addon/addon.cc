@@ -76,8 +76,10 @@ BufferView bufferArg(const Napi::Value& value, const char* name) {
     out.count = static_cast<MPI_Count>(length);
     arraybuffer = v;
     if (length > 0) return out;
+  } else if (value.IsArray()) {
+    return datatypeSpecArg(value, name);
   } else {
-    throwType(value.Env(), std::string(name) + " must be a TypedArray, Buffer, DataView or ArrayBuffer");
+    throwType(value.Env(), std::string(name) + " must be a TypedArray, Buffer, DataView or ArrayBuffer, or [buffer, count, datatype]");
   }
   bool detached = false;
   if (arraybuffer && napi_is_detached_arraybuffer(env, arraybuffer, &detached) == napi_ok && detached) {
@@ -157,6 +159,9 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   initMpiCollectives(env, exports);
   initModel(env, exports);
   initMapping(env, exports);
+  initDatatypes(env, exports);
+  initGroups(env, exports);
+  initMpiTopologies(env, exports);
   return exports;
 }
 

@@ -28,11 +28,21 @@ struct BufferView {
   void* data = nullptr;
   MPI_Count count = 0;        // elements of `type`
   MPI_Datatype type = MPI_BYTE;
-  size_t elementBytes = 1;
+  size_t elementBytes = 1;    // a spec: the bytes of its datatype's type signature (MPI_Type_size)
+  bool spec = false;          // given as [buffer, count, datatype]: `type` may differ from the other side's
 };
 
-// Converts `value` (argument `name` of the calling function) or throws a TypeError.
+// Converts `value` (argument `name` of the calling function) or throws a TypeError. An array
+// [buffer, count, datatype] (a Datatype of src/mpi/datatype.ts) is read by datatypeSpecArg.
 BufferView bufferArg(const Napi::Value& value, const char* name);
+// [buffer, count, datatype]: the datatype committed and not freed, and every byte that `count`
+// items of it reach inside the buffer (a RangeError naming `name` otherwise). mpi_datatype.cc.
+BufferView datatypeSpecArg(const Napi::Value& value, const char* name);
+// The count of `to`'s type that carries the bytes of `n` items of `from`'s: n for buffers of one
+// type; for a spec on either side, by the bytes of the type signatures (a RangeError when they do
+// not divide); plain buffers of two element types are a TypeError.
+MPI_Count matchingCount(Napi::Env env, const char* what, const BufferView& from, const char* fromName, MPI_Count n, const BufferView& to,
+                        const char* toName);
 // A collective of the registry by name, or a TypeError naming them all.
 generated::Collective collectiveArg(const Napi::Value& value);
 // Converts a whole-number argument within [min, max] or throws.
@@ -49,6 +59,9 @@ int commSizeOf(MPI_Comm comm);
 int commRankOf(MPI_Comm comm);
 int registerComm(MPI_Comm comm);
 void releaseComm(int handle);
+// Group handles (mpi_group.cc): JS holds indices into a table of its own.
+MPI_Group groupArg(const Napi::Value& value, const char* name = "group");
+int registerGroup(MPI_Group group);
 
 // Each file of the addon adds its functions to the exports.
 void initLifecycle(Napi::Env env, Napi::Object exports);
@@ -62,6 +75,9 @@ void initPointToPoint(Napi::Env env, Napi::Object exports);
 void initMpiCollectives(Napi::Env env, Napi::Object exports);
 void initModel(Napi::Env env, Napi::Object exports);
 void initMapping(Napi::Env env, Napi::Object exports);
+void initDatatypes(Napi::Env env, Napi::Object exports);
+void initGroups(Napi::Env env, Napi::Object exports);
+void initMpiTopologies(Napi::Env env, Napi::Object exports);
 
 // The JS MpiError class (set by the TypeScript layer through setMpiErrorClass); empty until then.
 Napi::FunctionReference& mpiErrorConstructor();

@@ -1,7 +1,9 @@
-// Communicator management: dup, split, split by shared-memory node, free. New communicators go
+// Communicator management: dup, split, split by shared-memory node, free, communicators of a
+// group (create, createGroup), names, intercommunicators (create, merge). New communicators go
 // into the addon's table (addon.h); JS holds their index. Handles are never reused, so a freed
 // communicator's handle stays invalid and names itself in the error.
 #include <climits>
+#include <string>
 
 #include "addon.h"
 #include "mpi_binding.h"
@@ -65,6 +67,97 @@ Napi::Value CommErrorsReturn(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// (comm, group) → handle, or -1 on a rank outside the group. Collective over comm.
+Napi::Value CommCreate(const Napi::CallbackInfo& info) {
+  MPI_Comm out = MPI_COMM_NULL;
+  check(info.Env(), PMPI_Comm_create(commArg(info[0]), groupArg(info[1]), &out), "MPI_Comm_create");
+  return handleOf(info.Env(), out);
+}
+
+// (comm, group, tag) → handle, or -1 on a rank outside the group. Collective over the group only.
+Napi::Value CommCreateGroup(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MPI_Comm comm = commArg(info[0]);
+  MPI_Group group = groupArg(info[1]);
+  int tag = tagArg(info[2], "tag", false);
+  MPI_Comm out = MPI_COMM_NULL;
+  check(env, PMPI_Comm_create_group(comm, group, tag, &out), "MPI_Comm_create_group");
+  return handleOf(env, out);
+}
+
+Napi::Value CommGetName(const Napi::CallbackInfo& info) {
+  char name[MPI_MAX_OBJECT_NAME] = {0};
+  int length = 0;
+  check(info.Env(), PMPI_Comm_get_name(commArg(info[0]), name, &length), "MPI_Comm_get_name");
+  return Napi::String::New(info.Env(), name, length);
+}
+
+Napi::Value CommSetName(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MPI_Comm comm = commArg(info[0]);
+  if (!info[1].IsString()) throwType(env, "name must be a string");
+  std::string name = info[1].As<Napi::String>().Utf8Value();
+  if (name.size() >= MPI_MAX_OBJECT_NAME) {
+    throwRange(env, "name is " + std::to_string(name.size()) + " bytes long; this MPI keeps at most " + std::to_string(MPI_MAX_OBJECT_NAME - 1));
+  }
+  check(env, PMPI_Comm_set_name(comm, name.c_str()), "MPI_Comm_set_name");
+  return env.Undefined();
+}
+
+Napi::Value CommIsInter(const Napi::CallbackInfo& info) {
+  int inter = 0;
+  check(info.Env(), PMPI_Comm_test_inter(commArg(info[0]), &inter), "MPI_Comm_test_inter");
+  return Napi::Boolean::New(info.Env(), inter != 0);
+}
+
+// An intercommunicator, or a TypeError naming the call.
+MPI_Comm interArg(const Napi::Value& v, const char* what) {
+  MPI_Comm comm = commArg(v);
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (!inter) throwType(v.Env(), std::string(what) + ": not an intercommunicator (createIntercomm makes one)");
+  return comm;
+}
+
+Napi::Value CommRemoteSize(const Napi::CallbackInfo& info) {
+  int size = 0;
+  check(info.Env(), PMPI_Comm_remote_size(interArg(info[0], "remoteSize"), &size), "MPI_Comm_remote_size");
+  return Napi::Number::New(info.Env(), size);
+}
+
+Napi::Value CommRemoteGroup(const Napi::CallbackInfo& info) {
+  MPI_Group group;
+  check(info.Env(), PMPI_Comm_remote_group(interArg(info[0], "remoteGroup"), &group), "MPI_Comm_remote_group");
+  return Napi::Number::New(info.Env(), registerGroup(group));
+}
+
+// (comm, localLeader, peerComm, remoteLeader, tag) → handle. peerComm and remoteLeader matter
+// at the local leader only (MPI ignores them elsewhere), where they are checked.
+Napi::Value IntercommCreate(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MPI_Comm comm = commArg(info[0]);
+  int localLeader = static_cast<int>(intArg(info[1], "localLeader", 0, commSizeOf(comm) - 1));
+  MPI_Comm peer = MPI_COMM_NULL;
+  int remoteLeader = 0;
+  if (commRankOf(comm) == localLeader) {
+    peer = commArg(info[2], "peerComm");
+    remoteLeader = static_cast<int>(intArg(info[3], "remoteLeader", 0, commSizeOf(peer) - 1));
+  }
+  int tag = tagArg(info[4], "tag", false);
+  MPI_Comm out = MPI_COMM_NULL;
+  check(env, PMPI_Intercomm_create(comm, localLeader, peer, remoteLeader, tag, &out), "MPI_Intercomm_create");
+  return handleOf(env, out);
+}
+
+// (comm, high) → handle of the intracommunicator of both groups (high's group ranked last).
+Napi::Value IntercommMerge(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MPI_Comm comm = interArg(info[0], "merge");
+  MPI_Comm out = MPI_COMM_NULL;
+  check(env, PMPI_Intercomm_merge(comm, info[1].ToBoolean() ? 1 : 0, &out), "MPI_Intercomm_merge");
+  return handleOf(env, out);
+}
+
 }  // namespace
 
 void initComm(Napi::Env env, Napi::Object exports) {
@@ -74,6 +167,15 @@ void initComm(Napi::Env env, Napi::Object exports) {
   exports.Set("commFree", Napi::Function::New(env, CommFree));
   exports.Set("commCompare", Napi::Function::New(env, CommCompare));
   exports.Set("commErrorsReturn", Napi::Function::New(env, CommErrorsReturn));
+  exports.Set("commCreate", Napi::Function::New(env, CommCreate));
+  exports.Set("commCreateGroup", Napi::Function::New(env, CommCreateGroup));
+  exports.Set("commGetName", Napi::Function::New(env, CommGetName));
+  exports.Set("commSetName", Napi::Function::New(env, CommSetName));
+  exports.Set("commIsInter", Napi::Function::New(env, CommIsInter));
+  exports.Set("commRemoteSize", Napi::Function::New(env, CommRemoteSize));
+  exports.Set("commRemoteGroup", Napi::Function::New(env, CommRemoteGroup));
+  exports.Set("intercommCreate", Napi::Function::New(env, IntercommCreate));
+  exports.Set("intercommMerge", Napi::Function::New(env, IntercommMerge));
 }
 
 }  // namespace topocoll::addon

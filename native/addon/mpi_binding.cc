@@ -22,9 +22,18 @@ static std::string notARank(const Napi::Value& v, const char* name, int p) {
   return std::string(name) + " = " + v.ToString().Utf8Value() + " is not a rank of this communicator; valid: " + rankRange(p);
 }
 
+// The ranks a message may name: the communicator's, or an intercommunicator's remote group's.
+static int peerCount(MPI_Comm comm) {
+  int inter = 0, p = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (!inter) return commSizeOf(comm);
+  PMPI_Comm_remote_size(comm, &p);
+  return p;
+}
+
 int destArg(const Napi::Value& v, MPI_Comm comm, const char* name) {
   double r = rankNumber(v, name);
-  int p = commSizeOf(comm);
+  int p = peerCount(comm);
   if (r == kJsProcNull) return MPI_PROC_NULL;
   if (r < 0 || r >= p) throwRange(v.Env(), notARank(v, name, p) + " or PROC_NULL");
   return static_cast<int>(r);
@@ -32,7 +41,7 @@ int destArg(const Napi::Value& v, MPI_Comm comm, const char* name) {
 
 int sourceArg(const Napi::Value& v, MPI_Comm comm, const char* name) {
   double r = rankNumber(v, name);
-  int p = commSizeOf(comm);
+  int p = peerCount(comm);
   if (r == kJsAnySource) return MPI_ANY_SOURCE;
   if (r == kJsProcNull) return MPI_PROC_NULL;
   if (r < 0 || r >= p) throwRange(v.Env(), notARank(v, name, p) + ", ANY_SOURCE or PROC_NULL");
@@ -63,6 +72,14 @@ int tagArg(const Napi::Value& v, const char* name, bool allowAny) {
   return static_cast<int>(t);
 }
 
+MPI_Comm intracommArg(const Napi::Value& v) {
+  MPI_Comm comm = commArg(v);
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter) throwType(v.Env(), "collectives on an intercommunicator are not supported; merge() it into an intracommunicator first (point-to-point works on it)");
+  return comm;
+}
+
 int rootArg(const Napi::Value& v, MPI_Comm comm) {
   double r = rankNumber(v, "root");
   int p = commSizeOf(comm);
@@ -79,6 +96,29 @@ bool largeCount(Napi::Env env, MPI_Count count, const char* what) {
                         "against an MPI-4 library (TOPOCOLL_MPI=mpich)");
   }
   return true;
+}
+
+bool absent(const Napi::Value& v) { return v.IsNull() || v.IsUndefined(); }
+
+void sameElementType(Napi::Env env, const char* what, const BufferView& send, const BufferView& recv) {
+  if (send.type != recv.type) {
+    throwType(env, std::string(what) + ": sendbuf (" + elementTypeName(send.type) + ") and recvbuf (" + elementTypeName(recv.type) +
+                       ") must have the same element type");
+  }
+}
+
+void requireLength(Napi::Env env, const char* what, const char* name, const BufferView& buf, MPI_Count need) {
+  if (buf.count < need) {
+    throwRange(env, std::string(what) + ": " + name + " holds " + std::to_string(buf.count) + " elements, needs " + std::to_string(need));
+  }
+}
+
+MPI_Count blocksOf(Napi::Env env, const char* what, const char* name, const BufferView& buf, int p) {
+  if (buf.count % p != 0) {
+    throwRange(env, std::string(what) + ": " + name + " length (" + std::to_string(buf.count) +
+                        ") must be a multiple of the communicator size (" + std::to_string(p) + ")");
+  }
+  return buf.count / p;
 }
 
 std::string elementTypeName(MPI_Datatype t) {
@@ -154,7 +194,15 @@ MPI_Op opArg(const Napi::Value& v, const BufferView& buf, const char* what) {
 
 Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype type) {
   MPI_Count count = 0, bytes = 0;
-  PMPI_Get_elements_x(&status, type, &count);
+  int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
+  PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
+  if (combiner == MPI_COMBINER_NAMED) {
+    PMPI_Get_elements_x(&status, type, &count);
+  } else {
+    int items = 0;  // a derived datatype ([buffer, count, datatype]): whole items of it
+    PMPI_Get_count(&status, type, &items);
+    count = items;
+  }
   PMPI_Get_elements_x(&status, MPI_BYTE, &bytes);
   if (count == MPI_UNDEFINED) count = kJsUndefined;  // a partial element: JS's UNDEFINED under both MPIs
   int source = status.MPI_SOURCE == MPI_PROC_NULL ? kJsProcNull : status.MPI_SOURCE == MPI_ANY_SOURCE ? kJsAnySource : status.MPI_SOURCE;
@@ -193,6 +241,11 @@ Napi::Object MpiRequestWrap::New(Napi::Env env, MPI_Request request, MPI_Datatyp
   w->request_ = request;
   w->type_ = type;
   w->keep_ = std::move(keep);
+  // The program may free a derived type ([buffer, count, datatype]) while the request is in
+  // flight, as MPI allows; status() still needs it, so the request holds a duplicate of its own.
+  int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
+  PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
+  if (combiner != MPI_COMBINER_NAMED && PMPI_Type_dup(type, &w->type_) == MPI_SUCCESS) w->ownsType_ = true;
   return obj;
 }
 
@@ -231,12 +284,15 @@ void MpiRequestWrap::started(MPI_Request request) {
 
 MpiRequestWrap::MpiRequestWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<MpiRequestWrap>(info) {}
 
-// A persistent request the program dropped without free(): inactive (an active one is held by its
-// Request until it completes), so MPI_Request_free releases it at once.
+// Releases the request's duplicate of a derived type, and a persistent request the program dropped
+// without free(): inactive (an active one is held by its Request until it completes), so
+// MPI_Request_free releases it at once.
 MpiRequestWrap::~MpiRequestWrap() {
   int finalized = 1;
   PMPI_Finalized(&finalized);
-  if (persistent_ && done_ && request_ != MPI_REQUEST_NULL && !finalized) PMPI_Request_free(&request_);
+  if (finalized) return;
+  if (ownsType_) PMPI_Type_free(&type_);
+  if (persistent_ && done_ && request_ != MPI_REQUEST_NULL) PMPI_Request_free(&request_);
 }
 
 Napi::Value MpiRequestWrap::Start(const Napi::CallbackInfo& info) {

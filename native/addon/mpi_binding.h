@@ -22,17 +22,28 @@ constexpr bool kHasLargeCount = false;
 #define TOPOCOLL_COUNT_CALL(big, name, ...) ((void)(big), PMPI_##name(__VA_ARGS__))
 #endif
 
-// A destination rank: 0..p-1 or PROC_NULL.
+// A destination rank: 0..p-1 (an intercommunicator: of the remote group) or PROC_NULL.
 int destArg(const Napi::Value& v, MPI_Comm comm, const char* name);
 // A source rank: 0..p-1, ANY_SOURCE or PROC_NULL.
 int sourceArg(const Napi::Value& v, MPI_Comm comm, const char* name);
 // A tag: 0..MPI_TAG_UB, or ANY_TAG where `allowAny`.
 int tagArg(const Napi::Value& v, const char* name, bool allowAny);
+// A communicator a collective may run on: an intercommunicator is a TypeError (its collectives
+// would take roots and buffer sizes of the remote group, which the checks here do not know).
+MPI_Comm intracommArg(const Napi::Value& v);
 // A root rank: 0..p-1.
 int rootArg(const Napi::Value& v, MPI_Comm comm);
 
 // True when `count` needs the large-count calls; a RangeError naming `what` where the MPI has none.
 bool largeCount(Napi::Env env, MPI_Count count, const char* what);
+
+// Argument checks shared by the collectives: an absent argument (null or undefined, IN_PLACE
+// where a send buffer is expected), buffers of one element type, a buffer's length in elements,
+// and a buffer cut into p equal blocks (its block's elements).
+bool absent(const Napi::Value& v);
+void sameElementType(Napi::Env env, const char* what, const BufferView& send, const BufferView& recv);
+void requireLength(Napi::Env env, const char* what, const char* name, const BufferView& buf, MPI_Count need);
+MPI_Count blocksOf(Napi::Env env, const char* what, const char* name, const BufferView& buf, int p);
 
 // The JS name of a buffer's elements ("Float64Array", "bytes"), for messages.
 std::string elementTypeName(MPI_Datatype type);
@@ -40,7 +51,8 @@ std::string elementTypeName(MPI_Datatype type);
 // against the element type of `buf`: a TypeError lists the ops valid for it.
 MPI_Op opArg(const Napi::Value& v, const BufferView& buf, const char* what);
 
-// {source, tag, count, bytes, cancelled, error}: count in elements of `type`, sources translated
+// {source, tag, count, bytes, cancelled, error}: count in elements of `type` (items of a derived
+// type), sources translated
 // for JS, cancelled by MPI_Test_cancelled, error the class of MPI_ERROR. MPI sets MPI_ERROR only
 // in multiple-completion calls, so every caller passes a zeroed status (MPI_ERROR = MPI_SUCCESS).
 Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype type);
@@ -62,11 +74,11 @@ class MpiRequestWrap : public Napi::ObjectWrap<MpiRequestWrap> {
   MPI_Request handle() const { return request_; }
   // MPI_Start(all) has started it (`request` as MPI left it).
   void started(MPI_Request request);
-  ~MpiRequestWrap() override;
   // A receive of a message of unknown size (object mode): matched by MPI_Improbe when progressed,
   // then received into a new Buffer that data() returns.
   static Napi::Object NewMatchedReceive(Napi::Env env, MPI_Comm comm, int source, int tag);
   explicit MpiRequestWrap(const Napi::CallbackInfo& info);
+  ~MpiRequestWrap() override;
 
  private:
   Napi::Value Test(const Napi::CallbackInfo& info);
@@ -82,6 +94,7 @@ class MpiRequestWrap : public Napi::ObjectWrap<MpiRequestWrap> {
   MPI_Request request_ = MPI_REQUEST_NULL;
   MPI_Status status_{};
   MPI_Datatype type_ = MPI_BYTE;
+  bool ownsType_ = false;  // type_ is this request's duplicate of a derived type (freed with it)
   std::shared_ptr<void> keep_;
   bool done_ = false;
   // Persistent: completion leaves request_ inactive, to be started again, until free().

@@ -1,7 +1,8 @@
 // The collectives the engine does not implement, run by the system MPI: gather(v), scatter(v),
-// allgatherv, alltoallv, reduce, allreduce, reduce_scatter_block, scan, exscan, blocking or
+// allgatherv, alltoallv, scan, exscan, blocking or
 // nonblocking (the last argument). Every argument is checked before the MPI call; a null send
 // buffer means MPI_IN_PLACE (scatter: a null receive buffer at the root).
+#include <algorithm>
 #include <climits>
 #include <type_traits>
 #include <vector>
@@ -11,29 +12,6 @@
 
 namespace topocoll::addon {
 namespace {
-
-bool absent(const Napi::Value& v) { return v.IsNull() || v.IsUndefined(); }
-
-void sameElementType(Napi::Env env, const char* what, const BufferView& send, const BufferView& recv) {
-  if (send.type != recv.type) {
-    throwType(env, std::string(what) + ": sendbuf (" + elementTypeName(send.type) + ") and recvbuf (" + elementTypeName(recv.type) +
-                       ") must have the same element type");
-  }
-}
-
-void requireLength(Napi::Env env, const char* what, const char* name, const BufferView& buf, MPI_Count need) {
-  if (buf.count < need) {
-    throwRange(env, std::string(what) + ": " + name + " holds " + std::to_string(buf.count) + " elements, needs " + std::to_string(need));
-  }
-}
-
-MPI_Count blocksOf(Napi::Env env, const char* what, const char* name, const BufferView& buf, int p) {
-  if (buf.count % p != 0) {
-    throwRange(env, std::string(what) + ": " + name + " length (" + std::to_string(buf.count) +
-                        ") must be a multiple of the communicator size (" + std::to_string(p) + ")");
-  }
-  return buf.count / p;
-}
 
 void inPlaceOnlyAtRoot(Napi::Env env, const char* what, bool atRoot) {
   if (!atRoot) throwType(env, std::string(what) + ": IN_PLACE is valid only at the root");
@@ -132,6 +110,8 @@ struct RootedBlocks {
   BufferView own;     // empty when in place
   MPI_Count n = 0;    // elements per block
   MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_Count rootedN = 0;  // the root's per block, in rootedType: n and type but for a [buffer, count, datatype]
+  MPI_Datatype rootedType = MPI_DATATYPE_NULL;
   bool inPlace = false;
   bool large = false;
 };
@@ -151,38 +131,41 @@ RootedBlocks rootedBlocksArgs(Napi::Env env, const char* what, MPI_Comm comm, in
     a.n = blocksOf(env, what, rootedName, a.rooted, p);
   } else {
     a.own = bufferArg(own, ownName);
-    a.n = a.own.count;
+    a.n = a.rootedN = a.own.count;
     if (atRoot) {
-      sameElementType(env, what, gather ? a.own : a.rooted, gather ? a.rooted : a.own);
-      requireLength(env, what, rootedName, a.rooted, a.n * p);
+      if (a.own.spec || a.rooted.spec) a.rootedN = matchingCount(env, what, a.own, ownName, a.n, a.rooted, rootedName);
+      else sameElementType(env, what, gather ? a.own : a.rooted, gather ? a.rooted : a.own);
+      requireLength(env, what, rootedName, a.rooted, a.rootedN * p);
     }
   }
   a.type = a.inPlace ? a.rooted.type : a.own.type;
-  a.large = largeCount(env, a.n, what);
+  a.rootedType = atRoot ? a.rooted.type : a.type;
+  if (a.inPlace) a.rootedN = a.n;
+  a.large = largeCount(env, std::max(a.n, a.rootedN), what);
   return a;
 }
 
 // (comm, sendbuf | null = IN_PLACE at root, recvbuf (root), root, nonblocking)
 Napi::Value Gather(const Napi::CallbackInfo& info) {
-  MPI_Comm comm = commArg(info[0]);
+  MPI_Comm comm = intracommArg(info[0]);
   int root = rootArg(info[3], comm);
   RootedBlocks a = rootedBlocksArgs(info.Env(), "gather", comm, root, info[2], "recvbuf", info[1], "sendbuf", true);
   const void* sendbuf = a.inPlace ? MPI_IN_PLACE : a.own.data;
   return complete(info.Env(), info[4].ToBoolean(), "gather", a.type, nullptr, [&](MPI_Request* r) {
-    return r ? TOPOCOLL_COUNT_CALL(a.large, Igather, sendbuf, a.n, a.type, a.rooted.data, a.n, a.type, root, comm, r)
-             : TOPOCOLL_COUNT_CALL(a.large, Gather, sendbuf, a.n, a.type, a.rooted.data, a.n, a.type, root, comm);
+    return r ? TOPOCOLL_COUNT_CALL(a.large, Igather, sendbuf, a.n, a.type, a.rooted.data, a.rootedN, a.rootedType, root, comm, r)
+             : TOPOCOLL_COUNT_CALL(a.large, Gather, sendbuf, a.n, a.type, a.rooted.data, a.rootedN, a.rootedType, root, comm);
   });
 }
 
 // (comm, sendbuf (root), recvbuf | null = IN_PLACE at root, root, nonblocking)
 Napi::Value Scatter(const Napi::CallbackInfo& info) {
-  MPI_Comm comm = commArg(info[0]);
+  MPI_Comm comm = intracommArg(info[0]);
   int root = rootArg(info[3], comm);
   RootedBlocks a = rootedBlocksArgs(info.Env(), "scatter", comm, root, info[1], "sendbuf", info[2], "recvbuf", false);
   void* recvbuf = a.inPlace ? MPI_IN_PLACE : a.own.data;
   return complete(info.Env(), info[4].ToBoolean(), "scatter", a.type, nullptr, [&](MPI_Request* r) {
-    return r ? TOPOCOLL_COUNT_CALL(a.large, Iscatter, a.rooted.data, a.n, a.type, recvbuf, a.n, a.type, root, comm, r)
-             : TOPOCOLL_COUNT_CALL(a.large, Scatter, a.rooted.data, a.n, a.type, recvbuf, a.n, a.type, root, comm);
+    return r ? TOPOCOLL_COUNT_CALL(a.large, Iscatter, a.rooted.data, a.rootedN, a.rootedType, recvbuf, a.n, a.type, root, comm, r)
+             : TOPOCOLL_COUNT_CALL(a.large, Scatter, a.rooted.data, a.rootedN, a.rootedType, recvbuf, a.n, a.type, root, comm);
   });
 }
 
@@ -232,7 +215,7 @@ RootedLayout rootedLayoutArgs(Napi::Env env, const char* what, MPI_Comm comm, in
 
 // (comm, sendbuf | null = IN_PLACE at root, recvbuf (root), counts (root), displs? (root), root, nonblocking)
 Napi::Value Gatherv(const Napi::CallbackInfo& info) {
-  MPI_Comm comm = commArg(info[0]);
+  MPI_Comm comm = intracommArg(info[0]);
   int root = rootArg(info[5], comm);
   RootedLayout a = rootedLayoutArgs(info.Env(), "gatherv", comm, root, info[2], "recvbuf", info[3], info[4], info[1], "sendbuf", true);
   const void* sendbuf = a.inPlace ? MPI_IN_PLACE : a.own.data;
@@ -254,7 +237,7 @@ Napi::Value Gatherv(const Napi::CallbackInfo& info) {
 
 // (comm, sendbuf (root), counts (root), displs? (root), recvbuf | null = IN_PLACE at root, root, nonblocking)
 Napi::Value Scatterv(const Napi::CallbackInfo& info) {
-  MPI_Comm comm = commArg(info[0]);
+  MPI_Comm comm = intracommArg(info[0]);
   int root = rootArg(info[5], comm);
   RootedLayout a = rootedLayoutArgs(info.Env(), "scatterv", comm, root, info[1], "sendbuf", info[2], info[3], info[4], "recvbuf", false);
   void* recvbuf = a.inPlace ? MPI_IN_PLACE : a.own.data;
@@ -278,7 +261,7 @@ Napi::Value Scatterv(const Napi::CallbackInfo& info) {
 Napi::Value Allgatherv(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const char* what = "allgatherv";
-  MPI_Comm comm = commArg(info[0]);
+  MPI_Comm comm = intracommArg(info[0]);
   int p = commSizeOf(comm), me = commRankOf(comm);
   bool inPlace = info[1].IsNull();
   BufferView send, recv = bufferArg(info[2], "recvbuf");
@@ -321,7 +304,7 @@ struct LayoutPair {
 Napi::Value Alltoallv(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const char* what = "alltoallv";
-  MPI_Comm comm = commArg(info[0]);
+  MPI_Comm comm = intracommArg(info[0]);
   int p = commSizeOf(comm);
   bool inPlace = info[1].IsNull();
   auto layouts = std::make_shared<LayoutPair>();
@@ -359,48 +342,11 @@ Napi::Value Alltoallv(const Napi::CallbackInfo& info) {
 
 // --- reductions ---
 
-// (comm, sendbuf | null = IN_PLACE at root, recvbuf (root), op, root, nonblocking)
-Napi::Value Reduce(const Napi::CallbackInfo& info) {
+// scan, exscan: (comm, sendbuf | null = IN_PLACE, recvbuf, op, nonblocking)
+Napi::Value prefixReduction(const Napi::CallbackInfo& info, bool exclusive) {
   Napi::Env env = info.Env();
-  const char* what = "reduce";
-  MPI_Comm comm = commArg(info[0]);
-  int root = rootArg(info[4], comm);
-  bool atRoot = commRankOf(comm) == root, inPlace = info[1].IsNull();
-  BufferView send, recv;
-  if (atRoot) {
-    if (absent(info[2])) throwType(env, "reduce: recvbuf is required at the root");
-    recv = bufferArg(info[2], "recvbuf");
-  }
-  MPI_Count n;
-  if (inPlace) {
-    inPlaceOnlyAtRoot(env, what, atRoot);
-    n = recv.count;
-  } else {
-    send = bufferArg(info[1], "sendbuf");
-    n = send.count;
-    if (atRoot) {
-      sameElementType(env, what, send, recv);
-      requireLength(env, what, "recvbuf", recv, n);
-    }
-  }
-  const BufferView& typed = inPlace ? recv : send;
-  MPI_Op op = opArg(info[3], typed, what);
-  MPI_Datatype type = typed.type;
-  const void* sendbuf = inPlace ? MPI_IN_PLACE : send.data;
-  bool big = largeCount(env, n, what);
-  return complete(env, info[5].ToBoolean(), what, type, nullptr, [&](MPI_Request* r) {
-    return r ? TOPOCOLL_COUNT_CALL(big, Ireduce, sendbuf, recv.data, n, type, op, root, comm, r)
-             : TOPOCOLL_COUNT_CALL(big, Reduce, sendbuf, recv.data, n, type, op, root, comm);
-  });
-}
-
-enum class Elementwise { Allreduce, Scan, Exscan };
-
-// allreduce, scan, exscan: (comm, sendbuf | null = IN_PLACE, recvbuf, op, nonblocking)
-Napi::Value elementwise(const Napi::CallbackInfo& info, Elementwise kind) {
-  Napi::Env env = info.Env();
-  const char* what = kind == Elementwise::Allreduce ? "allreduce" : kind == Elementwise::Scan ? "scan" : "exscan";
-  MPI_Comm comm = commArg(info[0]);
+  const char* what = exclusive ? "exscan" : "scan";
+  MPI_Comm comm = intracommArg(info[0]);
   bool inPlace = info[1].IsNull();
   BufferView send, recv = bufferArg(info[2], "recvbuf");
   MPI_Count n = recv.count;
@@ -415,51 +361,17 @@ Napi::Value elementwise(const Napi::CallbackInfo& info, Elementwise kind) {
   const void* sendbuf = inPlace ? MPI_IN_PLACE : send.data;
   bool big = largeCount(env, n, what);
   return complete(env, info[4].ToBoolean(), what, type, nullptr, [&](MPI_Request* r) {
-    switch (kind) {
-      case Elementwise::Allreduce:
-        return r ? TOPOCOLL_COUNT_CALL(big, Iallreduce, sendbuf, recv.data, n, type, op, comm, r)
-                 : TOPOCOLL_COUNT_CALL(big, Allreduce, sendbuf, recv.data, n, type, op, comm);
-      case Elementwise::Scan:
-        return r ? TOPOCOLL_COUNT_CALL(big, Iscan, sendbuf, recv.data, n, type, op, comm, r)
-                 : TOPOCOLL_COUNT_CALL(big, Scan, sendbuf, recv.data, n, type, op, comm);
-      case Elementwise::Exscan:
-        return r ? TOPOCOLL_COUNT_CALL(big, Iexscan, sendbuf, recv.data, n, type, op, comm, r)
-                 : TOPOCOLL_COUNT_CALL(big, Exscan, sendbuf, recv.data, n, type, op, comm);
+    if (exclusive) {
+      return r ? TOPOCOLL_COUNT_CALL(big, Iexscan, sendbuf, recv.data, n, type, op, comm, r)
+               : TOPOCOLL_COUNT_CALL(big, Exscan, sendbuf, recv.data, n, type, op, comm);
     }
-    return static_cast<int>(MPI_ERR_OP);
+    return r ? TOPOCOLL_COUNT_CALL(big, Iscan, sendbuf, recv.data, n, type, op, comm, r)
+             : TOPOCOLL_COUNT_CALL(big, Scan, sendbuf, recv.data, n, type, op, comm);
   });
 }
 
-Napi::Value Allreduce(const Napi::CallbackInfo& info) { return elementwise(info, Elementwise::Allreduce); }
-Napi::Value Scan(const Napi::CallbackInfo& info) { return elementwise(info, Elementwise::Scan); }
-Napi::Value Exscan(const Napi::CallbackInfo& info) { return elementwise(info, Elementwise::Exscan); }
-
-// (comm, sendbuf | null = IN_PLACE, recvbuf, op, nonblocking): block i of the reduced sendbuf lands on rank i.
-Napi::Value ReduceScatterBlock(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const char* what = "reduceScatterBlock";
-  MPI_Comm comm = commArg(info[0]);
-  int p = commSizeOf(comm);
-  bool inPlace = info[1].IsNull();
-  BufferView send, recv = bufferArg(info[2], "recvbuf");
-  MPI_Count n;
-  if (inPlace) {
-    n = blocksOf(env, what, "recvbuf", recv, p);
-  } else {
-    send = bufferArg(info[1], "sendbuf");
-    sameElementType(env, what, send, recv);
-    n = blocksOf(env, what, "sendbuf", send, p);
-    requireLength(env, what, "recvbuf", recv, n);
-  }
-  MPI_Op op = opArg(info[3], recv, what);
-  MPI_Datatype type = recv.type;
-  const void* sendbuf = inPlace ? MPI_IN_PLACE : send.data;
-  bool big = largeCount(env, n, what);
-  return complete(env, info[4].ToBoolean(), what, type, nullptr, [&](MPI_Request* r) {
-    return r ? TOPOCOLL_COUNT_CALL(big, Ireduce_scatter_block, sendbuf, recv.data, n, type, op, comm, r)
-             : TOPOCOLL_COUNT_CALL(big, Reduce_scatter_block, sendbuf, recv.data, n, type, op, comm);
-  });
-}
+Napi::Value Scan(const Napi::CallbackInfo& info) { return prefixReduction(info, false); }
+Napi::Value Exscan(const Napi::CallbackInfo& info) { return prefixReduction(info, true); }
 
 }  // namespace
 
@@ -470,11 +382,8 @@ void initMpiCollectives(Napi::Env env, Napi::Object exports) {
   exports.Set("scatterv", Napi::Function::New(env, Scatterv));
   exports.Set("allgatherv", Napi::Function::New(env, Allgatherv));
   exports.Set("alltoallv", Napi::Function::New(env, Alltoallv));
-  exports.Set("reduce", Napi::Function::New(env, Reduce));
-  exports.Set("allreduce", Napi::Function::New(env, Allreduce));
   exports.Set("scan", Napi::Function::New(env, Scan));
   exports.Set("exscan", Napi::Function::New(env, Exscan));
-  exports.Set("reduceScatterBlock", Napi::Function::New(env, ReduceScatterBlock));
 }
 
 }  // namespace topocoll::addon

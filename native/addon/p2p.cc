@@ -262,6 +262,7 @@ Napi::Value MatchedProbe(const Napi::CallbackInfo& info) {
 Napi::Value BufferAttach(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   BufferView b = bufferArg(info[0], "buffer");
+  if (b.spec) throwType(env, "attachBuffer: buffer must be a TypedArray, Buffer, DataView or ArrayBuffer (raw memory), not [buffer, count, datatype]");
   MPI_Count bytes = b.count * static_cast<MPI_Count>(b.elementBytes);
   if (bytes > INT_MAX) throwRange(env, "attachBuffer: " + std::to_string(bytes) + " bytes exceed MPI_Buffer_attach's limit of 2^31-1");
   check(env, PMPI_Buffer_attach(b.data, static_cast<int>(bytes)), "MPI_Buffer_attach");

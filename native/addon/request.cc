@@ -11,9 +11,10 @@ void RequestWrap::Init(Napi::Env env, Napi::Object exports) {
   exports.Set("NativeRequest", ctor);
 }
 
-Napi::Object RequestWrap::New(Napi::Env env, std::unique_ptr<CollectiveRequest> request) {
+Napi::Object RequestWrap::New(Napi::Env env, std::unique_ptr<CollectiveRequest> request, std::shared_ptr<void> keep) {
   Napi::Object obj = constructor_.New({});
   Unwrap(obj)->request_ = std::move(request);
+  Unwrap(obj)->keep_ = std::move(keep);
   return obj;
 }
 
@@ -22,7 +23,10 @@ RequestWrap::RequestWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Requ
 Napi::Value RequestWrap::Test(const Napi::CallbackInfo& info) {
   if (!done_ && request_) {
     check(info.Env(), request_->test(&done_), "MPI_Test");
-    if (done_) request_.reset();
+    if (done_) {
+      request_.reset();
+      keep_.reset();
+    }
   }
   return Napi::Boolean::New(info.Env(), done_ || !request_);
 }
@@ -32,6 +36,7 @@ Napi::Value RequestWrap::Wait(const Napi::CallbackInfo& info) {
     check(info.Env(), request_->wait(), "MPI_Wait");
     done_ = true;
     request_.reset();
+    keep_.reset();
   }
   return info.Env().Undefined();
 }

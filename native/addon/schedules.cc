@@ -111,7 +111,10 @@ Napi::Value BuildSchedule(const Napi::CallbackInfo& info) {
     std::vector<RankPlace> places(bp.p);
     for (int r = 0; r < bp.p; ++r) {
       if (!nodes.empty()) places[r].node = nodes[r];
-      if (!sockets.empty()) places[r].socket = sockets[r];
+      if (!sockets.empty()) {
+        places[r].socket = sockets[r];
+        places[r].binding = Binding::Core;  // a socket given is a placement that lasts, as a bound rank's
+      }
       if (!numa.empty()) places[r].numa = numa[r];
     }
     hierarchy = Hierarchy::fromPlaces(std::move(places), bp.rank);

@@ -260,8 +260,10 @@ int multicoreParams(const Call& call, int algorithm, ShadowComm* shadow, BuildPa
   params->bcast_concurrency = static_cast<int>(config().get(Parameter::BcastConcurrency));
   params->tile_bytes = config().get(Parameter::AlltoallTileBytes);
   ShmContext* shm = shadow->shmIfCreated();
-  // Bytes per part of the data area, so that builders can keep segments within parts.
-  if (shm && shm->available() && collectiveEntry(call.coll).uses_shm[algorithm]) params->shm_elements = shm->parts() * shm->partBytes();
+  // Elements of the data area (the builders' elements: signature bytes, or a reduction's elements).
+  if (shm && shm->available() && collectiveEntry(call.coll).uses_shm[algorithm]) {
+    params->shm_elements = shm->parts() * shm->partBytes() / params->element_bytes;
+  }
   return MPI_SUCCESS;
 }
 

@@ -4,7 +4,7 @@ import { formatBytes } from '../bench/stats';
 import type { EnginePrediction } from '../mpi/addon';
 import { addon } from '../mpi/native';
 import { blockIsElement, collectiveInfo, COLLECTIVES, shapeOf, totalBytes, type CollectiveName } from '../select/registry';
-import { evenCounts, type Schedule } from '../select/schedule';
+import { evenCounts, type Schedule, type ScheduleParams } from '../select/schedule';
 import { summarize, type ScheduleSummary } from '../select/summary';
 import { enginePredictions } from '../model/native';
 import type { Command } from './main';
@@ -21,10 +21,14 @@ export interface Explanation {
   model: { ppn: number; choice: { algorithm: string; reason: string } | null; predictions: EnginePrediction[] };
 }
 
-/** Builds every rank's schedule of `algorithm` (p schedules; fine up to a few thousand ranks). */
-function* allRankSchedules(coll: CollectiveName, algorithm: string, np: number, count: number, root = 0): Generator<Schedule> {
+/**
+ * Builds every rank's schedule of `algorithm` (p schedules; fine up to a few thousand ranks); a
+ * shared-memory algorithm sees the nodes and the data area the engine's model gives it.
+ */
+function* allRankSchedules(coll: CollectiveName, algorithm: string, np: number, count: number, shm: ScheduleParams): Generator<Schedule> {
   const recvCounts = coll === 'reduce_scatter' ? evenCounts(count, np) : undefined;
-  for (let r = 0; r < np; r++) yield addon().buildSchedule(coll, algorithm, np, r, { count, root, recvCounts });
+  const uses = collectiveInfo(coll)!.algorithms.find((a) => a.name === algorithm)?.shm;
+  for (let r = 0; r < np; r++) yield addon().buildSchedule(coll, algorithm, np, r, { count, recvCounts, ...(uses ? shm : {}) });
 }
 
 /** Bytes of the node's shared data area the engine assumes before a segment exists (TOPOCOLL_SHM_BYTES' default). */
@@ -42,19 +46,22 @@ export function explainCall(coll: CollectiveName, np: number, bytes: number, onl
   // Blocks are bytes here: one rank's block of a block exchange, one element of a byte vector
   // (bcast and the reductions).
   const [count, blockBytes] = blockIsElement(coll) ? [bytes, 1] : [1, bytes];
+  const elementBytes = Math.max(1, blockBytes);
+  const shm = {
+    elementBytes,
+    shmElements: Math.floor(SHM_BYTES / elementBytes),
+    nodes: ppn < np ? Array.from({ length: np }, (_, r) => Math.floor(r / ppn)) : undefined,
+  };
   const candidates = names.map((algorithm) => ({
     algorithm,
-    summary: summarize(allRankSchedules(coll, algorithm, np, count), blockBytes),
+    summary: summarize(allRankSchedules(coll, algorithm, np, count, shm), blockBytes),
   }));
   // The engine's model, for this size and placement (ppn ranks per node).
-  const elementBytes = Math.max(1, blockBytes);
   const model = enginePredictions(coll, np, {
     count,
     blockBytes,
-    elementBytes,
     recvCounts: coll === 'reduce_scatter' ? evenCounts(count, np) : undefined,
-    shmElements: Math.floor(SHM_BYTES / elementBytes),
-    nodes: ppn < np ? Array.from({ length: np }, (_, r) => Math.floor(r / ppn)) : undefined,
+    ...shm,
   });
   const predicted = new Map(model.predictions.map((m) => [m.algorithm, m.predicted_us]));
   const modelled = native.parameter('TOPOCOLL_SELECT') === 'model' && model.choice && !chosen.reason.startsWith('forced') ? model.choice : chosen;

@@ -297,7 +297,7 @@ class SymbolicReplay implements EngineHooks {
     return rank.tmpBlocks * this.unit;
   }
 
-  /** Units of the shared area: shmElements elements, of count per block (bcast: one). */
+  /** Units of the shared area: shmElements elements, of count per block (bcast, reductions: one). */
   private shmCapacity(): number {
     const { shmElements, count } = this.params;
     if (shmElements === Infinity) return Infinity;

@@ -8,11 +8,15 @@ import type { CollectiveName, MpiFlavour } from '../select/registry';
 import type { Schedule, ScheduleParams } from '../select/schedule';
 import type { Topology } from '../topology/file';
 import type { ANY_SOURCE, ANY_TAG, BufferLike, PROC_NULL, Status, UNDEFINED } from './comm';
+import type { DataBuffer, Datatype } from './datatype';
 import type { MpiError } from './errors';
 import type { ThreadLevel } from './lifecycle';
+import type { CartInfo, Neighbors, Shift, TopologyKind } from './topology';
 
 /** A communicator: an index into the addon's table (0 = COMM_WORLD, 1 = COMM_SELF). */
 type CommHandle = number;
+/** A group: an index into the addon's group table. */
+type GroupHandle = number;
 
 /**
  * A collective the glue runs blocking (its last argument false: returns when done) or
@@ -49,9 +53,9 @@ export interface MpiRequest extends NativeRequest {
 /** A message matched by a probe (NativeMessage, native/addon/p2p.cc): received once. */
 export interface NativeMessage {
   /** MPI_Mrecv. */
-  recv(buf: BufferLike): Status;
+  recv(buf: DataBuffer): Status;
   /** MPI_Imrecv. */
-  irecv(buf: BufferLike): MpiRequest;
+  irecv(buf: DataBuffer): MpiRequest;
 }
 
 /** What mprobe and improbe return: the message and its status (count in bytes). */
@@ -297,10 +301,15 @@ export interface NativeAddon {
 
   // engine_collectives.cc (sendbuf null: in place)
   readonly NativeRequest: new () => NativeRequest;
-  allgather: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike], NativeRequest>;
-  alltoall: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike], NativeRequest>;
-  bcast: Completing<[comm: CommHandle, buffer: BufferLike, root: number], NativeRequest>;
+  allgather: Completing<[comm: CommHandle, sendbuf: DataBuffer | null, recvbuf: DataBuffer], NativeRequest>;
+  alltoall: Completing<[comm: CommHandle, sendbuf: DataBuffer | null, recvbuf: DataBuffer], NativeRequest>;
+  bcast: Completing<[comm: CommHandle, buffer: DataBuffer, root: number], NativeRequest>;
   barrier: Completing<[comm: CommHandle], NativeRequest>;
+  /** The reductions, through the engine; op: an index into OPS (src/mpi/ops.ts). */
+  allreduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], NativeRequest>;
+  reduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike | null, op: number, root: number], NativeRequest>;
+  reduceScatterBlock: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], NativeRequest>;
+  reduceScatter: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, recvcounts: ArrayLike<number>, op: number], NativeRequest>;
 
   // schedules.cc
   buildSchedule(collective: CollectiveName, algorithm: string, p: number, rank: number, options?: ScheduleParams): Schedule;
@@ -346,6 +355,62 @@ export interface NativeAddon {
   /** 0 ident, 1 congruent, 2 similar, 3 unequal. */
   commCompare(comm: CommHandle, other: CommHandle): 0 | 1 | 2 | 3;
   commErrorsReturn(comm: CommHandle): void;
+  /** -1 on a rank outside the group. */
+  commCreate(comm: CommHandle, group: GroupHandle): CommHandle;
+  commCreateGroup(comm: CommHandle, group: GroupHandle, tag: number): CommHandle;
+  commGetName(comm: CommHandle): string;
+  commSetName(comm: CommHandle, name: string): void;
+  commIsInter(comm: CommHandle): boolean;
+  commRemoteSize(comm: CommHandle): number;
+  commRemoteGroup(comm: CommHandle): GroupHandle;
+  /** peerComm and remoteLeader are read at the local leader only. */
+  intercommCreate(comm: CommHandle, localLeader: number, peerComm: CommHandle | null, remoteLeader: number, tag: number): CommHandle;
+  intercommMerge(comm: CommHandle, high: boolean): CommHandle;
+
+  // mpi_group.cc
+  commGroup(comm: CommHandle): GroupHandle;
+  groupSize(group: GroupHandle): number;
+  /** UNDEFINED when this process is not a member. */
+  groupRank(group: GroupHandle): number;
+  /** exclude false: MPI_Group_incl; true: MPI_Group_excl. */
+  groupSubset(group: GroupHandle, ranks: ArrayLike<number>, exclude: boolean): GroupHandle;
+  groupTranslateRanks(group: GroupHandle, ranks: ArrayLike<number>, other: GroupHandle): number[];
+  /** operation 0 union, 1 intersection, 2 difference. */
+  groupCombine(group: GroupHandle, other: GroupHandle, operation: 0 | 1 | 2): GroupHandle;
+  /** 0 ident, 2 similar, 3 unequal. */
+  groupCompare(group: GroupHandle, other: GroupHandle): 0 | 2 | 3;
+  groupFree(group: GroupHandle): void;
+
+  // mpi_datatype.cc (each returns the new type's handle)
+  typeContiguous(count: number, oldtype: Datatype): number;
+  typeVector(count: number, blocklength: number, stride: number, oldtype: Datatype): number;
+  typeIndexed(blocklengths: ArrayLike<number>, displacements: ArrayLike<number>, oldtype: Datatype): number;
+  typeStruct(blocklengths: ArrayLike<number>, displacements: ArrayLike<number>, types: readonly Datatype[]): number;
+  typeSubarray(sizes: ArrayLike<number>, subsizes: ArrayLike<number>, starts: ArrayLike<number>, order: 'C' | 'F', oldtype: Datatype): number;
+  typeCommit(type: Datatype): void;
+  typeFree(type: Datatype): void;
+  typeInfo(type: Datatype): { size: number; lb: number; extent: number; trueLb: number; trueExtent: number; committed: boolean };
+
+  // mpi_topology.cc (a new communicator's handle: -1 on a rank left out)
+  cartCreate(comm: CommHandle, dims: ArrayLike<number>, periods: ArrayLike<boolean> | undefined, reorder: boolean): CommHandle;
+  dimsCreate(nnodes: number, dims: ArrayLike<number>): number[];
+  cartGet(comm: CommHandle): CartInfo;
+  cartCoords(comm: CommHandle, rank: number): number[];
+  cartRank(comm: CommHandle, coords: ArrayLike<number>): number;
+  cartShift(comm: CommHandle, direction: number, disp: number): Shift;
+  cartSub(comm: CommHandle, remainDims: ArrayLike<boolean>): CommHandle;
+  distGraphCreateAdjacent(
+    comm: CommHandle,
+    sources: ArrayLike<number>,
+    destinations: ArrayLike<number>,
+    sourceWeights: ArrayLike<number> | null,
+    destWeights: ArrayLike<number> | null,
+    reorder: boolean,
+  ): CommHandle;
+  topologyKind(comm: CommHandle): TopologyKind | null;
+  neighborList(comm: CommHandle): Neighbors;
+  neighborAllgather: Completing<[comm: CommHandle, sendbuf: DataBuffer, recvbuf: DataBuffer], MpiRequest>;
+  neighborAlltoall: Completing<[comm: CommHandle, sendbuf: DataBuffer, recvbuf: DataBuffer], MpiRequest>;
 
   // mpi_binding.cc
   readonly MpiRequest: new () => MpiRequest;
@@ -357,14 +422,14 @@ export interface NativeAddon {
   readonly UNDEFINED: typeof UNDEFINED;
 
   // p2p.cc
-  send(comm: CommHandle, buf: BufferLike, dest: number, tag: number, mode: SendMode): void;
-  recv(comm: CommHandle, buf: BufferLike, source: number, tag: number): Status;
-  sendrecv(comm: CommHandle, sendbuf: BufferLike, dest: number, sendtag: number, recvbuf: BufferLike, source: number, recvtag: number): Status;
-  sendrecvReplace(comm: CommHandle, buf: BufferLike, dest: number, sendtag: number, source: number, recvtag: number): Status;
-  isend(comm: CommHandle, buf: BufferLike, dest: number, tag: number, mode: SendMode): MpiRequest;
+  send(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode): void;
+  recv(comm: CommHandle, buf: DataBuffer, source: number, tag: number): Status;
+  sendrecv(comm: CommHandle, sendbuf: DataBuffer, dest: number, sendtag: number, recvbuf: DataBuffer, source: number, recvtag: number): Status;
+  sendrecvReplace(comm: CommHandle, buf: DataBuffer, dest: number, sendtag: number, source: number, recvtag: number): Status;
+  isend(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode): MpiRequest;
   /** Inactive persistent requests. */
-  sendInit(comm: CommHandle, buf: BufferLike, dest: number, tag: number, mode: SendMode): MpiRequest;
-  recvInit(comm: CommHandle, buf: BufferLike, source: number, tag: number): MpiRequest;
+  sendInit(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode): MpiRequest;
+  recvInit(comm: CommHandle, buf: DataBuffer, source: number, tag: number): MpiRequest;
   /** MPI_Startall of inactive persistent requests. */
   startAll(requests: MpiRequest[]): void;
   readonly NativeMessage: new () => NativeMessage;
@@ -375,7 +440,7 @@ export interface NativeAddon {
   /** Returns the size in bytes of the buffer detached. */
   bufferDetach(): number;
   readonly BSEND_OVERHEAD: number;
-  irecv(comm: CommHandle, buf: BufferLike, source: number, tag: number): MpiRequest;
+  irecv(comm: CommHandle, buf: DataBuffer, source: number, tag: number): MpiRequest;
   /** count in bytes. */
   probe(comm: CommHandle, source: number, tag: number): Status;
   /** null when no message matches yet. */
@@ -388,13 +453,13 @@ export interface NativeAddon {
 
   // mpi_collectives.cc (sendbuf null: in place; root-only arguments may be null elsewhere;
   // counts and displs: an Array or a TypedArray, displs absent: packed in rank order)
-  gather: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike | null, root: number], MpiRequest>;
+  gather: Completing<[comm: CommHandle, sendbuf: DataBuffer | null, recvbuf: DataBuffer | null, root: number], MpiRequest>;
   gatherv: Completing<
     [comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike | null, counts: ArrayLike<number> | undefined, displs: ArrayLike<number> | undefined, root: number],
     MpiRequest
   >;
   /** recvbuf null: in place at the root. */
-  scatter: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike | null, root: number], MpiRequest>;
+  scatter: Completing<[comm: CommHandle, sendbuf: DataBuffer | null, recvbuf: DataBuffer | null, root: number], MpiRequest>;
   scatterv: Completing<
     [comm: CommHandle, sendbuf: BufferLike | null, counts: ArrayLike<number> | undefined, displs: ArrayLike<number> | undefined, recvbuf: BufferLike | null, root: number],
     MpiRequest
@@ -413,11 +478,8 @@ export interface NativeAddon {
     MpiRequest
   >;
   /** op: an index into OPS (src/mpi/ops.ts). */
-  reduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike | null, op: number, root: number], MpiRequest>;
-  allreduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], MpiRequest>;
   scan: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], MpiRequest>;
   exscan: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], MpiRequest>;
-  reduceScatterBlock: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], MpiRequest>;
 
   // model.cc
   compiledSchedule(collective: CollectiveName, algorithm: string, p: number, rank: number, options?: ScheduleParams): NativeCompiled;

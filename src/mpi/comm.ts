@@ -3,11 +3,17 @@
 // (DataView/ArrayBuffer: bytes). Every method has a nonblocking twin (i-prefixed) returning an
 // awaitable Request, and an object-mode twin (…Object) for plain JS values, serialized with v8.
 //
-// barrier, bcast, allgather and alltoall run in the topocoll engine (algorithm chosen per call);
-// the other collectives and point-to-point run in the system MPI.
+// barrier, bcast, allgather, alltoall and the reductions (reduce, allreduce, reduceScatterBlock,
+// reduceScatter) run in the topocoll engine (algorithm chosen per call); the other collectives and
+// point-to-point run in the system MPI. Point-to-point and the block collectives (bcast, gather,
+// scatter, allgather, alltoall, the neighbour collectives) also take a buffer as
+// [buffer, count, datatype] (src/mpi/datatype.ts).
 import v8 from 'node:v8';
 import { totalBytes, type CollectiveName } from '../select/registry';
+import type { BufferSpec, DataBuffer } from './datatype';
+import { Group, groupOfHandle } from './group';
 import { addon } from './native';
+import type { CartInfo, DistGraphOptions, Neighbors, Shift, TopologyKind } from './topology';
 import { init } from './lifecycle';
 import { objectOpFunction, ObjectOp, Op, opIndex } from './ops';
 import { matchedMessage, persistentRequest, type Message, type PersistentRequest } from './p2p';
@@ -18,6 +24,8 @@ export type BufferLike = ArrayBufferView | ArrayBuffer;
 /** Pass as the send buffer of a collective to use the receive buffer in place (MPI_IN_PLACE). */
 export const IN_PLACE: unique symbol = Symbol('topocoll.IN_PLACE');
 export type SendBuffer = BufferLike | typeof IN_PLACE;
+/** A send buffer of the block collectives: a buffer, a [buffer, count, datatype] spec, or IN_PLACE. */
+export type DataSendBuffer = DataBuffer | typeof IN_PLACE;
 
 // The sentinels below are the addon's too: scripts/gen-native-registry.mjs writes them into
 // native/addon/generated/sentinels.h (`npm run gen`), which translates them to the MPI's values.
@@ -37,7 +45,8 @@ export interface Status {
   /** The message's tag. */
   tag: number;
   /**
-   * Elements received, in the receive buffer's element type (probe: bytes). UNDEFINED (-32766,
+   * Elements received, in the receive buffer's element type (probe: bytes; a [buffer, count,
+   * datatype]: whole items of the datatype, as MPI_Get_count counts them). UNDEFINED (-32766,
    * MPI_UNDEFINED, as MPI_Get_count gives it) when the bytes received are not a whole number of
    * elements, e.g. 6 bytes into a Float64Array; `bytes` is exact in every case.
    */
@@ -82,8 +91,10 @@ function blockOf(buf: BufferLike, start: number, count: number): BufferLike {
   return new Uint8Array(buf, start, count);
 }
 
-// The root's block of a scatter's sendbuf: where IN_PLACE leaves the root's data.
-function scatterBlock(sendbuf: BufferLike, size: number, root: number): BufferLike {
+// The root's block of a scatter's sendbuf: where IN_PLACE leaves the root's data (a spec: itself,
+// the datatype saying where its blocks lie).
+function scatterBlock(sendbuf: DataBuffer, size: number, root: number): DataBuffer {
+  if (isSpec(sendbuf)) return sendbuf;
   const n = elementCount(sendbuf) / size;
   return blockOf(sendbuf, root * n, n);
 }
@@ -100,8 +111,12 @@ function scattervBlock(send: VectorBuffer, root: number): BufferLike {
 export type Comparison = 'ident' | 'congruent' | 'similar' | 'unequal';
 const COMPARISONS: Comparison[] = ['ident', 'congruent', 'similar', 'unequal'];
 
-function sendArg(buf: SendBuffer): BufferLike | null {
+function sendArg<B>(buf: B | typeof IN_PLACE): B | null {
   return buf === IN_PLACE ? null : buf;
+}
+
+function isSpec(buf: DataBuffer): buf is BufferSpec {
+  return Array.isArray(buf);
 }
 
 function vectorArg(spec: VectorBuffer | null | undefined, what: string, name: string): VectorBuffer | null {
@@ -144,6 +159,11 @@ const READY = 3;
 // How getWorld/getSelf make a Comm: the constructor is private, so that a Comm only comes from
 // topocoll (world, COMM_SELF, dup, split), never from a handle the program made up.
 let commOfHandle: (handle: number) => Comm;
+
+// A new communicator, or null on a rank the MPI gave MPI_COMM_NULL (the addon's -1).
+function commOrNull(handle: number): Comm | null {
+  return handle < 0 ? null : commOfHandle(handle);
+}
 
 export class Comm {
   /** @internal index into the addon's communicator table (never reused, so a freed one stays invalid) */
@@ -215,15 +235,159 @@ export class Comm {
     return addon().selectAlgorithm(collective as CollectiveName, this.size, bytes, total);
   }
 
+  // --- Groups, names, intercommunicators ---
+
+  /** This communicator's group (MPI_Comm_group; an intercommunicator's local group). */
+  get group(): Group {
+    return groupOfHandle(addon().commGroup(this.handle));
+  }
+
+  /**
+   * The communicator of `group`'s members, a subset of this one's (MPI_Comm_create: collective
+   * over this communicator, every rank passing the same group); null on the other ranks.
+   */
+  create(group: Group): Comm | null {
+    return commOrNull(addon().commCreate(this.handle, group.handle));
+  }
+
+  /**
+   * As create(), but collective over `group`'s members only (MPI_Comm_create_group): the others
+   * need not call it. Calls of several groups at once are told apart by `tag`.
+   */
+  createGroup(group: Group, tag = 0): Comm | null {
+    return commOrNull(addon().commCreateGroup(this.handle, group.handle, tag));
+  }
+
+  /** The communicator's name (MPI_Comm_get_name/set_name): 'MPI_COMM_WORLD', '' for a new one unless set. */
+  get name(): string {
+    return addon().commGetName(this.handle);
+  }
+
+  set name(name: string) {
+    addon().commSetName(this.handle, name);
+  }
+
+  /** Whether this is an intercommunicator (MPI_Comm_test_inter). */
+  get isInter(): boolean {
+    return addon().commIsInter(this.handle);
+  }
+
+  /** The size of an intercommunicator's remote group (MPI_Comm_remote_size). */
+  get remoteSize(): number {
+    return addon().commRemoteSize(this.handle);
+  }
+
+  /** An intercommunicator's remote group (MPI_Comm_remote_group). */
+  get remoteGroup(): Group {
+    return groupOfHandle(addon().commRemoteGroup(this.handle));
+  }
+
+  /**
+   * The intercommunicator between this communicator's group and another, disjoint one
+   * (MPI_Intercomm_create): each side names its own `localLeader`; the leaders talk over
+   * `peerComm` (a communicator holding both, e.g. world; needed at the local leader only, null
+   * elsewhere), where the other side's leader is `remoteLeader`. Point-to-point on it names ranks
+   * of the remote group.
+   */
+  createIntercomm(localLeader: number, peerComm: Comm | null, remoteLeader: number, tag = 0): Comm {
+    if (peerComm === null && this.rank === localLeader) {
+      throw new TypeError('createIntercomm: peerComm is required at the local leader (a communicator holding both leaders, e.g. world)');
+    }
+    return new Comm(addon().intercommCreate(this.handle, localLeader, peerComm ? peerComm.handle : null, remoteLeader, tag));
+  }
+
+  /** The intracommunicator of both groups of an intercommunicator (MPI_Intercomm_merge): the side passing high = true ranks last. */
+  merge(high = false): Comm {
+    return new Comm(addon().intercommMerge(this.handle, high));
+  }
+
+  // --- Process topologies (src/mpi/topology.ts) and neighbour collectives ---
+
+  /** 'cart', 'graph', 'distGraph', or null for none (MPI_Topo_test). */
+  get topology(): TopologyKind | null {
+    return addon().topologyKind(this.handle);
+  }
+
+  /**
+   * A Cartesian grid of `dims` over this communicator's ranks (MPI_Cart_create), periodic where
+   * `periods` says (default: none); `reorder` lets MPI renumber the ranks. Ranks beyond the grid
+   * get null. dimsCreate(size, n) gives balanced dims.
+   */
+  createCart(dims: ArrayLike<number>, periods?: ArrayLike<boolean>, reorder = false): Comm | null {
+    return commOrNull(addon().cartCreate(this.handle, dims, periods, reorder));
+  }
+
+  /** The grid and this rank's coordinates (MPI_Cart_get). */
+  cartGet(): CartInfo {
+    return addon().cartGet(this.handle);
+  }
+
+  /** The coordinates of `rank` in the grid (MPI_Cart_coords). */
+  coords(rank = this.rank): number[] {
+    return addon().cartCoords(this.handle, rank);
+  }
+
+  /** The rank at `coords` (MPI_Cart_rank); coordinates wrap in periodic dimensions. */
+  cartRank(coords: ArrayLike<number>): number {
+    return addon().cartRank(this.handle, coords);
+  }
+
+  /**
+   * The ranks `disp` steps along dimension `direction` (MPI_Cart_shift): `dest` ahead, `source`
+   * behind, PROC_NULL off the edge of a non-periodic dimension; ready for sendrecv.
+   */
+  shift(direction: number, disp = 1): Shift {
+    return addon().cartShift(this.handle, direction, disp);
+  }
+
+  /** The sub-grid of the dimensions where `remainDims` is true, holding this rank (MPI_Cart_sub). */
+  sub(remainDims: ArrayLike<boolean>): Comm {
+    return new Comm(addon().cartSub(this.handle, remainDims));
+  }
+
+  /**
+   * A distributed graph in which this rank receives from `sources` and sends to `destinations`
+   * (MPI_Dist_graph_create_adjacent; collective, each rank giving its own neighbours).
+   */
+  createDistGraphAdjacent(sources: ArrayLike<number>, destinations: ArrayLike<number>, options: DistGraphOptions = {}): Comm {
+    const { sourceWeights = null, destWeights = null, reorder = false } = options;
+    return new Comm(addon().distGraphCreateAdjacent(this.handle, sources, destinations, sourceWeights, destWeights, reorder));
+  }
+
+  /** This rank's in- and out-neighbours, in the order the neighbour collectives use. */
+  neighbors(): Neighbors {
+    return addon().neighborList(this.handle);
+  }
+
+  /** `sendbuf` to every out-neighbour; block i of `recvbuf` from in-neighbour i (MPI_Neighbor_allgather). */
+  neighborAllgather<T extends DataBuffer>(sendbuf: DataBuffer, recvbuf: T): T {
+    addon().neighborAllgather(this.handle, sendbuf, recvbuf, false);
+    return recvbuf;
+  }
+
+  ineighborAllgather<T extends DataBuffer>(sendbuf: DataBuffer, recvbuf: T): Request<T> {
+    return new Request(addon().neighborAllgather(this.handle, sendbuf, recvbuf, true), () => recvbuf, [sendbuf, recvbuf]);
+  }
+
+  /** Block j of `sendbuf` to out-neighbour j; block i of `recvbuf` from in-neighbour i (MPI_Neighbor_alltoall). */
+  neighborAlltoall<T extends DataBuffer>(sendbuf: DataBuffer, recvbuf: T): T {
+    addon().neighborAlltoall(this.handle, sendbuf, recvbuf, false);
+    return recvbuf;
+  }
+
+  ineighborAlltoall<T extends DataBuffer>(sendbuf: DataBuffer, recvbuf: T): Request<T> {
+    return new Request(addon().neighborAlltoall(this.handle, sendbuf, recvbuf, true), () => recvbuf, [sendbuf, recvbuf]);
+  }
+
   // --- Point-to-point ---
 
   /** Sends `buf` to `dest` (MPI_Send: may return before it is received). */
-  send(buf: BufferLike, dest: number, tag = 0): void {
+  send(buf: DataBuffer, dest: number, tag = 0): void {
     addon().send(this.handle, buf, dest, tag, STANDARD);
   }
 
   /** Synchronous send (MPI_Ssend): returns once the receive has started. */
-  ssend(buf: BufferLike, dest: number, tag = 0): void {
+  ssend(buf: DataBuffer, dest: number, tag = 0): void {
     addon().send(this.handle, buf, dest, tag, SYNCHRONOUS);
   }
 
@@ -231,76 +395,76 @@ export class Comm {
    * Buffered send (MPI_Bsend): copies the message into the buffer given to attachBuffer() and
    * returns; an MpiError (MPI_ERR_BUFFER) when no buffer is attached or it has no room left.
    */
-  bsend(buf: BufferLike, dest: number, tag = 0): void {
+  bsend(buf: DataBuffer, dest: number, tag = 0): void {
     addon().send(this.handle, buf, dest, tag, BUFFERED);
   }
 
   /** Ready send (MPI_Rsend): the matching receive must already be posted (else MPI's behaviour is undefined). */
-  rsend(buf: BufferLike, dest: number, tag = 0): void {
+  rsend(buf: DataBuffer, dest: number, tag = 0): void {
     addon().send(this.handle, buf, dest, tag, READY);
   }
 
   /** Receives into `buf` (which must be large enough: MPI_ERR_TRUNCATE otherwise). */
-  recv(buf: BufferLike, source = ANY_SOURCE, tag = ANY_TAG): Status {
+  recv(buf: DataBuffer, source = ANY_SOURCE, tag = ANY_TAG): Status {
     return addon().recv(this.handle, buf, source, tag);
   }
 
   /** Sends `sendbuf` to `dest` and receives into `recvbuf` from `source`, without deadlock (MPI_Sendrecv). */
-  sendrecv(sendbuf: BufferLike, dest: number, recvbuf: BufferLike, source = ANY_SOURCE, sendtag = 0, recvtag = ANY_TAG): Status {
+  sendrecv(sendbuf: DataBuffer, dest: number, recvbuf: DataBuffer, source = ANY_SOURCE, sendtag = 0, recvtag = ANY_TAG): Status {
     return addon().sendrecv(this.handle, sendbuf, dest, sendtag, recvbuf, source, recvtag);
   }
 
   /** Sends `buf` to `dest` and receives into the same `buf` from `source` (MPI_Sendrecv_replace). */
-  sendrecvReplace(buf: BufferLike, dest: number, source = ANY_SOURCE, sendtag = 0, recvtag = ANY_TAG): Status {
+  sendrecvReplace(buf: DataBuffer, dest: number, source = ANY_SOURCE, sendtag = 0, recvtag = ANY_TAG): Status {
     return addon().sendrecvReplace(this.handle, buf, dest, sendtag, source, recvtag);
   }
 
-  isend(buf: BufferLike, dest: number, tag = 0): Request<void> {
+  isend(buf: DataBuffer, dest: number, tag = 0): Request<void> {
     return new Request(addon().isend(this.handle, buf, dest, tag, STANDARD), () => undefined, [buf], 'p2p');
   }
 
-  issend(buf: BufferLike, dest: number, tag = 0): Request<void> {
+  issend(buf: DataBuffer, dest: number, tag = 0): Request<void> {
     return new Request(addon().isend(this.handle, buf, dest, tag, SYNCHRONOUS), () => undefined, [buf], 'p2p');
   }
 
   /** Nonblocking buffered send (MPI_Ibsend; see bsend). */
-  ibsend(buf: BufferLike, dest: number, tag = 0): Request<void> {
+  ibsend(buf: DataBuffer, dest: number, tag = 0): Request<void> {
     return new Request(addon().isend(this.handle, buf, dest, tag, BUFFERED), () => undefined, [buf], 'p2p');
   }
 
   /** Nonblocking ready send (MPI_Irsend; see rsend). */
-  irsend(buf: BufferLike, dest: number, tag = 0): Request<void> {
+  irsend(buf: DataBuffer, dest: number, tag = 0): Request<void> {
     return new Request(addon().isend(this.handle, buf, dest, tag, READY), () => undefined, [buf], 'p2p');
   }
 
   /** Nonblocking receive; the request resolves to the Status. */
-  irecv(buf: BufferLike, source = ANY_SOURCE, tag = ANY_TAG): Request<Status> {
+  irecv(buf: DataBuffer, source = ANY_SOURCE, tag = ANY_TAG): Request<Status> {
     const native = addon().irecv(this.handle, buf, source, tag);
     return new Request(native, () => native.status(), [buf], 'p2p');
   }
 
   /** A persistent standard send of `buf` to `dest` (MPI_Send_init): start() sends buf's current contents. */
-  sendInit(buf: BufferLike, dest: number, tag = 0): PersistentRequest<void> {
+  sendInit(buf: DataBuffer, dest: number, tag = 0): PersistentRequest<void> {
     return persistentRequest(addon().sendInit(this.handle, buf, dest, tag, STANDARD), () => undefined, [buf]);
   }
 
   /** A persistent synchronous send (MPI_Ssend_init; see ssend). */
-  ssendInit(buf: BufferLike, dest: number, tag = 0): PersistentRequest<void> {
+  ssendInit(buf: DataBuffer, dest: number, tag = 0): PersistentRequest<void> {
     return persistentRequest(addon().sendInit(this.handle, buf, dest, tag, SYNCHRONOUS), () => undefined, [buf]);
   }
 
   /** A persistent buffered send (MPI_Bsend_init; see bsend). */
-  bsendInit(buf: BufferLike, dest: number, tag = 0): PersistentRequest<void> {
+  bsendInit(buf: DataBuffer, dest: number, tag = 0): PersistentRequest<void> {
     return persistentRequest(addon().sendInit(this.handle, buf, dest, tag, BUFFERED), () => undefined, [buf]);
   }
 
   /** A persistent ready send (MPI_Rsend_init; see rsend). */
-  rsendInit(buf: BufferLike, dest: number, tag = 0): PersistentRequest<void> {
+  rsendInit(buf: DataBuffer, dest: number, tag = 0): PersistentRequest<void> {
     return persistentRequest(addon().sendInit(this.handle, buf, dest, tag, READY), () => undefined, [buf]);
   }
 
   /** A persistent receive into `buf` (MPI_Recv_init): each start() resolves to that receive's Status. */
-  recvInit(buf: BufferLike, source = ANY_SOURCE, tag = ANY_TAG): PersistentRequest<Status> {
+  recvInit(buf: DataBuffer, source = ANY_SOURCE, tag = ANY_TAG): PersistentRequest<Status> {
     const native = addon().recvInit(this.handle, buf, source, tag);
     return persistentRequest(native, () => native.status(), [buf]);
   }
@@ -339,32 +503,32 @@ export class Comm {
   }
 
   /** Broadcasts `buffer` from `root` into `buffer` on every rank. */
-  bcast<T extends BufferLike>(buffer: T, root = 0): T {
+  bcast<T extends DataBuffer>(buffer: T, root = 0): T {
     addon().bcast(this.handle, buffer, root, false);
     return buffer;
   }
 
-  ibcast<T extends BufferLike>(buffer: T, root = 0): Request<T> {
+  ibcast<T extends DataBuffer>(buffer: T, root = 0): Request<T> {
     return new Request(addon().bcast(this.handle, buffer, root, true), () => buffer, [buffer]);
   }
 
   /** Every rank's `sendbuf` lands in `recvbuf` in rank order (recvbuf holds size × sendbuf). */
-  allgather<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T): T {
+  allgather<T extends DataBuffer>(sendbuf: DataSendBuffer, recvbuf: T): T {
     addon().allgather(this.handle, sendArg(sendbuf), recvbuf, false);
     return recvbuf;
   }
 
-  iallgather<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T): Request<T> {
+  iallgather<T extends DataBuffer>(sendbuf: DataSendBuffer, recvbuf: T): Request<T> {
     return new Request(addon().allgather(this.handle, sendArg(sendbuf), recvbuf, true), () => recvbuf, [sendbuf, recvbuf]);
   }
 
   /** Block j of `sendbuf` goes to rank j; block i of `recvbuf` comes from rank i. */
-  alltoall<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T): T {
+  alltoall<T extends DataBuffer>(sendbuf: DataSendBuffer, recvbuf: T): T {
     addon().alltoall(this.handle, sendArg(sendbuf), recvbuf, false);
     return recvbuf;
   }
 
-  ialltoall<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T): Request<T> {
+  ialltoall<T extends DataBuffer>(sendbuf: DataSendBuffer, recvbuf: T): Request<T> {
     return new Request(addon().alltoall(this.handle, sendArg(sendbuf), recvbuf, true), () => recvbuf, [sendbuf, recvbuf]);
   }
 
@@ -374,12 +538,12 @@ export class Comm {
    * Every rank's `sendbuf` lands in the root's `recvbuf` in rank order; returns recvbuf at the root,
    * null elsewhere (where recvbuf may be null). IN_PLACE at the root: its block is already in place.
    */
-  gather<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T | null, root = 0): T | null {
+  gather<T extends DataBuffer>(sendbuf: DataSendBuffer, recvbuf: T | null, root = 0): T | null {
     addon().gather(this.handle, sendArg(sendbuf), recvbuf, root, false);
     return this.rank === root ? recvbuf : null;
   }
 
-  igather<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T | null, root = 0): Request<T | null> {
+  igather<T extends DataBuffer>(sendbuf: DataSendBuffer, recvbuf: T | null, root = 0): Request<T | null> {
     const native = addon().gather(this.handle, sendArg(sendbuf), recvbuf, root, true);
     return new Request(native, () => (this.rank === root ? recvbuf : null), [sendbuf, recvbuf]);
   }
@@ -402,18 +566,20 @@ export class Comm {
    * returns recvbuf. IN_PLACE as recvbuf at the root: the root's block stays where it is, and the
    * root gets a view of it (its block of sendbuf, not a copy), so every rank gets its block back.
    */
-  scatter<T extends BufferLike>(sendbuf: BufferLike | null, recvbuf: T, root?: number): T;
+  scatter<T extends DataBuffer>(sendbuf: DataBuffer | null, recvbuf: T, root?: number): T;
   scatter<S extends BufferLike>(sendbuf: S, recvbuf: typeof IN_PLACE, root?: number): BlockOf<S>;
-  scatter<T extends BufferLike, S extends BufferLike>(sendbuf: S | null, recvbuf: T | typeof IN_PLACE, root?: number): T | BlockOf<S>;
-  scatter(sendbuf: BufferLike | null, recvbuf: BufferLike | typeof IN_PLACE, root = 0): BufferLike {
+  scatter(sendbuf: BufferSpec, recvbuf: typeof IN_PLACE, root?: number): BufferSpec;
+  scatter<T extends DataBuffer, S extends BufferLike>(sendbuf: S | null, recvbuf: T | typeof IN_PLACE, root?: number): T | BlockOf<S>;
+  scatter(sendbuf: DataBuffer | null, recvbuf: DataBuffer | typeof IN_PLACE, root = 0): DataBuffer {
     addon().scatter(this.handle, sendbuf, sendArg(recvbuf), root, false);
     return recvbuf === IN_PLACE ? scatterBlock(sendbuf!, this.size, root) : recvbuf;
   }
 
-  iscatter<T extends BufferLike>(sendbuf: BufferLike | null, recvbuf: T, root?: number): Request<T>;
+  iscatter<T extends DataBuffer>(sendbuf: DataBuffer | null, recvbuf: T, root?: number): Request<T>;
   iscatter<S extends BufferLike>(sendbuf: S, recvbuf: typeof IN_PLACE, root?: number): Request<BlockOf<S>>;
-  iscatter<T extends BufferLike, S extends BufferLike>(sendbuf: S | null, recvbuf: T | typeof IN_PLACE, root?: number): Request<T | BlockOf<S>>;
-  iscatter(sendbuf: BufferLike | null, recvbuf: BufferLike | typeof IN_PLACE, root = 0): Request<BufferLike> {
+  iscatter(sendbuf: BufferSpec, recvbuf: typeof IN_PLACE, root?: number): Request<BufferSpec>;
+  iscatter<T extends DataBuffer, S extends BufferLike>(sendbuf: S | null, recvbuf: T | typeof IN_PLACE, root?: number): Request<T | BlockOf<S>>;
+  iscatter(sendbuf: DataBuffer | null, recvbuf: DataBuffer | typeof IN_PLACE, root = 0): Request<DataBuffer> {
     const native = addon().scatter(this.handle, sendbuf, sendArg(recvbuf), root, true);
     return new Request(native, () => (recvbuf === IN_PLACE ? scatterBlock(sendbuf!, this.size, root) : recvbuf), [sendbuf, recvbuf]);
   }
@@ -498,6 +664,21 @@ export class Comm {
 
   ireduceScatterBlock<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: Op = 'SUM'): Request<T> {
     const native = addon().reduceScatterBlock(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'ireduceScatterBlock'), true);
+    return new Request(native, () => recvbuf, [sendbuf, recvbuf]);
+  }
+
+  /**
+   * Reduces the sum of `recvcounts` elements and leaves `recvcounts[i]` of them on rank i, in rank
+   * order (MPI_Reduce_scatter); in place, `recvbuf` holds the whole vector and rank i's part lands
+   * at its start.
+   */
+  reduceScatter<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, recvcounts: ArrayLike<number>, op: Op = 'SUM'): T {
+    addon().reduceScatter(this.handle, sendArg(sendbuf), recvbuf, recvcounts, opIndex(op, 'reduceScatter'), false);
+    return recvbuf;
+  }
+
+  ireduceScatter<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, recvcounts: ArrayLike<number>, op: Op = 'SUM'): Request<T> {
+    const native = addon().reduceScatter(this.handle, sendArg(sendbuf), recvbuf, recvcounts, opIndex(op, 'ireduceScatter'), true);
     return new Request(native, () => recvbuf, [sendbuf, recvbuf]);
   }
 

@@ -3,6 +3,7 @@
 // that buffered sends copy into (MPI_Buffer_attach).
 import type { MpiRequest, NativeMessage } from './addon';
 import type { BufferLike, Status } from './comm';
+import type { DataBuffer } from './datatype';
 import { addon } from './native';
 import { Request } from './request';
 
@@ -31,12 +32,12 @@ export class Message {
   }
 
   /** Receives the message into `buf` (MPI_Mrecv): its Status, count in `buf`'s elements. */
-  recv(buf: BufferLike): Status {
+  recv(buf: DataBuffer): Status {
     return this.#native.recv(buf);
   }
 
   /** Nonblocking receive of the message into `buf` (MPI_Imrecv); the request resolves to the Status. */
-  irecv(buf: BufferLike): Request<Status> {
+  irecv(buf: DataBuffer): Request<Status> {
     const native = this.#native.irecv(buf);
     return new Request(native, () => native.status(), [buf], 'p2p');
   }

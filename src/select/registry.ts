@@ -210,6 +210,7 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
       { name: 'recursive_doubling', summary: 'log p exchanges of the whole vector with r xor 2^k, lower ranks\' operand on the left; non-power-of-two via fold-in', origin: 'MPICH', rankOrdered: true },
       { name: 'reduce_scatter_allgather', summary: 'reduce-scatter by recursive halving, then allgather by recursive doubling (Rabenseifner); non-power-of-two via fold-in', origin: 'Rabenseifner 2004; MPICH', rankOrdered: true },
       { name: 'ring', summary: 'ring reduce-scatter then ring allgather, in segments: each rank sends 2(p-1)/p of the vector', origin: 'Patarasuk & Yuan 2009; Open MPI ring_segmented' },
+      { name: 'hierarchical', summary: 'operands in node shared memory, each rank combining its slice of the vector from all of them (a socket level where ranks are bound to several sockets), an allreduce among node leaders (recursive doubling, Rabenseifner or ring from the registry), result read from shared memory; pipelined through the data area', origin: 'seed 001; Open MPI xhc/han, MPICH release_gather', shm: true, rankOrdered: true },
     ],
   },
   {
@@ -224,6 +225,7 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
     algorithms: [
       { name: 'binomial', summary: 'binomial tree, log p steps of the whole vector; ops that are not commutative on the tree rooted at rank 0 (subtrees are runs of ranks), then to the root', origin: 'MPICH', rankOrdered: true },
       { name: 'reduce_scatter_gather', summary: 'reduce-scatter by recursive halving (nearest partner first, lower ranks\' operand on the left), then binomial gather of the blocks to the root (Rabenseifner); non-power-of-two via fold-in', origin: 'Rabenseifner 2004; MPICH', rankOrdered: true },
+      { name: 'hierarchical', summary: 'operands in node shared memory, each rank combining its slice of the vector from all of them (a socket level where ranks are bound to several sockets), the node leaders (the root leading its node) reduce to the root with a reduce from the registry; pipelined through the data area', origin: 'seed 001; Open MPI xhc/han, MPICH release_gather', shm: true, rankOrdered: true },
     ],
   },
   {
@@ -330,13 +332,20 @@ export const DEFAULT_RULES: readonly Rule[] = [
   { collective: 'alltoall', algorithm: 'bruck', basis: 'block', maxBytes: 257, minRanks: 8, why: 'MPICH: blocks <= 256 B on 8 or more ranks' },
   { collective: 'alltoall', algorithm: 'isend_irecv', basis: 'block', maxBytes: 32769, why: 'MPICH: blocks <= 32 KiB' },
   { collective: 'alltoall', algorithm: 'pairwise', why: 'MPICH: long blocks (xor pairing on power-of-two sizes, shift otherwise)' },
-  { collective: 'allreduce', algorithm: 'native', maxRanks: 2, why: NOT_MEASURED },
+  // Two ranks of one node (topocoll bench, 2026-11-26, load 1.3-1.6, two quiet launches per MPI; docs/benchmarks.md):
+  // one copy into shared memory each and one whole combination beat the MPIs' message exchanges.
+  { collective: 'allreduce', algorithm: 'native', basis: 'total', maxBytes: 64, maxRanks: 2, mpi: 'openmpi', why: 'measured (topocoll bench, 2 ranks, Open MPI 4.1, 2026-11-26, 2 launches): below 64 B Open MPI\'s exchange (0.37-0.40 us) beats one flag handoff through shared memory (0.41-0.46 us)' },
+  { collective: 'allreduce', algorithm: 'hierarchical', maxRanks: 2, why: 'measured (topocoll bench, 2 ranks, 2026-11-26, 2 launches per MPI): operands in shared memory, combined whole by each rank, 1.04-2.2x faster than Open MPI\'s allreduce from 64 B to 4 MiB and 1.0-2.6x than MPICH\'s from 8 B' },
+  // Several nodes: the emulated cluster, 4 hosts x 2 ranks over 1 Gbit/s links, --map-by slot (docs/benchmarks.md).
+  { collective: 'allreduce', algorithm: 'hierarchical', basis: 'total', minBytes: 65536, maxBytes: 1048576, multiNode: true, why: 'measured (emulated cluster, 4 hosts x 2 ranks, 1 Gbit/s, Open MPI 4.1, 2026-11-26, 2 launches): one leader per node, each node combined in shared memory: 256 KiB in 3.3-3.4 ms against Open MPI\'s 3.7-6.9 and the ring\'s 3.8; all within 1 % at 64 KiB' },
+  { collective: 'allreduce', algorithm: 'ring', basis: 'total', minBytes: 1048576, multiNode: true, why: 'measured (emulated cluster, 4 hosts x 2 ranks, 1 Gbit/s, Open MPI 4.1, 2026-11-26, 2-3 launches): the segmented ring over all ranks, 1.3-1.6x faster than Open MPI at 1 MiB (15.7 ms: 1.25x the link bound) and 1.4-1.5x at 4-16 MiB (258-261 ms at 16 MiB: 1.3x), 2-7 % ahead of hierarchical (the emulated hosts share two cores)' },
   { collective: 'allreduce', algorithm: 'recursive_doubling', basis: 'total', maxBytes: 2049, why: 'MPICH: MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = 2048, recursive doubling up to 2 KiB' },
   // MPICH also keeps recursive doubling for fewer elements than pof2 (huge elements), which a
   // rule cannot say; Rabenseifner runs such calls correctly, its empty blocks skipped.
   { collective: 'allreduce', algorithm: 'reduce_scatter_allgather', why: 'MPICH: Rabenseifner (reduce-scatter + allgather) above 2 KiB' },
+  { collective: 'reduce', algorithm: 'native', basis: 'total', maxBytes: 512, maxRanks: 2, mpi: 'openmpi', why: 'measured (topocoll bench, 2 ranks, Open MPI 4.1, 2026-11-26, 2 launches): below 512 B Open MPI\'s reduce (0.09-0.19 us: the root does not wait for the data) beats one flag handoff (0.21-0.26 us)' },
+  { collective: 'reduce', algorithm: 'hierarchical', maxRanks: 2, why: 'measured (topocoll bench, 2 ranks, 2026-11-26, 2 launches per MPI): one copy into shared memory, combined by the root, 1.7-2.8x faster than Open MPI\'s reduce from 512 B to 4 MiB and 1.2-3.4x than MPICH\'s from 8 B' },
   { collective: 'reduce', algorithm: 'reduce_scatter_gather', basis: 'total', minBytes: 2049, mpi: 'mpich', why: 'MPICH 4.0\'s own reduce above 2 KiB crashes with MPI_IN_PLACE at a root other than 0 (pmodels/mpich#6540, fixed after 4.1.1); ours, as MPICH\'s choice there, does not' },
-  { collective: 'reduce', algorithm: 'native', maxRanks: 2, why: NOT_MEASURED },
   { collective: 'reduce', algorithm: 'binomial', basis: 'total', maxBytes: 2049, why: 'MPICH: MPIR_CVAR_REDUCE_SHORT_MSG_SIZE = 2048, binomial up to 2 KiB' },
   // MPICH also keeps binomial for user-defined ops and for fewer elements than pof2, which a rule
   // cannot say; reduce_scatter_gather runs both correctly (in rank order, empty blocks skipped).

@@ -51,7 +51,7 @@ export interface ScheduleParams {
   inPlace?: boolean;
   maxOutstanding?: number;
   segmentBlocks?: number;
-  /** Per rank: node, socket, NUMA node (a hierarchy; without any, one node). */
+  /** Per rank: node, socket (as for ranks bound to it), NUMA node (a hierarchy; without any, one node). */
   nodes?: number[];
   sockets?: number[];
   numa?: number[];

@@ -18,7 +18,7 @@
  *    non-commutative user op (composition of affine maps), and MPI_SUM on a resized vector of
  *    doubles (a predefined op on a derived type, which both MPIs refuse with MPI_ERR_OP: the
  *    library must hand it on and return the same error class);
- *  - large counts (65539 elements and 1 MiB) for a few of them;
+ *  - large counts (65539 elements and 1 MiB, or --large-bytes) for a few of them;
  *  - reduce: roots out of range (p, -3, 10^6), which must fail with the system MPI's error class;
  *  - every other predefined type the library has loops for (the C integer types, MPI_AINT,
  *    MPI_OFFSET, MPI_COUNT, MPI_C_BOOL, MPI_BYTE, the C float and double complex types, the other
@@ -33,9 +33,11 @@
  * user-defined op (the program may free the op while the call is pending).
  * "count" is the vector's elements for allreduce and reduce, a rank's part for the reduce_scatters
  * (reduce_scatter: parts of count, 0 and count/2 + 1 elements in turn).
- *   reductions [--collective C] [--max-count N] [--require-topocoll]
+ *   reductions [--collective C] [--algorithm NAME] [--max-count N] [--large-bytes B] [--require-topocoll]
  *     --collective: allreduce (default), reduce, reduce_scatter_block or reduce_scatter
+ *     --algorithm: only this algorithm (default: native, auto and every algorithm listed)
  *     --max-count: leave out cases above N elements (default: none)
+ *     --large-bytes: the largest vectors' bytes (default 1 MiB)
  * Rank 0 prints "algorithms <collective>: a,b,c" and "reductions: N cases on P ranks, F failures". */
 #include <dlfcn.h>
 #include <mpi.h>
@@ -88,6 +90,7 @@ static int* g_parts; /* the reduce_scatters: every rank's part of the current ca
 static MPI_Count* g_parts_c; /* the same, for MPI_Reduce_scatter_c */
 #endif
 
+static long g_large_bytes = 1L << 20;
 static int g_rank, g_size, g_cases, g_failures, g_left_out;
 static MPI_Datatype g_matrix, g_affine, g_dvec;
 static MPI_Op g_matmul, g_compose;
@@ -558,7 +561,7 @@ static void everyCase(const char* algorithm, long max_count, int checked) {
     c.op = kinds[k].op ? *kinds[k].op : MPI_OP_NULL;
     for (size_t o = 0; !kinds[k].op && o < sizeof ops / sizeof ops[0]; o++)
       if (!strcmp(ops[o].name, c.op_name)) c.op = ops[o].op;
-    long counts[] = {0, 1, 7, 1024, 65539, (long)((1 << 20) / extentOf(&c))};
+    long counts[] = {0, 1, 7, 1024, 65539, (long)(g_large_bytes / (long)extentOf(&c))};
     for (int n = 0; n < 6; n++) {
       if ((n >= 4 && !kinds[k].large) || counts[n] > max_count) continue;
       c.count = counts[n];
@@ -672,19 +675,24 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   long max_count = 1L << 30;
   int require_topocoll = 0;
+  const char* only = NULL;
   for (int i = 1; i < argc; i++) {
     int known = 0;
     if (!strcmp(argv[i], "--collective") && i + 1 < argc) {
       for (int k = 0; k < 4; k++)
         if (!strcmp(argv[i + 1], kCollNames[k])) g_coll = (enum Coll)k, known = 1;
       i++;
+    } else if (!strcmp(argv[i], "--algorithm") && i + 1 < argc) {
+      only = argv[++i], known = 1;
     } else if (!strcmp(argv[i], "--max-count") && i + 1 < argc) {
       max_count = atol(argv[++i]), known = 1;
+    } else if (!strcmp(argv[i], "--large-bytes") && i + 1 < argc) {
+      g_large_bytes = atol(argv[++i]), known = 1;
     } else if (!strcmp(argv[i], "--require-topocoll")) {
       require_topocoll = known = 1;
     }
     if (!known) {
-      fprintf(stderr, "reductions: bad argument \"%s\"; valid: --collective allreduce|reduce|reduce_scatter_block|reduce_scatter, --max-count N, --require-topocoll\n", argv[i]);
+      fprintf(stderr, "reductions: bad argument \"%s\"; valid: --collective allreduce|reduce|reduce_scatter_block|reduce_scatter, --algorithm NAME, --max-count N, --large-bytes B, --require-topocoll\n", argv[i]);
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }
@@ -708,7 +716,9 @@ int main(int argc, char** argv) {
   defineTypes();
 
   char list[1024] = "native,auto";
-  if (algorithms) {
+  if (only) {
+    snprintf(list, sizeof list, "%s", only);
+  } else if (algorithms) {
     size_t used = strlen(list);
     list[used] = ',';
     if (algorithms(coll, list + used + 1, (int)(sizeof list - used - 1)) <= 0) list[used] = 0;

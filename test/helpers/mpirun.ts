@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { expect } from 'vitest';
 // @ts-expect-error plain ESM helper shared with the project's scripts
 import { launchCommand } from '../../scripts/launcher.mjs';
 // @ts-expect-error plain ESM helper shared with the project's scripts
@@ -90,13 +91,15 @@ export function runJob(cmd: string, args: string[], opts: { env?: Record<string,
   });
 }
 
-/** The JSON lines a job's ranks printed (those that start with '{'), in rank order. */
-export function rankReports<T extends { rank: number }>(stdout: string): T[] {
-  return stdout
+/** The JSON line each rank printed ({rank, ...}), in rank order; fails unless every rank printed one. */
+export function rankReports<T extends { rank: number }>(run: MpiRun, np: number): T[] {
+  const lines = run.stdout
     .split('\n')
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as T)
     .sort((a, b) => a.rank - b.rank);
+  expect(lines.map((l) => l.rank)).toEqual(Array.from({ length: np }, (_, r) => r));
+  return lines;
 }
 
 /** Fails with everything the job printed when it did not exit 0. */

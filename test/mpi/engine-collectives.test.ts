@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { expectSuccess, FLAVOURS, mpirun, type Flavour } from '../helpers/mpirun';
+import { expectSuccess, FLAVOURS, mpirun, rankReports, type Flavour } from '../helpers/mpirun';
 
 /** Odd, even and non-power-of-two sizes; MPICH busy-polls, so it stays at 3 ranks on 2 cores. */
 const RANKS: Record<Flavour, number[]> = { openmpi: [1, 2, 3, 4, 5, 7, 8], mpich: [1, 2, 3] };
@@ -24,12 +24,7 @@ describe.each(FLAVOURS)('classic algorithms through the engine (%s)', (flavour) 
       timeoutMs: flavour === 'mpich' ? 90_000 : 60_000,
     });
     expectSuccess(run);
-    const lines = run.stdout
-      .trim()
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.rank).sort((a, b) => a - b)).toEqual(Array.from({ length: np }, (_, i) => i));
+    const lines = rankReports<{ rank: number; cases: number; bad: string[] }>(run, np);
     for (const l of lines) {
       expect(l.bad).toEqual([]);
       // 4 allgather x 7 sizes x 2 (in place) x 2 (nonblocking), 2 bcast x 7 x 2 roots x 2 (one root

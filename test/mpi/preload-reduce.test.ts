@@ -10,7 +10,7 @@ import { describeReductionSuite } from '../c/preload-helpers';
 
 describeReductionSuite({
   collective: 'reduce',
-  algorithms: ['binomial', 'reduce_scatter_gather'],
+  algorithms: ['binomial', 'reduce_scatter_gather', 'hierarchical'],
   np: { openmpi: [1, 2, 3, 4, 5, 7, 8], mpich: [1, 2, 3] },
   // No 1 MiB vectors (the allreduce test has them); MPICH 4.0 busy-polls: 1024 elements on 3 ranks.
   args: (flavour, np) => ['--max-count', flavour === 'mpich' && np > 2 ? '1024' : '65539'],

@@ -10,7 +10,7 @@ import { describeReductionSuite } from '../c/preload-helpers';
 
 describeReductionSuite({
   collective: 'allreduce',
-  algorithms: ['recursive_doubling', 'reduce_scatter_allgather', 'ring'],
+  algorithms: ['recursive_doubling', 'reduce_scatter_allgather', 'ring', 'hierarchical'],
   np: { openmpi: [1, 2, 3, 4, 5, 7, 8], mpich: [1, 2, 3] },
   // Oversubscribed Open MPI jobs (more ranks than the 2 cores) leave out the 1 MiB vectors (65539
   // elements still cut into uneven blocks and segments), and from 7 ranks keep to 1024 elements;

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectSuccess, FLAVOURS, mpirun, pollUntilEmpty, repoRoot, type Flavour, type MpiRun, mpicc } from '../helpers/mpirun';
+import { expectSuccess, FLAVOURS, mpirun, pollUntilEmpty, rankReports, repoRoot, type Flavour, type MpiRun, mpicc } from '../helpers/mpirun';
 import { addon } from '../../src/mpi/native';
 
 const SHM_ALGORITHMS = {
@@ -44,16 +44,11 @@ interface RankLine {
   bad: unknown[];
 }
 
-function rankLines(run: MpiRun, np: number): RankLine[] {
-  const lines = run.stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as RankLine);
-  expect(lines.map((l) => l.rank).sort((a, b) => a - b)).toEqual(Array.from({ length: np }, (_, r) => r));
-  return lines;
-}
 
 /** Every rank checked the same number of cases and none was wrong; nothing left in /dev/shm. */
 function expectAllChecked(run: MpiRun, np: number) {
   expectSuccess(run);
-  const lines = rankLines(run, np);
+  const lines = rankReports<RankLine>(run, np);
   for (const l of lines) {
     expect(l.bad, `rank ${l.rank}`).toEqual([]);
     expect(l.checks).toBeGreaterThan(40);

@@ -91,7 +91,7 @@ describe('reduce and reduce_scatter schedules replay to the full reduction', () 
   it('the native build registers every algorithm of the registry; which combine in rank order', () => {
     for (const coll of COLLS) expect(native.registeredAlgorithms()[coll]).toEqual(algorithmsOf(coll).map((a) => a.name));
     const ordered = (coll: Coll) => algorithmsOf(coll).filter((a) => a.rankOrdered).map((a) => a.name);
-    expect(ordered('reduce')).toEqual(['binomial', 'reduce_scatter_gather']);
+    expect(ordered('reduce')).toEqual(['binomial', 'reduce_scatter_gather', 'hierarchical']);
     expect(ordered('reduce_scatter_block')).toEqual(['pairwise']);
     expect(ordered('reduce_scatter')).toEqual(['pairwise']);
   });

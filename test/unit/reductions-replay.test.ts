@@ -36,7 +36,7 @@ const countsFor = (p: number) => [...new Set([0, 1, Math.max(1, p - 1), 7, 2 * p
 describe('allreduce schedules replay to the full reduction', () => {
   it('the native build registers every allreduce algorithm of the registry', () => {
     expect(native.registeredAlgorithms().allreduce).toEqual(ALGORITHMS.map((a) => a.name));
-    expect(ALGORITHMS.filter((a) => a.rankOrdered).map((a) => a.name)).toEqual(['recursive_doubling', 'reduce_scatter_allgather']);
+    expect(ALGORITHMS.filter((a) => a.rankOrdered).map((a) => a.name)).toEqual(['recursive_doubling', 'reduce_scatter_allgather', 'hierarchical']);
   });
 
   // ring's schedules hold 2(p-1) rounds per rank: its sample stops at 256 ranks.

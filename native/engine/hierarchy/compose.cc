@@ -16,6 +16,14 @@ std::vector<int> nodeLeaders(const Hierarchy& h, int root) {
   return leaders;
 }
 
+bool nodesAreRankRuns(const Hierarchy& h) {
+  for (int node = 0; node < h.nodeCount(); ++node) {
+    const std::vector<int>& m = h.members(node);
+    if (m.back() - m.front() + 1 != static_cast<int>(m.size())) return false;
+  }
+  return true;
+}
+
 int indexIn(const std::vector<int>& members, int rank) {
   auto it = std::find(members.begin(), members.end(), rank);
   return it == members.end() ? -1 : static_cast<int>(it - members.begin());
@@ -44,6 +52,31 @@ bool appendOnSubset(Schedule* out, Collective coll, const char* name, const Buil
   out->tmp_blocks = std::max(out->tmp_blocks, s.tmp_blocks * scale);
   addNote(out, s.note);
   return true;
+}
+
+void appendMoved(Schedule* out, Schedule part, std::initializer_list<SpanMove> moves) {
+  int64_t tmp = part.tmp_blocks;
+  auto moved = [&](BlockSpan b) {
+    for (const SpanMove& m : moves) {
+      if (b.buf != m.from || b.buf == BufferId::None) continue;
+      b = span(m.to, b.first + m.offset, b.count);
+      if (b.buf == BufferId::Tmp) tmp = std::max(tmp, b.first + b.count);
+      break;
+    }
+    return b;
+  };
+  for (const SpanMove& m : moves) {
+    if (m.from == BufferId::Tmp && m.to == BufferId::Tmp) tmp = part.tmp_blocks + m.offset;
+  }
+  for (Round& round : part.rounds) {
+    for (Op& op : round.ops) {
+      op.src = moved(op.src);
+      op.dst = moved(op.dst);
+    }
+    out->rounds.push_back(std::move(round));
+  }
+  out->tmp_blocks = std::max(out->tmp_blocks, tmp);
+  addNote(out, part.note);
 }
 
 const char* appendFirstOnSubset(Schedule* out, Collective coll, std::initializer_list<const char*> names, const BuildParams& sub,

@@ -26,6 +26,18 @@ std::vector<int> nodeLeaders(const Hierarchy& h, int root);
 bool appendOnSubset(Schedule* out, Collective coll, const char* name, const BuildParams& sub, const std::vector<int>& members,
                     int64_t scale = 1);
 
+// Where appendMoved() puts the spans of one buffer: buffer `to`, `offset` blocks on.
+struct SpanMove {
+  BufferId from = BufferId::None;
+  BufferId to = BufferId::None;
+  int64_t offset = 0;
+};
+
+// Appends `part` (its rounds, scratch and note) with the spans of each buffer a move names moved
+// (from the buffers `part` names, not from each other's results): a composed algorithm then works
+// on a piece of a buffer, or in scratch where its own buffer does not exist on this rank.
+void appendMoved(Schedule* out, Schedule part, std::initializer_list<SpanMove> moves);
+
 // The first of `names` that appendOnSubset() can append; its name, or null when none can. The
 // inter-node steps of the hierarchical algorithms name the classic algorithms they want in order
 // of preference, so that each is used as soon as the build has it.
@@ -44,6 +56,10 @@ void appendLinearBcast(Schedule* out, const BuildParams& sub, const std::vector<
 // this build has, else appendLinearBcast().
 void appendSubsetBcast(Schedule* out, std::initializer_list<const char*> names, const BuildParams& sub,
                        const std::vector<int>& members);
+
+// True when every node holds a run of consecutive ranks (by-slot placement): then an algorithm
+// combining the nodes' results in node order combines in rank order.
+bool nodesAreRankRuns(const Hierarchy& h);
 
 // Index of `rank` in `members`, or -1.
 int indexIn(const std::vector<int>& members, int rank);

@@ -7,6 +7,7 @@ import {
   ANY_TAG,
   BSEND_OVERHEAD,
   COMM_SELF,
+  Datatype,
   MpiError,
   PROC_NULL,
   PersistentRequest,
@@ -105,6 +106,30 @@ const payload = (from, round, n) => Array.from({ length: n }, (_, i) => from * 1
   const self = Uint8Array.of(1, 2, 3);
   COMM_SELF.sendrecvReplace(self, 0, 0, 31, 31);
   sameValues('sendrecvReplace to self', self, [1, 2, 3]);
+}
+
+// --- the new calls take [buffer, count, datatype]: a column of a 3 × 3 matrix ---
+{
+  const column = Datatype.vector(3, 1, 3, Datatype.FLOAT64).commit();
+  const m = Float64Array.from({ length: 9 }, (_, i) => rank * 100 + i);
+  const st = world.sendrecvReplace([m.subarray(1), 1, column], right, left, 32, 32); // column 1 swapped around the ring
+  sameValues('sendrecvReplace of a column', m, [0, 1, 2, 3, 4, 5, 6, 7, 8].map((i) => (i % 3 === 1 ? left : rank) * 100 + i));
+  check('sendrecvReplace of a column: status', st.count === 1 && st.bytes === 24, st);
+  const into = new Float64Array(9);
+  const pr = world.recvInit([into, 1, column], left, 33);
+  const ps = world.sendInit([m, 1, column], right, 33); // column 0
+  const [pst] = await Promise.all(startAll([pr, ps]));
+  sameValues('persistent column', into, [left * 100, 0, 0, left * 100 + 3, 0, 0, left * 100 + 6, 0, 0]);
+  check('persistent column: status', pst.count === 1 && pst.source === left, pst);
+  world.send([m, 1, column], right, 34);
+  const found = world.mprobe(left, 34);
+  const viaMessage = new Float64Array(9);
+  found.recv([viaMessage, 1, column]);
+  sameValues('Message.recv of a column', viaMessage, [left * 100, 0, 0, left * 100 + 3, 0, 0, left * 100 + 6, 0, 0]);
+  throws('attachBuffer of a spec', () => attachBuffer([m, 1, column]), TypeError, /^attachBuffer: buffer must be a TypedArray, Buffer, DataView or ArrayBuffer \(raw memory\)/);
+  pr.free();
+  ps.free();
+  column.free();
 }
 
 // --- persistent requests: sendInit / recvInit / ssendInit, start, startAll ---

@@ -57,7 +57,10 @@ MPI_Op opArg(const Napi::Value& v, const BufferView& buf, const char* what);
 // in multiple-completion calls, so every caller passes a zeroed status (MPI_ERROR = MPI_SUCCESS).
 Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype type);
 
-// Registers MpiRequest, setMpiErrorClass and the rank/tag sentinels (called by initPointToPoint).
+// The JS function statusObject makes a Status with (setStatusFactory); empty until set.
+Napi::FunctionReference& statusFactory();
+
+// Registers MpiRequest, setMpiErrorClass, setStatusFactory and the rank/tag sentinels (called by initPointToPoint).
 void initMpiBinding(Napi::Env env, Napi::Object exports);
 
 // A request of the system MPI as a JS object: test() → boolean, wait(), status(), data(),

@@ -416,6 +416,8 @@ export interface NativeAddon {
   readonly MpiRequest: new () => MpiRequest;
   /** The class MPI failures are thrown as. */
   setMpiErrorClass(errorClass: typeof MpiError): void;
+  /** The function every Status is made by (an object literal in JS is cheaper than N-API's sets). */
+  setStatusFactory(make: (source: number, tag: number, count: number, bytes: number, cancelled: boolean, error: number) => Status): void;
   readonly ANY_SOURCE: typeof ANY_SOURCE;
   readonly ANY_TAG: typeof ANY_TAG;
   readonly PROC_NULL: typeof PROC_NULL;

@@ -9,18 +9,20 @@ import { BAND, BOR, BXOR, LAND, LOR, LXOR, MAX, MIN, OPS, PROD, SUM } from './mp
 import { attachBuffer, detachBuffer, Message, PersistentRequest, startAll } from './mpi/p2p';
 import { Request, testAll, testAny, testSome, waitAll, waitAllSync, waitAny, waitSome } from './mpi/request';
 import { dimsCreate } from './mpi/topology';
+import { MAXLOC, MINLOC } from './mpi/user-op';
 
 export type { BlockOf, BufferLike, Comparison, DataSendBuffer, SendBuffer, Status, VectorBuffer } from './mpi/comm';
 export type { BufferSpec, DataBuffer, TypeLayout } from './mpi/datatype';
 export type { CartInfo, DistGraphOptions, Neighbors, Shift, TopologyKind } from './mpi/topology';
 export type { InitOptions, InitResult, ThreadLevel } from './mpi/lifecycle';
 export type { ObjectOp, Op } from './mpi/ops';
+export type { BufferOp, PairOp, TypedArray, UserOp } from './mpi/user-op';
 export type { SomeCompleted } from './mpi/request';
 export { Comm, IN_PLACE, ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED, MpiError, Request, abort, finalize, init, initialized, waitAll, waitAllSync, waitAny };
 export { isFinalized, queryThread, isThreadMain };
 export { waitSome, testAll, testAny, testSome };
 export { Message, PersistentRequest, startAll, attachBuffer, detachBuffer };
-export { SUM, PROD, MIN, MAX, LAND, LOR, LXOR, BAND, BOR, BXOR, OPS };
+export { SUM, PROD, MIN, MAX, LAND, LOR, LXOR, BAND, BOR, BXOR, OPS, MINLOC, MAXLOC };
 export { Datatype, Group, dimsCreate };
 
 /** MPI_COMM_WORLD (MPI is initialized on first access). */

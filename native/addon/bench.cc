@@ -8,6 +8,8 @@
 //   benchCollective(comm, collective, bytes, options) -> {timesUs, iterations, slots, errors, windowUs, invalid}
 //   pingPong(comm, a, b, bytes, iterations) -> half round-trip in microseconds, on every rank
 //   pairedLink(comm, peer, bytes, iterations, burst) -> {halfRttUs, perMessageUs}, every pair at once
+//   combineTime(bytes, rotateBytes, repetitions) -> seconds one reduce op takes on `bytes` of float
+//                                           SUM (the model's γ; `bench --calibrate` fits it)
 //   installRules(json, source, lines)       the Node side hands over a rules file it read (YAML
 //                                           or JSON) before loadConfig(); see rules.h
 #include <sched.h>
@@ -31,6 +33,7 @@
 #include "engine.h"
 #include "generated/collective_calls.h"
 #include "override.h"
+#include "reduce/reduction.h"
 #include "rules.h"
 
 namespace topocoll::addon {
@@ -105,20 +108,26 @@ BufferBytes bufferBytes(Collective coll, int p, int64_t bytes) {
   return {blocksOf(entry.send_blocks, p) * bytes, blocksOf(entry.recv_blocks, p) * bytes};
 }
 
-// A call of `bytes` bytes on the pools' slots. Reductions combine bytes with MPI_BOR (valid on
-// MPI_BYTE; a per-byte kernel like any predefined one); a counts array gives every rank `bytes`.
+// A reduction's vector as the bench states it: floats summed, as a solver's or a training step's
+// are (MPI_SUM on MPI_FLOAT, through the vectorised kernels); sizes that are not a whole number
+// of floats combine bytes with MPI_BOR.
+bool reducesFloats(Collective coll, int64_t bytes) { return collectiveEntry(coll).reducing && bytes % sizeof(float) == 0; }
+
+// A call of `bytes` bytes on the pools' slots; a counts array gives every rank `bytes`.
 struct BenchCall {
   CollectiveArgs args;
   std::vector<int> counts;
   BenchCall(Collective coll, MPI_Comm comm, int p, int64_t bytes, int root, unsigned char* send, unsigned char* recv) {
+    const bool floats = reducesFloats(coll, bytes);
+    const int64_t elements = floats ? bytes / static_cast<int64_t>(sizeof(float)) : bytes;
     args.sendbuf = send;
     args.recvbuf = recv;
-    args.sendcount = args.count = bytes;
-    args.sendtype = args.type = MPI_BYTE;
+    args.sendcount = args.count = elements;
+    args.sendtype = args.type = floats ? MPI_FLOAT : MPI_BYTE;
     args.root = root;
     args.comm = comm;
-    if (collectiveEntry(coll).reducing) args.op = MPI_BOR;
-    counts.assign(p, static_cast<int>(bytes));
+    if (collectiveEntry(coll).reducing) args.op = floats ? MPI_SUM : MPI_BOR;
+    counts.assign(p, static_cast<int>(elements));
     args.counts = counts.data();
   }
 };
@@ -131,38 +140,53 @@ int runOnce(Collective coll, const CollectiveArgs& args) {
   return engineCall(coll, args);
 }
 
-// One checked call: every byte received is the one its sender put there (a reduction: the OR of
-// every rank's). Returns mismatches.
+// One checked call: every byte received is the one its sender put there; a reduction's every
+// element the SUM (floats of small integers: exact) or the OR (bytes) of every rank's. Returns
+// mismatches.
 int64_t checkedCall(Napi::Env env, Collective coll, MPI_Comm comm, int p, int rank, int64_t bytes, int root, int round,
                     unsigned char* send, unsigned char* recv) {
   const auto& entry = collectiveEntry(coll);
+  const bool floats = reducesFloats(coll, bytes);
+  // Elements of a block: bytes, or floats.
+  const int64_t n = floats ? bytes / static_cast<int64_t>(sizeof(float)) : bytes;
+  auto* send_floats = reinterpret_cast<float*>(send);
+  auto* recv_floats = reinterpret_cast<float*>(recv);
   // Send block d goes to rank d when the send side holds p blocks (alltoall), to every rank when one.
   const bool personal = entry.send_blocks == generated::Blocks::PerRank;
   BufferBytes s = bufferBytes(coll, p, bytes);
   std::memset(recv, 0, s.recv);
-  for (int64_t d = 0; d < blocksOf(entry.send_blocks, p); ++d)
-    for (int64_t i = 0; i < bytes; ++i) send[d * bytes + i] = pattern(rank, personal ? static_cast<int>(d) : 0, i, round);
+  for (int64_t d = 0; d < blocksOf(entry.send_blocks, p); ++d) {
+    for (int64_t i = 0; i < n; ++i) {
+      const unsigned char v = pattern(rank, personal ? static_cast<int>(d) : 0, i, round);
+      if (floats) send_floats[d * n + i] = v;
+      else send[d * n + i] = v;
+    }
+  }
   // A rooted collective without a send buffer (bcast) takes the root's.
   if (entry.send_blocks == generated::Blocks::None && entry.rooted && rank == root)
     for (int64_t i = 0; i < bytes; ++i) recv[i] = pattern(root, 0, i, round);
   BenchCall call(coll, comm, p, bytes, root, send, recv);
   check(env, runOnce(coll, call.args), "benchCollective");
   if (entry.reducing && entry.rooted && rank != root) return 0;  // only the root receives
-  // What block b of recv holds: the block rank b sent here, the root's vector, or the OR of
-  // every rank's block for this rank.
-  auto expected = [&](int64_t b, int64_t i) -> unsigned char {
+  // What element i of block b of recv holds: the block rank b sent here, the root's vector, or
+  // the reduction of every rank's block for this rank.
+  auto expected = [&](int64_t b, int64_t i) -> double {
     const int dst = personal ? rank : 0;
     if (entry.reducing) {
-      unsigned char v = 0;
-      for (int r = 0; r < p; ++r) v |= pattern(r, dst, i, round);
-      return v;
+      double sum = 0;
+      unsigned char any = 0;
+      for (int r = 0; r < p; ++r) {
+        sum += pattern(r, dst, i, round);
+        any |= pattern(r, dst, i, round);
+      }
+      return floats ? sum : any;
     }
     if (entry.send_blocks == generated::Blocks::None) return pattern(root, 0, i, round);
     return pattern(static_cast<int>(b), dst, i, round);
   };
   int64_t wrong = 0;
   for (int64_t b = 0; b < blocksOf(entry.recv_blocks, p); ++b)
-    for (int64_t i = 0; i < bytes; ++i) wrong += recv[b * bytes + i] != expected(b, i);
+    for (int64_t i = 0; i < n; ++i) wrong += (floats ? static_cast<double>(recv_floats[b * n + i]) : recv[b * n + i]) != expected(b, i);
   return wrong;
 }
 
@@ -433,6 +457,34 @@ Napi::Value PingPong(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, half_rtt);
 }
 
+// combineTime(bytes, rotateBytes, repetitions): seconds the engine takes to combine `bytes` of
+// float with MPI_SUM as a schedule's reduce op does (Reduction::combine: the vectorized kernel),
+// both operands rotated over slots of rotateBytes as the benchmark rotates its buffers; the
+// fastest of `repetitions` passes over the slots. On this rank alone; MPI must be initialized.
+Napi::Value CombineTime(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const int64_t bytes = intArg(info[0], "bytes", sizeof(float), INT_MAX);
+  if (bytes % sizeof(float) != 0) throwRange(env, "combineTime: bytes must be a multiple of 4 (floats)");
+  const int64_t rotate = intArg(info[1], "rotateBytes", 0, int64_t{1} << 32);
+  const int64_t repetitions = intArg(info[2], "repetitions", 1, 10000);
+  Reduction reduction;
+  check(env, Reduction::resolve(MPI_SUM, MPI_FLOAT, &reduction), "combineTime");
+  if (!reduction.supported()) throwRange(env, "combineTime: the engine has no kernel for MPI_SUM on MPI_FLOAT");
+  const int64_t slots = std::max<int64_t>(1, rotate / bytes), elements = bytes / sizeof(float);
+  std::vector<float> src(slots * elements, 1.0f), dst(slots * elements, 0.5f);
+  double best = INFINITY;
+  for (int64_t rep = 0; rep < repetitions; ++rep) {
+    double t0 = PMPI_Wtime();
+    for (int64_t i = 0; i < slots; ++i) {
+      const char* from = reinterpret_cast<const char*>(src.data() + i * elements);
+      char* to = reinterpret_cast<char*>(dst.data() + i * elements);
+      check(env, reduction.combine(from, to, elements, ReduceOrder::SrcFirst, MPI_COMM_SELF), "combineTime");
+    }
+    best = std::min(best, (PMPI_Wtime() - t0) / static_cast<double>(slots));
+  }
+  return Napi::Number::New(env, best);
+}
+
 // pairedLink(comm, peer, bytes, iterations, burst): every rank with a peer (-1: none; the
 // pairing must be symmetric) measures its link to it at the same time as all the other pairs,
 // so that the figures carry the load of a collective in which every rank communicates (ranks
@@ -506,6 +558,7 @@ void initBench(Napi::Env env, Napi::Object exports) {
   exports.Set("benchCollective", Napi::Function::New(env, BenchCollective));
   exports.Set("pingPong", Napi::Function::New(env, PingPong));
   exports.Set("pairedLink", Napi::Function::New(env, PairedLink));
+  exports.Set("combineTime", Napi::Function::New(env, CombineTime));
   exports.Set("installRules", Napi::Function::New(env, InstallRules));
 }
 

@@ -1,6 +1,7 @@
 // The models' view of the engine, no MPI needed: schedules compiled for the TypeScript
 // simulator (typed arrays, no JS object per op: a pairwise alltoall on 8192 ranks has 67 M
 // messages) and the engine's own Hockney predictions (TOPOCOLL_SELECT=model, `explain`).
+#include <cmath>
 #include <cstring>
 
 #include "addon.h"
@@ -119,10 +120,22 @@ model::LinkCost linkArg(Napi::Env env, const Napi::Value& v, const char* name) {
   return l;
 }
 
+// A finite non-negative number at o[key]; `name` says where in messages.
+double numberArg(Napi::Env env, const Napi::Object& o, const char* key, const std::string& name) {
+  Napi::Value v = o.Get(key);
+  if (!v.IsNumber() || !(v.As<Napi::Number>().DoubleValue() >= 0) || !std::isfinite(v.As<Napi::Number>().DoubleValue())) {
+    throwType(env, name + " must be a finite non-negative number");
+  }
+  return v.As<Napi::Number>().DoubleValue();
+}
+
+double numberArg(Napi::Env env, const Napi::Object& o, const char* key) { return numberArg(env, o, key, std::string("machine.") + key); }
+
 // predictAlgorithms(collective, p, options) -> {choice, predictions}: the engine's Hockney model
 // (TOPOCOLL_SELECT=model) for every algorithm of the build. options: those of compiledSchedule,
-// plus blockBytes (bytes of one block; bcast: one element) and intra/inter: {alpha, beta} to
-// override the defaults (the topology file's levels are not used here: no MPI job).
+// plus blockBytes (bytes of one block; bcast: one element), intra/inter: {alpha, beta} and gamma
+// (seconds per byte combined) to override the defaults (the topology file's levels are not used
+// here: no MPI job).
 Napi::Value PredictAlgorithms(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Collective coll = collectiveArg(info[0]);
@@ -139,6 +152,7 @@ Napi::Value PredictAlgorithms(const Napi::CallbackInfo& info) {
   if (opts.Has("inter") && !opts.Get("inter").IsUndefined()) inter = linkArg(env, opts.Get("inter"), "inter");
   call.intra = &intra;
   call.inter = &inter;
+  if (opts.Has("gamma") && !opts.Get("gamma").IsUndefined()) call.gamma = numberArg(env, opts, "gamma", "gamma");
   Hierarchy hierarchy;
   if (!o.nodes.empty()) {
     hierarchy = hierarchyOf(o.nodes, 0);
@@ -181,12 +195,6 @@ T typedArg(Napi::Env env, const Napi::Object& o, const char* key) {
   return v.As<T>();
 }
 
-double numberArg(Napi::Env env, const Napi::Object& o, const char* key) {
-  Napi::Value v = o.Get(key);
-  if (!v.IsNumber() || !(v.As<Napi::Number>().DoubleValue() >= 0)) throwType(env, std::string("machine.") + key + " must be a non-negative number");
-  return v.As<Napi::Number>().DoubleValue();
-}
-
 // simulateHockney(collective, algorithm, p, options, machine) -> {seconds, rounds, messages,
 // bytes, alcd, note}: the timing simulation of src/model/simulate.ts for models whose message
 // time and port occupancy are both α + nβ (hockney; contention, whose switch waits add to β),
@@ -195,8 +203,10 @@ double numberArg(Napi::Env env, const Napi::Object& o, const char* key) {
 // signalAlpha: Float64Array per entry (optional: a flag's latency, else α), exchangeBeta:
 // Float64Array per entry (optional: β of a send to a rank that sends back in the round, else β),
 // stride (hops + 1), levelByScope: [socket, node, system] level indices, node, socket, nic:
-// Int32Array per rank, hops, nodesPerSwitch (0: unknown), copyBeta, roundOverhead (optional,
-// seconds per round entered), blockBytes}.
+// Int32Array per rank, hops, nodesPerSwitch (0: unknown), copyBeta, gamma (seconds per byte
+// combined), roundOverhead (optional, seconds per round entered), blockBytes, progress (optional:
+// (phase, done, total) now and then, phase 'build' counting ranks and 'replay' counting rounds of
+// all ranks)}.
 Napi::Value SimulateHockney(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Collective coll = collectiveArg(info[0]);
@@ -239,6 +249,7 @@ Napi::Value SimulateHockney(const Napi::CallbackInfo& info) {
   perEntry("exchangeBeta", &model::LinkCost::exchange_beta);
   m.nic.assign(nic.Data(), nic.Data() + p);
   m.copy_beta = numberArg(env, mo, "copyBeta");
+  m.gamma = numberArg(env, mo, "gamma");
   if (mo.Has("roundOverhead") && !mo.Get("roundOverhead").IsUndefined()) m.round_overhead = numberArg(env, mo, "roundOverhead");
   // The level and switch hops of src/model/placement.ts's Topology.
   std::vector<int> nodes(node.Data(), node.Data() + p), sockets(socket.Data(), socket.Data() + p);
@@ -256,7 +267,15 @@ Napi::Value SimulateHockney(const Napi::CallbackInfo& info) {
   mapping::RankMapping remap;
   const char* remap_base = coll == Collective::Allgather ? mapping::remappedAllgatherBase(algorithm) : nullptr;
   if (remap_base) remap = mapping::allgatherRankMapping(remap_base, mapping::nodeOfSlot(o.nodes.empty() ? nullptr : &hierarchy, p));
-  std::vector<model::CompactSchedule> schedules(p);
+  // Optional: progress(phase, done, total), phase 'build' (ranks) or 'replay' (rounds of all ranks).
+  Napi::Function progress;
+  if (mo.Has("progress") && mo.Get("progress").IsFunction()) progress = mo.Get("progress").As<Napi::Function>();
+  auto report = [&](const char* phase, int64_t done, int64_t total) {
+    progress.Call({Napi::String::New(env, phase), Napi::Number::New(env, static_cast<double>(done)), Napi::Number::New(env, static_cast<double>(total))});
+  };
+  // Packed as built, one rank's Schedule and CompactSchedule at a time.
+  std::vector<model::PackedSchedule> schedules(p);
+  model::CompactSchedule compacted;
   std::string note, error;
   for (int r = 0; r < p; ++r) {
     BuildParams bp = o.params;
@@ -266,9 +285,13 @@ Napi::Value SimulateHockney(const Napi::CallbackInfo& info) {
     Schedule s;
     if (!engine::buildSchedule(coll, algorithm, bp, &s, &error)) throwRange(env, error);
     if (r == 0) note = s.note;
-    if (!model::compact(s, p, &schedules[r], &error)) throwRange(env, "rank " + std::to_string(r) + ": " + error);
+    if (!model::compact(s, p, &compacted, &error)) throwRange(env, "rank " + std::to_string(r) + ": " + error);
+    model::pack(compacted, r, &schedules[r]);
+    if (!progress.IsEmpty() && (r + 1) % 256 == 0) report("build", r + 1, p);
   }
-  model::Prediction pr = model::predict(schedules, m, block_bytes);
+  model::ReplayProgress replayed;
+  if (!progress.IsEmpty()) replayed = [&](int64_t done, int64_t total) { report("replay", done, total); };
+  model::Prediction pr = model::predict(schedules, m, block_bytes, replayed);
   if (!pr.ok) throwRange(env, std::string(collectiveEntry(coll).name) + " " + algorithmName(coll, algorithm) + ": " + pr.error);
   auto out = Napi::Object::New(env);
   out.Set("seconds", pr.seconds);

@@ -36,6 +36,7 @@ Napi::Object topologyObject(Napi::Env env, const Topology& t) {
     levels.Set(i, lo);
   }
   o.Set("levels", levels);
+  if (t.reduce_bandwidth > 0) o.Set("reduceBandwidth", t.reduce_bandwidth);
   if (!t.groups.empty()) {
     auto g = Napi::Object::New(env);
     for (const auto& [host, group] : t.groups) g.Set(host, group);

@@ -4,8 +4,9 @@
 // benchmark times calls. t(n) = alpha + n / beta: alpha is the time of a small message, beta the
 // inverse slope over large ones (where alpha no longer matters), taken as a repeated median so
 // that a delayed size on a shared machine does not skew it. Also the engine's work per schedule
-// round and the copy bandwidth, which machine profiles take. The result is a topology file
-// (TOPOCOLL_TOPOLOGY) for the models and the topology-aware selection.
+// round and the copy bandwidth, which machine profiles take, and γ, the seconds per byte a reduce
+// op combines (the slope of the engine's float SUM over 64 KiB-4 MiB), which both take. The
+// result is a topology file (TOPOCOLL_TOPOLOGY) for the models and the topology-aware selection.
 import { UNDEFINED, type Comm } from '../mpi/comm';
 import type { BenchOptions } from '../mpi/addon';
 import { addon } from '../mpi/native';
@@ -148,6 +149,20 @@ function measureCopyBandwidth(bytes: number, rotateBytes: number): number {
   return bytes / best;
 }
 
+/** Sizes of the combines timed for γ: large enough that a call's fixed cost is lost in the slope. */
+const COMBINE_SIZES = [65536, 262144, 1048576, 4194304];
+
+/** γ, seconds per byte combined, from (bytes, seconds) points: their repeated-median slope; NaN when not positive. */
+export function fitGamma(points: ReadonlyArray<[number, number]>): number {
+  const slope = robustSlope(points);
+  return slope > 0 && Number.isFinite(slope) ? slope : NaN;
+}
+
+/** (bytes, seconds) of the engine's reduce op on float SUM, operands rotated over `rotateBytes` (as the benchmark's buffers), on this rank. */
+function measureCombine(rotateBytes: number, quick: boolean): Array<[number, number]> {
+  return COMBINE_SIZES.map((bytes) => [bytes, addon().combineTime(bytes, Math.max(rotateBytes, 2 * bytes), quick ? 3 : 5)] as [number, number]);
+}
+
 /** The times of `benchCollective` on `comm` with `algorithm` forced for `coll` (collective over comm). */
 function benchForced(comm: Comm, coll: CollectiveName, algorithm: string, bytes: number, options: BenchOptions): (number | null)[] {
   setAlgorithm(coll, algorithm);
@@ -176,6 +191,10 @@ export interface Calibration {
   readonly roundOverhead: number;
   /** Bytes per second of a 1 MiB local copy whose source rotates as the benchmark's buffers do. */
   readonly copyBandwidth: number;
+  /** γ: seconds per byte a reduce op combines (NaN when the fit failed). */
+  readonly gamma: number;
+  /** The combines timed for γ: bytes and seconds. */
+  readonly combinePoints: Array<[number, number]>;
 }
 
 const COPY_BYTES = 1 << 20;
@@ -187,16 +206,18 @@ const COPY_BYTES = 1 << 20;
  */
 export function calibrate(comm: Comm, quick: boolean, timing: Timing, rotateBytes: number): Calibration {
   const levels = calibrateLevels(comm, quick, timing === 'window' ? { rotateBytes } : undefined);
-  // The engine's round overhead and the copy bandwidth: on rank 0 alone, the others wait.
+  // The engine's round overhead, the copy bandwidth and the combine times: on rank 0 alone, the others wait.
   const self = comm.split(comm.rank === 0 ? 0 : UNDEFINED);
-  const engine = new Float64Array(2);
+  const engine = new Float64Array(2 + COMBINE_SIZES.length);
   if (self) {
     engine[0] = roundOverheadOn(self, quick);
     engine[1] = measureCopyBandwidth(COPY_BYTES, Math.max(rotateBytes, COPY_BYTES));
+    measureCombine(rotateBytes, quick).forEach(([, seconds], i) => (engine[2 + i] = seconds));
     self.free();
   }
   comm.bcast(engine, 0);
-  return { timing, levels, roundOverhead: engine[0], copyBandwidth: engine[1] };
+  const combinePoints = COMBINE_SIZES.map((bytes, i) => [bytes, engine[2 + i]] as [number, number]);
+  return { timing, levels, roundOverhead: engine[0], copyBandwidth: engine[1], gamma: fitGamma(combinePoints), combinePoints };
 }
 
 function calibrateLevels(comm: Comm, quick: boolean, window?: { rotateBytes: number }): LevelFit[] {
@@ -244,8 +265,19 @@ export function topologyYaml(c: Calibration, library: string): string {
     `# schedule round: allgather against bcast on one rank); copy_bandwidth: ${unitBandwidth(c.copyBandwidth)} (1 MiB copies, source rotated).`,
     `name: calibrated-${m.hostname.replace(/[^A-Za-z0-9_.-]/g, '-')}`,
     `description: measured by topocoll bench --calibrate`,
-    'levels:',
   ];
+  // γ is a key of the file (the engine's model charges it); NaN leaves the model's default.
+  const combined = c.combinePoints.map(([b, t]) => `${b}: ${(t * 1e6).toFixed(2)}`).join(', ');
+  if (Number.isFinite(c.gamma)) {
+    lines.push(
+      `# reduce_bandwidth = 1 / γ, the slope of the engine's reduce op (float SUM, operands rotated) over ${COMBINE_SIZES[0] / 1024} KiB..4 MiB on rank 0:`,
+      `# ${Number((c.gamma * 1e9).toPrecision(3))} ns per byte combined (bytes: us): ${combined}`,
+      `reduce_bandwidth: ${unitBandwidth(1 / c.gamma)}`,
+    );
+  } else {
+    lines.push(`# reduce_bandwidth: not fitted (no positive slope; bytes: us): ${combined}; the model keeps its default γ`);
+  }
+  lines.push('levels:');
   for (const f of c.levels) {
     lines.push(`  - name: ${f.name}`, `    scope: ${f.scope}`, `    latency: ${unitLatency(f.latency)}`, `    bandwidth: ${unitBandwidth(f.bandwidth)}`);
     if (Number.isFinite(f.exchangeBandwidth)) lines.push(`    exchange_bandwidth: ${unitBandwidth(f.exchangeBandwidth)}`);

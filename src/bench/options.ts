@@ -45,7 +45,7 @@ export const SWEEP_USAGE = [
   '  --root R             root of bcast and reduce (default 0)',
   '  --check              validate every received byte of the first call of each cell',
   '  --quick              small sizes (1, 64, 4K, 64K), 3 repetitions: for CI',
-  '  --quiet              no progress bar',
+  '  --quiet              no progress (a bar on a terminal, else a line every 5 s on stderr)',
 ].join('\n');
 
 /** Sizes: "1..4M" (every power of two between) or "8,8K,120K". */

@@ -83,7 +83,7 @@ export const bench: Command = {
     '  --long               OSU-style rows per cell: median, spread, min, max, speedup, iterations',
     '  --csv FILE           write every cell as CSV: median, spread, min, max, speedup, ties (--csv -: on stdout, no table)',
     '  --render FILE        re-render a saved report (--json FILE): tables, --long, --csv, --svg DIR; measures nothing',
-    '  --calibrate          measure latency, bandwidth and exchange bandwidth per level, write a topology file',
+    '  --calibrate          measure latency, bandwidth and exchange bandwidth per level and γ (reduce ops), write a topology file',
     '  --topology-out FILE  where --calibrate writes (default topology.calibrated.yaml)',
   ].join('\n'),
   async run(args: string[]): Promise<number> {
@@ -136,6 +136,7 @@ export const bench: Command = {
           console.log(`${f.name} (${f.scope}, ranks ${f.ranks.join(' and ')}): latency ${(f.latency * 1e6).toFixed(2)} us, bandwidth ${(f.bandwidth / 1048576).toFixed(0)} MiB/s, both ways at once ${(f.exchangeBandwidth / 1048576).toFixed(0)} MiB/s each`);
         }
         console.log(`round overhead (the engine's work per schedule round): ${(c.roundOverhead * 1e6).toFixed(3)} us; copy bandwidth ${(c.copyBandwidth / 1048576).toFixed(0)} MiB/s`);
+        console.log(`reduce ops (float SUM, ${c.combinePoints[0][0] / 1024} KiB-4 MiB): gamma ${(c.gamma * 1e9).toFixed(3)} ns per byte combined, ${(1 / c.gamma / 1048576).toFixed(0)} MiB/s`);
         console.log(`wrote ${file} (use it with TOPOCOLL_TOPOLOGY=${file})`);
       }
       return 0;

@@ -6,16 +6,20 @@ import path from 'node:path';
 import { readReport } from '../bench/report';
 import { formatBytes } from '../bench/stats';
 import type { BenchReport } from '../bench/sweep';
-import { suggestion } from '../config/closest';
-import { isProfilePath, loadProfile, profileNames, profilePath } from '../model/machine';
+import { closest, suggestion } from '../config/closest';
+import { isProfilePath, profileNames, profilePath } from '../model/machine';
+import { formatSeconds, StatusLine } from '../bench/progress';
 import {
   MODEL_NAMES,
   logLogPlotSvg,
   nativeCompiledSchedules,
   nativeSchedules,
   registeredAlgorithms,
+  loadMachineFile,
+  machineFromTopology,
   simulateCommand,
   type Machine,
+  type SimulateProgress,
   type ModelName,
   type SimulateRow,
 } from '../model';
@@ -26,7 +30,8 @@ import { parseBytes, parseOptions, UsageError } from './args';
 
 export interface SimulateOptions {
   coll: CollectiveName;
-  algorithm: string;
+  /** One algorithm, several, or 'all'. */
+  algorithm: string | string[];
   np: number;
   ppn: number;
   bytes: number;
@@ -38,6 +43,7 @@ export interface SimulateOptions {
   verify?: boolean;
   /** Time in the addon (default) or in the TypeScript engine (`js`, also used for loggp). */
   timing?: 'native' | 'js';
+  progress?: (at: SimulateProgress) => void;
 }
 
 /** One simulate run against the real builders. */
@@ -57,6 +63,7 @@ function simulateWithBuilders(o: SimulateOptions): SimulateRow[] {
     schedules: nativeSchedules,
     compiled: nativeCompiledSchedules,
     available: registeredAlgorithms(o.coll),
+    progress: o.progress,
   });
 }
 
@@ -97,15 +104,76 @@ function parseRanks(text: string): number {
   return n;
 }
 
+/** The machine of --machine, and what it was given as. */
+interface MachineChoice {
+  machine: Machine;
+  /** As given: a profile's name or a file. */
+  given: string;
+  kind: 'profile' | 'topology';
+  /** What a topology file says that the profile's levels cannot (a group level). */
+  leftOut: string[];
+}
+
 /**
- * --machine: a name that is neither a shipped profile nor a file is a usage error (exit 2); a
- * file that cannot be read or is not a valid profile is a failure (exit 1), as in `topology FILE`.
+ * --machine: a shipped profile's name, a profile file, or a topology file (docs/topology.md),
+ * converted to a profile's levels with `ranksPerNode` ranks per node (--ppn). A name that is
+ * neither a shipped profile nor a file is a usage error (exit 2); a file that cannot be read or
+ * is not valid is a failure (exit 1), as in `topology FILE`.
  */
-function machineOption(nameOrPath: string): Machine {
-  if (!isProfilePath(nameOrPath) && !existsSync(profilePath(nameOrPath))) {
-    throw new UsageError(`--machine=${nameOrPath} is neither a machine profile nor a file (a path with / or .yaml/.json)${suggestion(nameOrPath, profileNames(), 'profiles')}`);
+function machineOption(given: string, ranksPerNode: number | undefined): MachineChoice {
+  if (!isProfilePath(given) && !existsSync(profilePath(given))) {
+    throw new UsageError(`--machine=${given} is neither a machine profile nor a file (a path with / or .yaml/.json)${suggestion(given, profileNames(), 'profiles')}`);
   }
-  return loadProfile(nameOrPath);
+  const loaded = loadMachineFile(isProfilePath(given) ? given : profilePath(given));
+  if (loaded.kind === 'profile') return { machine: loaded.machine, given, kind: 'profile', leftOut: [] };
+  if (ranksPerNode === undefined) throw new UsageError(`--machine=${given} is a topology file, which does not say how many ranks a node holds: give --ppn`);
+  return { given, kind: 'topology', ...machineFromTopology(loaded.topology, ranksPerNode) };
+}
+
+/** The machine as --json describes it. */
+function machineJson(m: MachineChoice) {
+  return { name: m.machine.name, given: m.given, kind: m.kind, description: m.machine.description, ...(m.leftOut.length && { left_out: m.leftOut }) };
+}
+
+/** --algorithm: `all`, or names of the collective's algorithms, comma-separated. */
+function algorithmOption(text: string, coll: CollectiveName): string | string[] {
+  const known = collectiveInfo(coll)!.algorithms.map((a) => a.name);
+  const names = list(text, (s) => s);
+  if (names.length === 1 && names[0] === 'all') return 'all';
+  if (names.length === 0) throw new UsageError(`--algorithm needs a name; valid choices: ${known.join(', ')}, all`);
+  for (const name of names) {
+    if (name === 'all') throw new UsageError(`--algorithm=${text}: all stands alone, not in a list`);
+    if (!known.includes(name)) {
+      const near = closest(name, known);
+      throw new UsageError(`--algorithm: ${name} names no ${coll} algorithm${near ? `; did you mean ${near}?` : ''}; valid choices: ${known.join(', ')}, all`);
+    }
+  }
+  return [...new Set(names)];
+}
+
+/** Progress of a simulation on stderr (--quiet: none): what runs, how far its build and replay are. */
+function simulateProgress(quiet: boolean): { progress?: (at: SimulateProgress, run: string) => void; end(): void } {
+  if (quiet) return { end() {} };
+  const tty = Boolean(process.stderr.isTTY);
+  const status = new StatusLine(tty);
+  const started = Date.now();
+  let shown = '';
+  const phaseText = (at: SimulateProgress) =>
+    at.phase === 'build' ? `building schedules, ${at.done}/${at.total} ranks`
+    : at.phase === 'replay' ? `replaying, ${Math.round((100 * at.done) / Math.max(1, at.total))}% of ${at.total} rounds`
+    : at.phase === 'verify' ? 'checking the schedules (symbolic replay)'
+    : 'timing';
+  return {
+    progress(at, run) {
+      const algorithm = `${run}: ${at.algorithm} (${at.index + 1}/${at.algorithms})`;
+      // The first report, then one every few seconds; on a terminal also each algorithm's start.
+      status.update(() => `simulate: ${algorithm}, ${phaseText(at)}, ${formatSeconds((Date.now() - started) / 1000)} elapsed`, shown === '' || (tty && algorithm !== shown));
+      shown = algorithm;
+    },
+    end() {
+      status.end(`simulate: done in ${formatSeconds((Date.now() - started) / 1000)}`);
+    },
+  };
 }
 
 export interface SweepPoint extends SimulateRow {
@@ -176,12 +244,12 @@ function formatComparison(cells: readonly ComparedCell[], agreement: RankAgreeme
 }
 
 export const simulate: Command = {
-  summary: 'predict the time of collective algorithms on a machine profile at any scale (no MPI launch)',
+  summary: 'predict the time of collective algorithms on a machine profile or topology file at any scale (no MPI launch)',
   usage:
-    'topocoll simulate --coll <collective> --np <ranks> [--ppn <ranks per node>] [--bytes <size>] [--algorithm <name>|all] ' +
-    '[--machine <profile name or file>] [--model hockney|loggp|contention] [--rho <load>] [--root <rank>] [--no-verify] [--timing native|js] [--json] ' +
-    '[--sweep --out <dir>]   (with --sweep, --np and --bytes take comma-separated lists)\n' +
-    '       topocoll simulate --compare <bench.json>[,<bench.json>...] [--machine <profile>] [--ppn <ranks per node>] [--model hockney|loggp] [--json]' +
+    'topocoll simulate --coll <collective> --np <ranks> [--ppn <ranks per node>] [--bytes <size>] [--algorithm <name>[,<name>...]|all] ' +
+    '[--machine <profile name, profile file or topology file>] [--model hockney|loggp|contention] [--rho <load>] [--root <rank>] [--no-verify] [--timing native|js] [--json] [--quiet] ' +
+    '[--sweep --out <dir>]   (with --sweep, --np and --bytes take comma-separated lists; a topology file needs --ppn; progress on stderr unless --quiet)\n' +
+    '       topocoll simulate --compare <bench.json>[,<bench.json>...] [--machine <profile or topology file>] [--ppn <ranks per node>] [--model hockney|loggp] [--json]' +
     '   (predictions next to `topocoll bench --json` reports: the median of their medians; pairs of algorithms more than 20% apart, ordered as measured?)',
   async run(args) {
     const { options } = parseOptions(args, {
@@ -195,6 +263,7 @@ export const simulate: Command = {
       rho: { type: 'string' },
       root: { type: 'int', min: 0 },
       'no-verify': { type: 'flag' },
+      quiet: { type: 'flag' },
       timing: { type: 'string', choices: ['native', 'js'] },
       json: { type: 'flag' },
       sweep: { type: 'flag' },
@@ -205,7 +274,7 @@ export const simulate: Command = {
       const reports = list(String(options.compare), (f) => readReport(f, '--compare'));
       if (reports.length === 0) throw new UsageError('--compare needs at least one bench report');
       const machineName = (options.machine as string | undefined) ?? 'dev-vm';
-      const machine = machineOption(machineName);
+      const { machine } = machineOption(machineName, (options.ppn as number | undefined) ?? reports[0].job.ranksPerNode[0]);
       const model = (options.model as ModelName | undefined) ?? 'hockney';
       if (model === 'contention') throw new UsageError('--compare takes --model hockney or loggp (the contention model needs a load, see docs/models.md)');
       const { np, ppn, cells, agreement } = compareWithBench(reports, { machine, ppn: options.ppn as number | undefined, model });
@@ -223,11 +292,7 @@ export const simulate: Command = {
     }
     if (!options.coll || !options.np) throw new UsageError(`--coll and --np are required\nusage: ${this.usage}`);
     const coll = options.coll as CollectiveName;
-    const algorithm = (options.algorithm as string | undefined) ?? 'all';
-    const known = collectiveInfo(coll)!.algorithms.map((a) => a.name);
-    if (algorithm !== 'all' && !known.includes(algorithm)) {
-      throw new UsageError(`--algorithm=${algorithm} names no ${coll} algorithm; valid choices: ${known.join(', ')}, all`);
-    }
+    const algorithm = algorithmOption((options.algorithm as string | undefined) ?? 'all', coll);
     const model = (options.model as ModelName | undefined) ?? 'hockney';
     let rho: number | undefined;
     if (options.rho !== undefined) {
@@ -242,13 +307,15 @@ export const simulate: Command = {
       : [parseBytes(String(options.bytes ?? '8'), '--bytes')];
     if (nps.length === 0 || sizes.length === 0) throw new UsageError('--np and --bytes need at least one value');
     const machineName = (options.machine as string | undefined) ?? 'bxj';
-    const machine = machineOption(machineName);
+    const chosen = machineOption(machineName, options.ppn as number | undefined);
+    const machine = chosen.machine;
     // Default: as many ranks per node as the machine's nodes have cores.
     const coresPerNode = machine.node.sockets * machine.node.coresPerSocket;
     const ppnFor = (np: number) => (options.ppn as number | undefined) ?? Math.min(np, coresPerNode);
     const root = options.root as number | undefined;
     for (const np of nps) if (root !== undefined && root >= np) throw new UsageError(`--root=${root} must be below --np=${np}`);
 
+    const reporter = simulateProgress(Boolean(options.quiet));
     const runOne = (np: number, bytes: number) =>
       simulateWithBuilders({
         coll,
@@ -262,20 +329,26 @@ export const simulate: Command = {
         root,
         verify: options['no-verify'] ? false : undefined,
         timing: options.timing as 'native' | 'js' | undefined,
+        progress: reporter.progress && ((at) => reporter.progress!(at, `${coll} on ${np} ranks${shapeOf(coll) === 'none' ? '' : `, ${formatBytes(bytes)}`}`)),
       });
 
     if (!sweep) {
       const [np, bytes] = [nps[0], sizes[0]];
       const rows = runOne(np, bytes);
+      reporter.end();
+      const ppn = ppnFor(np);
       if (options.json) {
-        console.log(JSON.stringify(rows, null, 2));
+        const described = { collective: coll, ranks: np, ppn, nodes: Math.ceil(np / ppn), bytes, machine: machineJson(chosen), model, ...(rho !== undefined && { rho }), rows };
+        console.log(JSON.stringify(described, null, 2));
         return 0;
       }
       const what = { block: 'per rank block', vector: 'message', none: '' }[shapeOf(coll)];
+      const from = chosen.kind === 'topology' ? ` (topology file ${machineName})` : '';
       console.log(
-        `${coll} on ${np} ranks, ${ppnFor(np)} per node${what ? `, ${formatBytes(bytes)} ${what}` : ''}; machine ${machineName}, ${model} model${rho !== undefined ? ` (rho ${rho})` : ''}\n`,
+        `${coll} on ${np} ranks, ${ppn} per node${what ? `, ${formatBytes(bytes)} ${what}` : ''}; machine ${machine.name}${from}, ${model} model${rho !== undefined ? ` (rho ${rho})` : ''}\n`,
       );
       console.log(formatTable(rows));
+      for (const l of chosen.leftOut) console.log(`not modelled: ${l}`);
       return 0;
     }
 
@@ -285,11 +358,14 @@ export const simulate: Command = {
         for (const row of runOne(np, bytes)) points.push({ ...row, np, ppn: ppnFor(np), bytes_per_rank: bytes });
       }
     }
+    reporter.end();
     const outDir = path.resolve((options.out as string | undefined) ?? path.join('results', `simulate-${coll}`));
     mkdirSync(outDir, { recursive: true });
     const jsonPath = path.join(outDir, `simulate-${coll}.json`);
     const svgPath = path.join(outDir, `simulate-${coll}.svg`);
-    writeFileSync(jsonPath, `${JSON.stringify({ coll, machine: machineName, model, rho, points }, null, 2)}\n`);
+    // `coll` and `machine` (the name given) as before; `collective` and `machine_description` as simulate --json has them.
+    const doc = { coll, collective: coll, machine: machineName, machine_description: machineJson(chosen), model, rho, points };
+    writeFileSync(jsonPath, `${JSON.stringify(doc, null, 2)}\n`);
     // x: the size when several sizes were asked for, else the communicator size.
     const bySize = sizes.length > 1 || nps.length === 1;
     const algorithms = [...new Set(points.map((p) => p.algorithm))];
@@ -311,7 +387,7 @@ export const simulate: Command = {
         formatX: bySize ? formatBytes : String,
       }),
     );
-    if (options.json) console.log(JSON.stringify(points, null, 2));
+    if (options.json) console.log(JSON.stringify(doc, null, 2));
     else console.log(`${points.length} predictions; wrote ${jsonPath} and ${svgPath}`);
     return 0;
   },

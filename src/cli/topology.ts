@@ -43,6 +43,7 @@ export const topology: Command = {
       }
       console.log(`${t.source}: valid topology${t.name ? ` "${t.name}"` : ''}, ${t.levels.length} level${t.levels.length > 1 ? 's' : ''} (widest first)`);
       t.levels.forEach((l, i) => console.log(`  ${i}  ${l.name.padEnd(12)} scope ${l.scope.padEnd(12)} latency ${formatSeconds(l.latency).padEnd(9)} bandwidth ${formatBandwidth(l.bandwidth)}${exchangeSuffix(l)}`));
+      if (t.reduceBandwidth !== undefined) console.log(`  reduce ops combine ${formatBandwidth(t.reduceBandwidth)} per rank (the model's γ = 1 / reduce_bandwidth)`);
       if (resolved) {
         console.log(`\nresolved for ${resolved.size} ranks:`);
         for (const line of formatTree(resolved)) console.log(`  ${line}`);

@@ -205,7 +205,7 @@ export const tune: Command = {
     init();
     const world = getWorld();
     if (world.rank === 0) warnIfLoaded('tune');
-    const progress = maybeProgress(world.rank, o.quiet === true, sweepSteps(sweep));
+    const progress = maybeProgress(world.rank, o.quiet === true, sweepSteps(sweep), 'tune');
     const report = runSweep(world, sweep, progress);
     if (world.rank !== 0) return 0;
     return finish([report], o, noise);

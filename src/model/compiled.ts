@@ -13,7 +13,7 @@ export const BUF_SHM = 3;
 export const BUFFER_NAMES: readonly BufferName[] = ['send', 'recv', 'tmp', 'shm'];
 
 /** Stream codes: a send's code is its peer, a receive's -1 - peer, the others these. */
-const COPY_CODE = -0x80000000;
+export const COPY_CODE = -0x80000000;
 export const SIGNAL_CODE = -0x7fffffff;
 export const WAIT_CODE = -0x7ffffffe;
 /** A reduce op: [REDUCE_CODE, units], spans like a copy's. */

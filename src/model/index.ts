@@ -2,7 +2,7 @@
 // (seed 000), the symbolic replayer and the timing simulator. simulateCommand() is the entry
 // point `topocoll simulate` wraps.
 import { blockIsElement, collectiveInfo, COLLECTIVES, shapeOf, type CollectiveInfo, type CollectiveName } from '../select/registry';
-import { evenCounts, type ScheduleParams } from '../select/schedule';
+import { evenCounts, placedParams, type ScheduleParams } from '../select/schedule';
 import { nativeTiming, type CompiledProvider, type ScheduleProvider } from './native';
 import { rhoAt, type RhoLaw } from './contention';
 import { costModel, MODEL_NAMES, type ModelName } from './cost';
@@ -18,6 +18,7 @@ export * from './contention';
 export * from './cost';
 export * from './engine';
 export * from './machine';
+export * from './machine-topology';
 export * from './messages';
 export * from './native';
 export * from './placement';
@@ -57,6 +58,19 @@ export interface SimulateArgs {
   readonly nativeTiming?: boolean;
   /** Elements (bytes) of the node's shared data area given to shared-memory algorithms. Default 1 MiB. */
   readonly shmBytes?: number;
+  /** Told where the run is, now and then (each algorithm's start, and the addon's build and replay). */
+  readonly progress?: (at: SimulateProgress) => void;
+}
+
+/** Where a simulateCommand() run is: algorithm `index` of `algorithms`, and how far into its phase. */
+export interface SimulateProgress {
+  readonly algorithm: string;
+  readonly index: number;
+  readonly algorithms: number;
+  /** verify: the symbolic replay; build: ranks' schedules built (done of total ranks); replay: rounds of all ranks replayed. */
+  readonly phase: 'verify' | 'build' | 'replay' | 'timing';
+  readonly done: number;
+  readonly total: number;
 }
 
 export interface SimulateRow {
@@ -108,20 +122,17 @@ export function simulateCommand(args: SimulateArgs): SimulateRow[] {
     elementBytes: 1,
     recvCounts: coll === 'reduce_scatter' ? evenCounts(bytes, np) : undefined,
   };
-  // Shared-memory algorithms see the placement's nodes and a data area, remapped ones the nodes
-  // (pi keeps their heavy edges inside nodes); the others are pure functions of (p, rank), and
-  // 8192-entry node lists per rank would only slow them down.
   const nodes = Array.from(placement.node);
-  const shmParams: ScheduleParams = { ...base, nodes, shmElements };
-  const placedParams: ScheduleParams = { ...base, nodes };
   const blockBytes = shapeOf(coll) === 'none' ? 0 : blockIsElement(coll) ? 1 : bytes;
 
-  return list.map((algorithm) => {
+  return list.map((algorithm, index) => {
+    const tell = (phase: SimulateProgress['phase'], done = 0, total = 0) => args.progress?.({ algorithm, index, algorithms: list.length, phase, done, total });
     const entry = info.algorithms.find((a) => a.name === algorithm);
-    const params = entry?.shm ? shmParams : entry?.remapped ? placedParams : base;
+    const params = placedParams(coll, algorithm, base, nodes, shmElements);
     const request = (rank: number) => ({ collective: coll, algorithm, p: np, rank, params });
     const scheduleFor = (rank: number) => args.schedules(request(rank));
     if (args.verify ?? np <= 1024) {
+      tell('verify');
       const check = verifyCollective(coll, np, scheduleFor, {
         count: params.count,
         root: params.root,
@@ -135,7 +146,7 @@ export function simulateCommand(args: SimulateArgs): SimulateRow[] {
     }
     const rho = typeof args.rho === 'number' ? args.rho : args.rho && rhoAt(args.rho, np);
     if (args.nativeTiming && modelName !== 'loggp') {
-      const t = nativeTiming(request(0), machine, placement, modelName, blockBytes, rho);
+      const t = nativeTiming(request(0), machine, placement, modelName, blockBytes, rho, args.progress && ((phase, done, total) => tell(phase, done, total)));
       return { algorithm, model: modelName, predicted_us: t.seconds * 1e6, rounds: t.rounds, bytes: t.bytes, messages: t.messages, alcd: t.alcd, note: t.note };
     }
     let note = '';
@@ -149,6 +160,7 @@ export function simulateCommand(args: SimulateArgs): SimulateRow[] {
       if (rank === 0) note = s.note;
       return compileSchedule(s, np, false);
     };
+    tell('timing');
     const result = simulate({ p: np, compiled, machine, placement, model, blockBytes });
     return {
       algorithm,

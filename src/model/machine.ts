@@ -1,6 +1,7 @@
 // Machine descriptions for the models: the hierarchy levels a message can cross (each with
-// Hockney α/β and LogGP o/g), how many processes share a node's network port, and the switch
-// parameters of seed 002's contention model. Profiles are YAML (or JSON) files with units
+// Hockney α/β and LogGP o/g), how many processes share a node's network port, the switch
+// parameters of seed 002's contention model, and the local work: copies and the combining of
+// reductions (γ, seconds per byte). Profiles are YAML (or JSON) files with units
 // written out ("2.37 us", "6343 MiB/s"); a bad file stops with its name, line and key.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -61,6 +62,11 @@ export interface Machine {
   readonly network?: NetworkParams;
   /** Seconds per byte of a local copy; 0 when the profile does not say. */
   readonly copyBeta: number;
+  /**
+   * γ: seconds per byte combined by a reduce op of a schedule (both operands read, the result
+   * written: the whole op, not on top of a copy); DEFAULT_GAMMA when the profile does not say.
+   */
+  readonly gamma: number;
   /** Seconds a rank's executor spends entering one round of a schedule (software); 0 when the profile does not say. */
   readonly roundOverhead: number;
 }
@@ -201,7 +207,14 @@ class ProfileReader {
   }
 }
 
-const TOP_KEYS = ['name', 'description', 'node', 'levels', 'network', 'copy_bandwidth', 'round_overhead', 'notes'];
+const TOP_KEYS = ['name', 'description', 'node', 'levels', 'network', 'copy_bandwidth', 'reduce_bandwidth', 'round_overhead', 'notes'];
+
+/**
+ * γ where a profile gives no reduce_bandwidth: 0.2 ns per byte (5 GB/s), the engine's float SUM
+ * kernel on 64 KiB-4 MiB from rotated buffers on the development VM (docs/models.md). The
+ * engine's model uses the same figure (kDefaultGamma, native/engine/model/hockney.h).
+ */
+export const DEFAULT_GAMMA = 0.2e-9;
 const NODE_KEYS = ['sockets', 'cores_per_socket', 'nics'];
 const LEVEL_KEYS = ['name', 'scope', 'latency', 'bandwidth', 'overhead', 'gap', 'nic', 'signal_latency', 'exchange_bandwidth'];
 const NETWORK_KEYS = ['switch_radix', 'hops', 'nodes_per_switch', 'clock', 'packet'];
@@ -264,6 +277,8 @@ function readMachine(reader: ProfileReader, file: string): Machine {
   }
 
   const copyBandwidth = reader.quantity(['copy_bandwidth'], 'bandwidth', Infinity);
+  const reduceBandwidth = reader.quantity(['reduce_bandwidth'], 'bandwidth', 0);
+  if (reader.has(['reduce_bandwidth']) && reduceBandwidth === 0) reader.fail(['reduce_bandwidth'], 'must be positive (bytes combined per second)');
   return {
     name: reader.string(['name']),
     description: reader.string(['description'], ''),
@@ -272,6 +287,7 @@ function readMachine(reader: ProfileReader, file: string): Machine {
     levels,
     network,
     copyBeta: copyBandwidth === Infinity || copyBandwidth === 0 ? 0 : 1 / copyBandwidth,
+    gamma: reduceBandwidth > 0 ? 1 / reduceBandwidth : DEFAULT_GAMMA,
     roundOverhead: reader.quantity(['round_overhead'], 'time', 0),
   };
 }

@@ -67,7 +67,8 @@ export function enginePredictions(
 
 /**
  * The timing simulation of simulate.ts run by the addon (simulateHockney) for models whose
- * message time and port occupancy are both α + nβ per (level, switch hops): hockney, and the
+ * message time and port occupancy are both α + nβ per (level, switch hops), copies and reduce
+ * ops priced alike (copyBeta, γ per byte): hockney, and the
  * contention model, whose mean switch wait adds hops x w̄ / k_p to β. Same rules, same result
  * (test/unit/model-native.test.ts compares), an order of magnitude faster at 8192 ranks.
  */
@@ -78,6 +79,7 @@ export function nativeTiming(
   model: ModelName,
   blockBytes: number,
   rho?: number,
+  progress?: (phase: 'build' | 'replay', done: number, total: number) => void,
 ): NativeTiming {
   if (model === 'loggp') throw new Error('the native timing covers the hockney and contention models');
   const net = machine.network;
@@ -117,7 +119,9 @@ export function nativeTiming(
     hops: net?.hops ?? 1,
     nodesPerSwitch: net?.nodesPerSwitch ?? 0,
     copyBeta: machine.copyBeta,
+    gamma: machine.gamma,
     roundOverhead: machine.roundOverhead,
     blockBytes,
+    progress,
   });
 }

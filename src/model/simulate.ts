@@ -5,7 +5,8 @@
 // Timing rules:
 // - A rank posts a round's sends when it enters the round, the machine's round overhead (the
 //   executor's own work) after leaving the previous one; the round ends when its last send
-//   has left and its last message has arrived; its copies then take bytes x copyBeta.
+//   has left and its last message has arrived; its copies then take bytes x copyBeta and its
+//   reduce ops bytes x gamma (the rank that combines pays, after the operands have arrived).
 // - A send starts when the sender's port is free and, between nodes, when the NIC it shares
 //   with the other processes of its node is free (seed 002's per-port data); it keeps both
 //   busy for the model's occupancy and arrives after the model's message time. A send to a
@@ -21,7 +22,7 @@
 //
 // Size: ranks are compiled to typed arrays one at a time, so a pairwise alltoall on 8192 ranks
 // (67 M messages) needs about 1.4 GB and no Schedule object outlives its compilation.
-import { compileSchedule, isLocalCode, type CompiledRank } from './compiled';
+import { compileSchedule, COPY_CODE, REDUCE_CODE, type CompiledRank } from './compiled';
 import type { CostModel } from './cost';
 import { runSchedules, type EngineHooks } from './engine';
 import type { Machine } from './machine';
@@ -193,9 +194,13 @@ class TimingReplay implements EngineHooks {
   endRound(r: number, _round: number, first: number, end: number): void {
     const stream = this.ranks[r].stream;
     let copied = 0;
-    // A reduction costs what a copy of its units costs (no compute term yet).
-    for (let s = first; s < end; s++) if (isLocalCode(stream[2 * s])) copied += stream[2 * s + 1];
-    this.roundStart[r] = this.roundEnd[r] + this.bytes(r, copied) * this.topology.machine.copyBeta;
+    let combined = 0;
+    for (let s = first; s < end; s++) {
+      if (stream[2 * s] === COPY_CODE) copied += stream[2 * s + 1];
+      else if (stream[2 * s] === REDUCE_CODE) combined += stream[2 * s + 1];
+    }
+    const { copyBeta, gamma } = this.topology.machine;
+    this.roundStart[r] = this.roundEnd[r] + this.bytes(r, copied) * copyBeta + this.bytes(r, combined) * gamma;
   }
 }
 

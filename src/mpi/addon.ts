@@ -178,6 +178,8 @@ export interface PredictionOptions extends ScheduleParams {
   /** Levels instead of the engine's defaults. */
   intra?: LinkCost;
   inter?: LinkCost;
+  /** γ, seconds per byte combined by a reduce op, instead of the engine's default. */
+  gamma?: number;
 }
 
 export interface EnginePrediction {
@@ -223,9 +225,13 @@ interface HockneyMachine {
   /** 0: unknown. */
   nodesPerSwitch: number;
   copyBeta: number;
+  /** γ: seconds per byte combined by a reduce op. */
+  gamma: number;
   /** Seconds per round entered. */
   roundOverhead?: number;
   blockBytes: number;
+  /** Called now and then: 'build' counts ranks whose schedules are built, 'replay' rounds replayed of all ranks'. */
+  progress?: (phase: 'build' | 'replay', done: number, total: number) => void;
 }
 
 export interface NativeTiming {
@@ -341,6 +347,8 @@ export interface NativeAddon {
   benchCollective(comm: CommHandle, collective: CollectiveName, bytes: number, options?: BenchOptions): BenchResult;
   /** a's half round-trip in µs, on every rank. */
   pingPong(comm: CommHandle, a: number, b: number, bytes: number, iterations: number): number;
+  /** Seconds one reduce op of the engine takes on `bytes` of float SUM, operands rotated over rotateBytes (this rank alone). */
+  combineTime(bytes: number, rotateBytes: number, repetitions: number): number;
   /** peer -1: none. */
   pairedLink(comm: CommHandle, peer: number, bytes: number, iterations: number, burst: number): { halfRttUs: number; perMessageUs: number };
   /** Hands over a rules file TypeScript read (as JSON); lines[i] is rule i's line. */

@@ -12,11 +12,13 @@ import v8 from 'node:v8';
 import { totalBytes, type CollectiveName } from '../select/registry';
 import type { BufferSpec, DataBuffer } from './datatype';
 import { Group, groupOfHandle } from './group';
+import type { NativeRequest } from './addon';
 import { addon } from './native';
 import type { CartInfo, DistGraphOptions, Neighbors, Shift, TopologyKind } from './topology';
 import { init } from './lifecycle';
 import { objectOpFunction, ObjectOp, Op, opIndex } from './ops';
 import { matchedMessage, persistentRequest, type Message, type PersistentRequest } from './p2p';
+import { jsOpFunction, userReduction, type BufferOp, type ReductionKind } from './user-op';
 import { Request } from './request';
 
 export type BufferLike = ArrayBufferView | ArrayBuffer;
@@ -634,37 +636,71 @@ export class Comm {
     return new Request(native, () => r.buffer as T, [s?.buffer, r?.buffer]);
   }
 
-  /** Element-wise `op` over every rank's `sendbuf` into the root's `recvbuf` (null elsewhere). */
-  reduce<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T | null, op: Op = 'SUM', root = 0): T | null {
-    addon().reduce(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'reduce'), root, false);
-    return this.rank === root ? recvbuf : null;
+  /**
+   * A reduction by the engine (predefined ops: reduce, allreduce, the reduce_scatters) or the
+   * system MPI (scan, exscan), or with an op that runs in JS (src/mpi/user-op.ts): started, or run
+   * when blocking; `finish` completes what the op's JS part leaves once the exchange is done.
+   */
+  #reduction(
+    kind: ReductionKind,
+    what: string,
+    sendbuf: SendBuffer,
+    recvbuf: BufferLike | null,
+    op: BufferOp,
+    nonblocking: boolean,
+    root = 0,
+    recvcounts?: ArrayLike<number>,
+  ): { native?: NativeRequest; finish(): void; keep: unknown[] } {
+    const fn = jsOpFunction(op);
+    if (fn) return userReduction(this, kind, what, sendArg(sendbuf), recvbuf, fn, nonblocking, root, recvcounts);
+    const a = addon();
+    const index = opIndex(op as Op, what);
+    const send = sendArg(sendbuf);
+    const nb = nonblocking as true; // the request when nonblocking, else undefined
+    const native =
+      kind === 'reduce'
+        ? a.reduce(this.handle, send, recvbuf, index, root, nb)
+        : kind === 'reduceScatter'
+          ? a.reduceScatter(this.handle, send, recvbuf as BufferLike, recvcounts as ArrayLike<number>, index, nb)
+          : a[kind](this.handle, send, recvbuf as BufferLike, index, nb);
+    return { native: native ?? undefined, finish: () => {}, keep: [sendbuf, recvbuf] };
   }
 
-  ireduce<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T | null, op: Op = 'SUM', root = 0): Request<T | null> {
-    const native = addon().reduce(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'ireduce'), root, true);
-    return new Request(native, () => (this.rank === root ? recvbuf : null), [sendbuf, recvbuf]);
+  // A blocking reduction, or its nonblocking twin's Request of `result`.
+  #blockingReduction<T>(kind: ReductionKind, sendbuf: SendBuffer, recvbuf: BufferLike | null, op: BufferOp, result: T, root = 0, recvcounts?: ArrayLike<number>): T {
+    this.#reduction(kind, kind, sendbuf, recvbuf, op, false, root, recvcounts).finish();
+    return result;
+  }
+  #nonblockingReduction<T>(kind: ReductionKind, sendbuf: SendBuffer, recvbuf: BufferLike | null, op: BufferOp, result: T, root = 0, recvcounts?: ArrayLike<number>): Request<T> {
+    const r = this.#reduction(kind, `i${kind}`, sendbuf, recvbuf, op, true, root, recvcounts);
+    return new Request(r.native!, () => (r.finish(), result), r.keep);
+  }
+
+  /** Element-wise `op` over every rank's `sendbuf` into the root's `recvbuf` (null elsewhere). */
+  reduce<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T | null, op: BufferOp = 'SUM', root = 0): T | null {
+    return this.#blockingReduction('reduce', sendbuf, recvbuf, op, this.rank === root ? recvbuf : null, root);
+  }
+
+  ireduce<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T | null, op: BufferOp = 'SUM', root = 0): Request<T | null> {
+    return this.#nonblockingReduction('reduce', sendbuf, recvbuf, op, this.rank === root ? recvbuf : null, root);
   }
 
   /** Element-wise `op` over every rank's `sendbuf`, into every rank's `recvbuf`. */
-  allreduce<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: Op = 'SUM'): T {
-    addon().allreduce(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'allreduce'), false);
-    return recvbuf;
+  allreduce<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: BufferOp = 'SUM'): T {
+    return this.#blockingReduction('allreduce', sendbuf, recvbuf, op, recvbuf);
   }
 
-  iallreduce<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: Op = 'SUM'): Request<T> {
-    const native = addon().allreduce(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'iallreduce'), true);
-    return new Request(native, () => recvbuf, [sendbuf, recvbuf]);
+  iallreduce<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: BufferOp = 'SUM'): Request<T> {
+    return this.#nonblockingReduction('allreduce', sendbuf, recvbuf, op, recvbuf);
   }
 
   /** Reduces size × n elements and leaves block i (n elements) on rank i (MPI_Reduce_scatter_block). */
-  reduceScatterBlock<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: Op = 'SUM'): T {
-    addon().reduceScatterBlock(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'reduceScatterBlock'), false);
-    return recvbuf;
+  reduceScatterBlock<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: BufferOp = 'SUM'): T {
+    return this.#blockingReduction('reduceScatterBlock', sendbuf, recvbuf, op, recvbuf);
   }
 
-  ireduceScatterBlock<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: Op = 'SUM'): Request<T> {
-    const native = addon().reduceScatterBlock(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'ireduceScatterBlock'), true);
-    return new Request(native, () => recvbuf, [sendbuf, recvbuf]);
+  ireduceScatterBlock<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: BufferOp = 'SUM'): Request<T> {
+    return this.#nonblockingReduction('reduceScatterBlock', sendbuf, recvbuf, op, recvbuf);
   }
 
   /**
@@ -672,36 +708,30 @@ export class Comm {
    * order (MPI_Reduce_scatter); in place, `recvbuf` holds the whole vector and rank i's part lands
    * at its start.
    */
-  reduceScatter<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, recvcounts: ArrayLike<number>, op: Op = 'SUM'): T {
-    addon().reduceScatter(this.handle, sendArg(sendbuf), recvbuf, recvcounts, opIndex(op, 'reduceScatter'), false);
-    return recvbuf;
+  reduceScatter<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, recvcounts: ArrayLike<number>, op: BufferOp = 'SUM'): T {
+    return this.#blockingReduction('reduceScatter', sendbuf, recvbuf, op, recvbuf, 0, recvcounts);
   }
 
-  ireduceScatter<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, recvcounts: ArrayLike<number>, op: Op = 'SUM'): Request<T> {
-    const native = addon().reduceScatter(this.handle, sendArg(sendbuf), recvbuf, recvcounts, opIndex(op, 'ireduceScatter'), true);
-    return new Request(native, () => recvbuf, [sendbuf, recvbuf]);
+  ireduceScatter<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, recvcounts: ArrayLike<number>, op: BufferOp = 'SUM'): Request<T> {
+    return this.#nonblockingReduction('reduceScatter', sendbuf, recvbuf, op, recvbuf, 0, recvcounts);
   }
 
   /** Inclusive prefix reduction: rank i gets op over ranks 0..i. */
-  scan<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: Op = 'SUM'): T {
-    addon().scan(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'scan'), false);
-    return recvbuf;
+  scan<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: BufferOp = 'SUM'): T {
+    return this.#blockingReduction('scan', sendbuf, recvbuf, op, recvbuf);
   }
 
-  iscan<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: Op = 'SUM'): Request<T> {
-    const native = addon().scan(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'iscan'), true);
-    return new Request(native, () => recvbuf, [sendbuf, recvbuf]);
+  iscan<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: BufferOp = 'SUM'): Request<T> {
+    return this.#nonblockingReduction('scan', sendbuf, recvbuf, op, recvbuf);
   }
 
   /** Exclusive prefix reduction: rank i gets op over ranks 0..i-1 (rank 0's recvbuf is left as it was). */
-  exscan<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: Op = 'SUM'): T {
-    addon().exscan(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'exscan'), false);
-    return recvbuf;
+  exscan<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: BufferOp = 'SUM'): T {
+    return this.#blockingReduction('exscan', sendbuf, recvbuf, op, recvbuf);
   }
 
-  iexscan<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: Op = 'SUM'): Request<T> {
-    const native = addon().exscan(this.handle, sendArg(sendbuf), recvbuf, opIndex(op, 'iexscan'), true);
-    return new Request(native, () => recvbuf, [sendbuf, recvbuf]);
+  iexscan<T extends BufferLike>(sendbuf: SendBuffer, recvbuf: T, op: BufferOp = 'SUM'): Request<T> {
+    return this.#nonblockingReduction('exscan', sendbuf, recvbuf, op, recvbuf);
   }
 
   // --- Object mode: plain JS values, serialized with v8.serialize (structured-clone types) ---

@@ -1,5 +1,6 @@
 // Reduction operations, named as in MPI (and mpi4py: MPI.SUM ...). Buffer reductions run in the
-// MPI library; object reductions (reduceObject/allreduceObject) apply the same names in JS.
+// engine or the MPI library (MINLOC, MAXLOC and functions in JS: user-op.ts); object reductions
+// (reduceObject/allreduceObject) apply the same names in JS.
 
 export const OPS = ['SUM', 'PROD', 'MIN', 'MAX', 'LAND', 'LOR', 'LXOR', 'BAND', 'BOR', 'BXOR'] as const;
 export type Op = (typeof OPS)[number];
@@ -15,19 +16,15 @@ export const BAND = 'BAND';
 export const BOR = 'BOR';
 export const BXOR = 'BXOR';
 
+import { PAIR_OPS, type PairOp } from './user-op';
+
 const INDEX: Record<string, number> = Object.fromEntries(OPS.map((name, i) => [name, i]));
 
 /** The addon's index of `op` (its position in OPS, the order of the addon's table). */
 export function opIndex(op: Op, what: string): number {
   const i = typeof op === 'string' ? INDEX[op] : undefined;
   if (i !== undefined) return i;
-  if (typeof op === 'function') {
-    throw new TypeError(
-      `${what}: user-defined ops (functions) are not supported on buffers yet; valid ops: ${OPS.join(', ')} ` +
-        '(reduceObject/allreduceObject take a function)',
-    );
-  }
-  throw new TypeError(`${what}: op ${describe(op)} is not valid; valid choices: ${OPS.join(', ')}`);
+  throw new TypeError(`${what}: op ${describe(op)} is not valid; valid choices: ${[...OPS, ...PAIR_OPS].join(', ')}, or a function (invec, inoutvec) => void`);
 }
 
 // A wrong op as the message shows it: strings quoted, anything else by its value or type.
@@ -37,8 +34,8 @@ function describe(value: unknown): string {
   return `(${Array.isArray(value) ? 'an array' : 'an object'})`;
 }
 
-/** A reduction of two JS values: an Op name or a function (a, b) => result. */
-export type ObjectOp<T> = Op | ((a: T, b: T) => T);
+/** A reduction of two JS values: an Op name (MINLOC/MAXLOC: of [value, index] pairs) or a function (a, b) => result. */
+export type ObjectOp<T> = Op | PairOp | ((a: T, b: T) => T);
 
 // The ops on plain JS values (numbers, bigints, booleans), as MPI defines them on numbers.
 const JS_OPS: Record<Op, (a: any, b: any) => any> = {
@@ -54,8 +51,13 @@ const JS_OPS: Record<Op, (a: any, b: any) => any> = {
   BXOR: (a, b) => a ^ b,
 };
 
+// MPI's rule on [value, index] pairs: the smaller (MINLOC) or larger (MAXLOC) value, on a tie the smaller index.
+const pairFold = (better: (v: any, w: any) => boolean) => (a: any, b: any) => (better(b[0], a[0]) || (b[0] === a[0] && b[1] < a[1]) ? b : a);
+const JS_PAIR_OPS: Record<PairOp, (a: any, b: any) => any> = { MINLOC: pairFold((v, w) => v < w), MAXLOC: pairFold((v, w) => v > w) };
+
 export function objectOpFunction<T>(op: ObjectOp<T>, what: string): (a: T, b: T) => T {
   if (typeof op === 'function') return op;
+  if (op === 'MINLOC' || op === 'MAXLOC') return JS_PAIR_OPS[op];
   opIndex(op, what);
   return JS_OPS[op];
 }

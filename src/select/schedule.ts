@@ -1,6 +1,6 @@
 // The schedule IR as TypeScript sees it (mirror of native/engine/schedule.h). The addon's
 // buildSchedule() returns this shape; the replayer, the models and `explain` consume it.
-import type { CollectiveName } from './registry';
+import { collectiveInfo, type CollectiveName } from './registry';
 
 /** `shm`: the data area of the node's shared-memory segment, shared by the ranks of a node. */
 export type BufferName = 'send' | 'recv' | 'tmp' | 'shm';
@@ -29,6 +29,19 @@ export type ScheduleOp =
 /** reduce_scatter's parts when only the total is given (tools): `count` elements split as evenly as possible, the first ones larger. */
 export function evenCounts(count: number, p: number): number[] {
   return Array.from({ length: p }, (_, r) => Math.floor(count / p) + (r < count % p ? 1 : 0));
+}
+
+/**
+ * The builders' parameters for `algorithm` with ranks on `nodes` (per rank; absent: one node):
+ * shared-memory algorithms also get the nodes and the node's data area (`shmElements`), remapped
+ * ones the nodes (pi keeps their heavy edges inside nodes); the others are pure functions of
+ * (p, rank), and per-rank node lists would only slow their builds down.
+ */
+export function placedParams(coll: CollectiveName, algorithm: string, base: ScheduleParams, nodes: number[] | undefined, shmElements: number): ScheduleParams {
+  const entry = collectiveInfo(coll)?.algorithms.find((a) => a.name === algorithm);
+  if (entry?.shm) return { ...base, nodes, shmElements };
+  if (entry?.remapped) return { ...base, nodes };
+  return base;
 }
 
 /** Which operand of a reduce op is on the left. */

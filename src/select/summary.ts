@@ -11,6 +11,10 @@ export interface ScheduleSummary {
   maxBytesSent: number;
   /** Bytes sent by all ranks together. */
   totalBytes: number;
+  /** Bytes the busiest node sends to other nodes (its ranks together; 0 on one node). */
+  maxNodeBytesOut: number;
+  /** Messages between nodes, all ranks together. */
+  offNodeMessages: number;
   /** Largest |rank - peer| of any message. */
   maxDistance: number;
   /** Sum of |rank - peer| over all messages / number of messages (seed 000's ALCD). */
@@ -18,9 +22,13 @@ export interface ScheduleSummary {
   notes: string[];
 }
 
-/** `blockBytes`: bytes of one block (one rank's block, or one element for bcast). */
-export function summarize(schedules: Iterable<Schedule>, blockBytes: number): ScheduleSummary {
-  const s: ScheduleSummary = { rounds: 0, maxMessages: 0, maxBytesSent: 0, totalBytes: 0, maxDistance: 0, alcd: 0, notes: [] };
+/**
+ * `blockBytes`: bytes of one block (one rank's block, or one element for bcast); `nodes`: the
+ * node of every rank (absent: all on one node).
+ */
+export function summarize(schedules: Iterable<Schedule>, blockBytes: number, nodes?: ArrayLike<number>): ScheduleSummary {
+  const s: ScheduleSummary = { rounds: 0, maxMessages: 0, maxBytesSent: 0, totalBytes: 0, maxNodeBytesOut: 0, offNodeMessages: 0, maxDistance: 0, alcd: 0, notes: [] };
+  const nodeBytesOut = new Map<number, number>();
   let messages = 0;
   let distance = 0;
   const notes = new Set<string>();
@@ -35,8 +43,15 @@ export function summarize(schedules: Iterable<Schedule>, blockBytes: number): Sc
         communicates = true;
         if (op.kind !== 'send') continue;
         const d = Math.abs(op.peer - sched.rank);
+        // Spans count units of 1/unitsPerBlock block (tiles, segments).
+        const opBytes = (op.src.count * blockBytes) / (sched.unitsPerBlock || 1);
         sent++;
-        bytes += op.src.count * blockBytes;
+        bytes += opBytes;
+        const node = nodes?.[sched.rank] ?? 0;
+        if (node !== (nodes?.[op.peer] ?? 0)) {
+          s.offNodeMessages++;
+          nodeBytesOut.set(node, (nodeBytesOut.get(node) ?? 0) + opBytes);
+        }
         distance += d;
         s.maxDistance = Math.max(s.maxDistance, d);
       }
@@ -50,6 +65,7 @@ export function summarize(schedules: Iterable<Schedule>, blockBytes: number): Sc
     s.totalBytes += bytes;
   }
   s.alcd = messages ? distance / messages : 0;
+  s.maxNodeBytesOut = Math.max(0, ...nodeBytesOut.values());
   s.notes = [...notes];
   return s;
 }

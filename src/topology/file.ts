@@ -43,6 +43,8 @@ export interface Topology {
   readonly groups?: Readonly<Record<string, string>>;
   /** Present exactly when a level has scope `virtual_node`. */
   readonly virtualNodes?: VirtualNodeMap;
+  /** Bytes a reduce op combines per second on one rank (the model's 1/γ; `bench --calibrate` measures it); absent: the model's default. */
+  readonly reduceBandwidth?: number;
   /** Line of a top-level key, for errors found when the topology meets a job. */
   readonly lines: Readonly<Record<string, number>>;
 }
@@ -59,7 +61,7 @@ export class TopologyError extends Error {
   }
 }
 
-const TOP_KEYS = ['$schema', 'name', 'description', 'levels', 'groups', 'virtual_nodes'] as const;
+const TOP_KEYS = ['$schema', 'name', 'description', 'levels', 'groups', 'virtual_nodes', 'reduce_bandwidth'] as const;
 const LEVEL_KEYS = ['name', 'scope', 'latency', 'bandwidth', 'exchange_bandwidth'] as const;
 const VIRTUAL_NODE_FORMS = 'block:K (K consecutive ranks per node), cyclic:N (ranks dealt round-robin to N nodes), or a list with the node of each rank ([0, 0, 1, 1])';
 
@@ -239,6 +241,7 @@ function readTopology(r: Reader): Topology {
     levels,
     groups,
     virtualNodes,
+    ...(r.get(['reduce_bandwidth']) !== undefined && { reduceBandwidth: r.quantity(['reduce_bandwidth'], 'bandwidth') }),
     lines,
   };
 }
@@ -287,6 +290,7 @@ export function normalizeTopology(t: Topology): Record<string, unknown> {
   }));
   if (t.groups) out.groups = { ...t.groups };
   if (t.virtualNodes) out.virtual_nodes = t.virtualNodes.kind === 'list' ? [...t.virtualNodes.nodes] : virtualNodeText(t.virtualNodes);
+  if (t.reduceBandwidth !== undefined) out.reduce_bandwidth = clean(t.reduceBandwidth);
   return out;
 }
 

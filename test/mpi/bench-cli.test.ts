@@ -99,6 +99,49 @@ describe('topocoll bench with an algorithm that cannot run', () => {
   });
 });
 
+describe('topocoll bench progress off a terminal', () => {
+  /** Rank 0's plain progress lines: the first step, one every few seconds, and the end. */
+  function expectProgressLines(stderr: string, what: string) {
+    expect(stderr).not.toContain('\r');
+    const lines = stderr.split('\n').filter((l) => l.startsWith(`${what}: `));
+    expect(lines[0]).toMatch(new RegExp(`^${what}: 1/(\\d+) steps \\(\\d+%\\), \\d+ s elapsed, about \\d+ s left: barrier native$`));
+    const total = /1\/(\d+) steps/.exec(lines[0])![1];
+    expect(lines[lines.length - 1]).toMatch(new RegExp(`^${what}: ${total}/${total} steps done in \\d+ s$`));
+  }
+
+  it('writes plain lines to stderr when launching itself with stderr piped, none with --quiet', async () => {
+    const args = ['bench', '--np', '2', '--mpi', FLAVOURS[0], '--quick', '--collectives', 'barrier', '--time-ms', '1', '--no-svg'];
+    const run = await topocoll(args);
+    expectSuccess(run);
+    expectProgressLines(run.stderr, 'bench');
+    const quiet = await topocoll([...args, '--quiet']);
+    expectSuccess(quiet);
+    expect(quiet.stderr).not.toMatch(/^bench: /m);
+  });
+
+  it('writes plain lines under an mpirun whose stderr is a pipe (a batch job\'s log)', async () => {
+    const run = await mpirun({
+      flavour: FLAVOURS[0],
+      np: 2,
+      args: [path.join(repoRoot, 'bin/topocoll.js'), 'bench', '--quick', '--collectives', 'barrier', '--time-ms', '1', '--no-svg'],
+      timeoutMs: TIMEOUT,
+    });
+    expectSuccess(run);
+    expectProgressLines(run.stderr, 'bench');
+  });
+
+  it('and so does tune, under its own name', async () => {
+    const run = await mpirun({
+      flavour: FLAVOURS[0],
+      np: 2,
+      args: [path.join(repoRoot, 'bin/topocoll.js'), 'tune', '--quick', '--collectives', 'barrier', '--time-ms', '1', '--output', path.join(tmp, 'progress-rules.json')],
+      timeoutMs: TIMEOUT,
+    });
+    expectSuccess(run);
+    expectProgressLines(run.stderr, 'tune');
+  });
+});
+
 describe('topocoll tune (Open MPI)', () => {
   const flavour = FLAVOURS.includes('openmpi') ? 'openmpi' : FLAVOURS[0];
 
@@ -107,6 +150,11 @@ describe('topocoll tune (Open MPI)', () => {
     const run = await topocoll(['tune', '--np', '2', '--mpi', flavour, '--quick', '--collectives', 'allgather,bcast', '--sizes', '8,1K,16K', '--time-ms', '1', '--output', rulesFile]);
     expectSuccess(run);
     expect(run.stdout).toContain(`wrote ${rulesFile} (`);
+    // Progress on stderr, a pipe here: plain lines, the last one the end of the sweep (with --np,
+    // tune measures through launches of bench, whose lines they are).
+    expect(run.stderr).not.toContain('\r');
+    expect(run.stderr).toMatch(/^bench: 1\/\d+ steps \(\d+%\), \d+ s elapsed, about \d+ s left: allgather 8 B native$/m);
+    expect(run.stderr).toMatch(/^bench: (\d+)\/\1 steps done in \d+ s$/m);
     expect(run.stdout).toMatch(/changes against the built-in defaults:|the built-in defaults are fastest/);
     // Where a faster algorithm was within the noise, the default was kept, and the output says so.
     for (const line of run.stdout.split('\n').filter((l) => l.includes('kept the default ('))) {
@@ -248,6 +296,12 @@ describe('topocoll bench --calibrate', () => {
     // Both ways at once, per direction: measured (how it compares with one way is the finding).
     expect(t.levels[0].exchangeBandwidth).toBeGreaterThan(0);
     expect(readFileSync(out, 'utf8')).toMatch(/# both ways at once \(bytes each way: us\): 262144: [\d.]+/);
+    // γ, the engine's combine per byte, fitted over 64 KiB-4 MiB: a key the engine's model reads.
+    const gamma = /^reduce ops \(float SUM, 64 KiB-4 MiB\): gamma ([\d.]+) ns per byte combined, (\d+) MiB\/s$/m.exec(run.stdout);
+    expect(gamma).not.toBeNull();
+    expect(Number(gamma![1])).toBeGreaterThan(0);
+    expect(Number.isFinite(t.reduceBandwidth)).toBe(true);
+    expect(t.reduceBandwidth).toBeGreaterThan(0);
   });
 
   it('--timing window times one message as the window benchmark does, and measures the engine\'s round overhead', async () => {

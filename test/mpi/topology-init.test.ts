@@ -105,18 +105,36 @@ describe.each(FLAVOURS)('TOPOCOLL_TOPOLOGY in a C program with the preload libra
   const preload = path.join(repoRoot, 'lib/native', flavour, 'libtopocoll.so');
   const preloadArgs = flavour === 'openmpi' ? ['-x', `LD_PRELOAD=${preload}`] : ['-genv', 'LD_PRELOAD', preload];
   const np = flavour === 'mpich' ? 2 : 3;
-  const runC = (topology: string) =>
-    mpirun({ flavour, np, args: [program], mpirunArgs: preloadArgs, env: { TOPOCOLL_TOPOLOGY: topology, TOPOCOLL_ALLGATHER_ALGORITHM: 'ring' }, timeoutMs: TIMEOUT });
+  const runC = (topology: string, env: Record<string, string> = {}) =>
+    mpirun({ flavour, np, args: [program], mpirunArgs: preloadArgs, env: { TOPOCOLL_TOPOLOGY: topology, TOPOCOLL_ALLGATHER_ALGORITHM: 'ring', ...env }, timeoutMs: TIMEOUT });
 
   beforeAll(() => {
     program = path.join(tmp, `topology-init-${flavour}`);
     execFileSync(mpicc(flavour), ['-O1', '-o', program, path.join(repoRoot, 'test/mpi/programs/topology-init.c')]);
   });
 
-  it('a good JSON file: the job runs, allgather bytes right', async () => {
+  it('a good JSON file: the job runs, allgather and allreduce bytes right', async () => {
     const run = await runC(VNODES_JSON);
     expectSuccess(run);
     expect(run.stdout.trim().split('\n').sort()).toEqual(Array.from({ length: np }, (_, r) => `ok ${r}`).sort());
+  });
+
+  it("reduce_bandwidth reaches the engine's model: a slower combine, a longer predicted allreduce", async () => {
+    // The same levels, γ = 1 ns/B against 0.01 ns/B; the trace names the model's predicted time.
+    const withReduce = (name: string, bandwidth: string) =>
+      file(name, JSON.stringify({ levels: [{ name: 'node', scope: 'system', latency: '0.4 us', bandwidth: '8 GB/s' }], reduce_bandwidth: bandwidth }));
+    const predicted = async (topology: string) => {
+      const run = await runC(topology, { TOPOCOLL_SELECT: 'model', TOPOCOLL_VERBOSE: '1' });
+      expectSuccess(run);
+      expect(run.stdout.trim().split('\n').sort()).toEqual(Array.from({ length: np }, (_, r) => `ok ${r}`).sort());
+      const line = run.stderr.split('\n').find((l) => l.includes(' allreduce 1048576 B -> '));
+      const us = /model: smallest predicted time, ([\d.]+) us/.exec(line ?? '');
+      expect(us, `no model choice traced for the allreduce:\n${run.stderr}`).not.toBeNull();
+      return Number(us![1]);
+    };
+    const slow = await predicted(withReduce('gamma-slow.json', '1 GB/s'));
+    const fast = await predicted(withReduce('gamma-fast.json', '100 GB/s'));
+    expect(slow).toBeGreaterThan(fast);
   });
 
   const failures: Array<[string, () => string, string]> = [

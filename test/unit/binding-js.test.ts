@@ -15,7 +15,15 @@ describe('ops', () => {
 
   it('reject an unknown op naming the call and the valid choices', () => {
     expect(() => opIndex('sum' as never, 'allreduce')).toThrow(TypeError);
-    expect(() => opIndex('AVG' as never, 'reduce')).toThrow(/^reduce: op "AVG" is not valid; valid choices: SUM, PROD, MIN, MAX, LAND, LOR, LXOR, BAND, BOR, BXOR$/);
+    expect(() => opIndex('AVG' as never, 'reduce')).toThrow(
+      /^reduce: op "AVG" is not valid; valid choices: SUM, PROD, MIN, MAX, LAND, LOR, LXOR, BAND, BOR, BXOR, MINLOC, MAXLOC, or a function \(invec, inoutvec\) => void$/,
+    );
+  });
+
+  it('fold [value, index] pairs as MINLOC and MAXLOC: the smaller index on a tie', () => {
+    const pairs = [[3, 0], [1, 1], [1, 2], [3, 3]];
+    expect(pairs.reduce((a, b) => objectOpFunction<number[]>('MINLOC', 't')(a, b))).toEqual([1, 1]);
+    expect(pairs.reduce((a, b) => objectOpFunction<number[]>('MAXLOC', 't')(a, b))).toEqual([3, 0]);
   });
 
   it('fold JS values as MPI folds numbers', () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  DEFAULT_GAMMA,
   MachineError,
   Topology,
   blockPlacement,
@@ -81,6 +82,9 @@ describe('machine profiles', () => {
     expect(parseMachine(json, 'j.json').levels[0].alpha).toBeCloseTo(1e-6, 15);
     expect(parseMachine(json, 'j.json').roundOverhead).toBe(0);
     expect(parseMachine(`${twoLevel}round_overhead: 30 ns\n`, 'm.yaml').roundOverhead).toBeCloseTo(30e-9, 18);
+    // γ: the profile's reduce_bandwidth, else the default the engine's model also uses.
+    expect(parseMachine(json, 'j.json').gamma).toBe(DEFAULT_GAMMA);
+    expect(parseMachine(`${twoLevel}reduce_bandwidth: 4 GB/s\n`, 'm.yaml').gamma).toBeCloseTo(0.25e-9, 21);
     expect(machineFromObject(JSON.parse(json)).node.nics).toBe(1);
   });
 
@@ -94,6 +98,8 @@ describe('machine profiles', () => {
     expect(errorOf(twoLevel.replace('  switch_radix: 16', '  switch_radix: 1'))).toBe('m.yaml:16: network.switch_radix: must be an integer >= 2, got 1');
     expect(errorOf(`${twoLevel}  - [unclosed\n`)).toMatch(/^m\.yaml:21: not valid YAML: /);
     expect(errorOf(`${twoLevel}round_overhead: 30\n`)).toBe('m.yaml:21: round_overhead: 30 needs a unit, e.g. "2.37 us"');
+    expect(errorOf(`${twoLevel}reduce_bandwidth: 0 GB/s\n`)).toBe('m.yaml:21: reduce_bandwidth: must be positive (bytes combined per second)');
+    expect(errorOf(`${twoLevel}reduce_bandwidth: 0.2 ns\n`)).toMatch(/^m\.yaml:21: reduce_bandwidth: "0\.2 ns" is not a bandwidth with a unit/);
     expect(() => loadMachine('/nonexistent/profile.yaml')).toThrow('/nonexistent/profile.yaml: cannot read: ENOENT');
   });
 

@@ -13,18 +13,22 @@ import {
   compileSchedule,
   enginePredictions,
   hockney,
+  nativeCompiledSchedules,
   nativeSchedules,
   nativeTiming,
   registeredAlgorithms,
   simulate,
+  simulateCommand,
   verifyCollective,
   type Machine,
 } from '../../src/model';
-import type { CollectiveName } from '../../src/select/registry';
-import type { ScheduleParams } from '../../src/select/schedule';
+import { blockIsElement, isReduction, type CollectiveName } from '../../src/select/registry';
+import { evenCounts, type ScheduleParams } from '../../src/select/schedule';
 
 const INTRA = { alpha: 0.5e-6, beta: 1 / 5e9 };
 const INTER = { alpha: 2e-6, beta: 1 / 10e9 };
+/** γ apart from the copy β: a model that priced reduce ops as copies would disagree. */
+const GAMMA = 0.35e-9;
 
 /** The engine's two-level machine as a TypeScript profile. */
 function twoLevel(ppn: number): Machine {
@@ -38,6 +42,7 @@ function twoLevel(ppn: number): Machine {
       { name: 'network', scope: 'system', alpha: INTER.alpha, beta: INTER.beta, overhead: 0, gap: 0, usesNic: true, signalAlpha: INTER.alpha, exchangeBeta: INTER.beta },
     ],
     copyBeta: INTRA.beta,
+    gamma: GAMMA,
     roundOverhead: 0,
   };
 }
@@ -67,16 +72,27 @@ const CASES: Case[] = [
   { coll: 'bcast', algorithm: 'shm_numa', p: 8, ppn: 4, bytes: 500000 },
   { coll: 'barrier', algorithm: 'shm_hierarchical', p: 12, ppn: 6, bytes: 0 },
   { coll: 'alltoall', algorithm: 'tiled', p: 8, ppn: 4, bytes: 65536 },
+  // Reductions: reduce ops priced at γ on the rank that combines.
+  { coll: 'allreduce', algorithm: 'recursive_doubling', p: 12, ppn: 4, bytes: 65536 },
+  { coll: 'allreduce', algorithm: 'reduce_scatter_allgather', p: 13, ppn: 4, bytes: 100000 },
+  { coll: 'allreduce', algorithm: 'ring', p: 8, ppn: 4, bytes: 1 << 20 },
+  { coll: 'allreduce', algorithm: 'hierarchical', p: 12, ppn: 4, bytes: 300000 },
+  { coll: 'reduce', algorithm: 'binomial', p: 11, ppn: 4, bytes: 65536 },
+  { coll: 'reduce', algorithm: 'reduce_scatter_gather', p: 8, ppn: 2, bytes: 262144 },
+  { coll: 'reduce_scatter_block', algorithm: 'recursive_halving', p: 8, ppn: 4, bytes: 32768 },
+  { coll: 'reduce_scatter', algorithm: 'pairwise', p: 7, ppn: 3, bytes: 70000 },
 ];
 
 /** Parameters as the engine's model gives them to the builders (explain and TOPOCOLL_SELECT=model). */
 function paramsOf(c: Case): { params: ScheduleParams; blockBytes: number; nodes: number[] } {
   const nodes = Array.from({ length: c.p }, (_, r) => Math.floor(r / c.ppn));
-  const bcast = c.coll === 'bcast';
-  const count = c.coll === 'barrier' ? 0 : bcast ? c.bytes : 1;
-  const blockBytes = c.coll === 'barrier' ? 0 : bcast ? 1 : c.bytes;
+  // bcast and the reductions: a vector of one-byte elements; the block exchanges: one block per rank.
+  const element = blockIsElement(c.coll);
+  const count = c.coll === 'barrier' ? 0 : element ? c.bytes : 1;
+  const blockBytes = c.coll === 'barrier' ? 0 : element ? 1 : c.bytes;
   const elementBytes = Math.max(1, blockBytes);
-  return { params: { count, elementBytes, shmElements: Math.floor((1 << 20) / elementBytes), nodes }, blockBytes, nodes };
+  const recvCounts = c.coll === 'reduce_scatter' ? evenCounts(count, c.p) : undefined;
+  return { params: { count, elementBytes, shmElements: Math.floor((1 << 20) / elementBytes), nodes, recvCounts }, blockBytes, nodes };
 }
 
 describe('TypeScript simulator, addon timing and engine model agree on real schedules', () => {
@@ -106,7 +122,7 @@ describe('TypeScript simulator, addon timing and engine model agree on real sche
       expect(addonTiming.bytes).toBe(ts.bytes);
       expect(addonTiming.alcd).toBeCloseTo(ts.alcd, 9);
 
-      const engine = enginePredictions(c.coll, c.p, { ...params, blockBytes, intra: INTRA, inter: INTER });
+      const engine = enginePredictions(c.coll, c.p, { ...params, blockBytes, intra: INTRA, inter: INTER, gamma: GAMMA });
       const mine = engine.predictions.find((x) => x.algorithm === c.algorithm)!;
       expect(mine.skipped).toBeUndefined();
       expect(mine.predicted_us! / 1e6).toBeCloseTo(ts.time, 12);
@@ -132,6 +148,15 @@ describe('TypeScript simulator, addon timing and engine model agree on real sche
       expect(nativeTiming(request(0), signalled, placement, 'hockney', blockBytes).seconds).toBeCloseTo(tsSignalled.time, 12);
       if (c.algorithm.startsWith('shm')) expect(tsSignalled.time).toBeLessThan(ts.time);
       if (['recursive_doubling', 'pairwise', 'neighbor_exchange'].includes(c.algorithm)) expect(tsSignalled.time).toBeGreaterThan(ts.time);
+
+      // γ prices the reduce ops alone: a slower combine slows every reduction, nothing else.
+      const slowCombine: Machine = { ...machine, gamma: 4 * GAMMA };
+      const tsSlow = simulate({ p: c.p, compiled: (rank) => compileSchedule(nativeSchedules(request(rank)), c.p, false), machine: slowCombine, placement, model: hockney, blockBytes });
+      expect(nativeTiming(request(0), slowCombine, placement, 'hockney', blockBytes).seconds).toBeCloseTo(tsSlow.time, 12);
+      const engineSlow = enginePredictions(c.coll, c.p, { ...params, blockBytes, intra: INTRA, inter: INTER, gamma: 4 * GAMMA });
+      expect(engineSlow.predictions.find((x) => x.algorithm === c.algorithm)!.predicted_us! / 1e6).toBeCloseTo(tsSlow.time, 12);
+      if (isReduction(c.coll)) expect(tsSlow.time).toBeGreaterThan(ts.time);
+      else expect(tsSlow.time).toBe(ts.time);
     });
   }
 
@@ -176,6 +201,47 @@ describe('TypeScript simulator, addon timing and engine model agree on real sche
     const { params } = paramsOf(c);
     expect(() => enginePredictions(c.coll, c.p, { ...params, blockBytes: 8, intra: { alpha: -1, beta: 0 } })).toThrow(/intra.alpha and intra.beta must be non-negative/);
     expect(() => enginePredictions(c.coll, c.p, { ...params, nodes: [0, 1], blockBytes: 8 })).toThrow(/nodes must be an array of 12 numbers/);
+    expect(() => enginePredictions(c.coll, c.p, { ...params, blockBytes: 8, gamma: -1e-9 })).toThrow(/gamma must be a finite non-negative number/);
+  });
+});
+
+describe('γ: the combining of reductions', () => {
+  // p = 64, 4 MiB: recursive doubling combines the whole vector in each of its log p = 6 steps
+  // (6n per rank), Rabenseifner only the halves it keeps (n (p-1)/p), so a slower combine costs
+  // recursive doubling about six times what it costs Rabenseifner. A model property, no timing.
+  const p = 64;
+  const bytes = 4 << 20;
+  const algorithms = ['recursive_doubling', 'reduce_scatter_allgather'];
+  const withGamma = (gamma: number): Machine => ({ ...twoLevel(8), gamma });
+  const increase = (predict: (gamma: number) => Record<string, number>) => {
+    const [low, high] = [predict(0.1e-9), predict(1e-9)];
+    return Object.fromEntries(algorithms.map((a) => [a, high[a] - low[a]]));
+  };
+
+  for (const model of ['hockney', 'loggp'] as const) {
+    it(`simulate (${model}): raising γ raises recursive doubling's allreduce more than Rabenseifner's`, () => {
+      const grown = increase((gamma) => {
+        const rows = simulateCommand({ coll: 'allreduce', algorithm: algorithms, np: p, ppn: 8, bytes, machine: withGamma(gamma), model, verify: false, schedules: nativeSchedules, compiled: nativeCompiledSchedules });
+        return Object.fromEntries(rows.map((r) => [r.algorithm, r.predicted_us]));
+      });
+      // 0.9 ns more per byte: at most 6 x 4 MiB = 22.6 ms more for recursive doubling (less where a
+      // combine overlaps a wait for the node's shared port), 63/64 x 4 MiB = 3.7 ms for Rabenseifner.
+      expect(grown.recursive_doubling).toBeLessThanOrEqual(0.9e-3 * 6 * bytes * (1 + 1e-9));
+      expect(grown.reduce_scatter_allgather).toBeGreaterThan(0);
+      expect(grown.reduce_scatter_allgather).toBeLessThanOrEqual(0.9e-3 * bytes * (1 + 1e-9));
+      expect(grown.recursive_doubling).toBeGreaterThan(4 * grown.reduce_scatter_allgather);
+    });
+  }
+
+  it("explain's engine model (TOPOCOLL_SELECT=model): the same", () => {
+    const nodes = Array.from({ length: p }, (_, r) => Math.floor(r / 8));
+    const predict = (gamma: number) => {
+      const { predictions } = enginePredictions('allreduce', p, { count: bytes, elementBytes: 1, shmElements: 1 << 20, nodes, blockBytes: 1, intra: INTRA, inter: INTER, gamma });
+      return Object.fromEntries(predictions.filter((x) => algorithms.includes(x.algorithm)).map((x) => [x.algorithm, x.predicted_us!]));
+    };
+    const grown = increase(predict);
+    expect(grown.recursive_doubling).toBeGreaterThan(4 * grown.reduce_scatter_allgather);
+    expect(grown.reduce_scatter_allgather).toBeGreaterThan(0);
   });
 });
 

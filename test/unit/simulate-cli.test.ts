@@ -1,5 +1,6 @@
 // `topocoll simulate` end to end (no MPI launch): table, JSON, sweep files, and errors that name
 // what is wrong. Schedules are the real C++ builders'.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,10 +29,13 @@ describe('topocoll simulate', () => {
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
 
-  it('--json prints one row per registered algorithm with the documented fields', async () => {
-    const { code, out } = await run(['--coll', 'allgather', '--np', '24', '--ppn', '8', '--bytes', '1K', '--json']);
+  it('--json says what was simulated and prints one row per registered algorithm with the documented fields', async () => {
+    const { code, out } = await run(['--coll', 'allgather', '--np', '24', '--ppn', '8', '--bytes', '1K', '--json', '--quiet']);
     expect(code).toBe(0);
-    const rows = JSON.parse(out) as Array<Record<string, unknown>>;
+    const doc = JSON.parse(out);
+    expect(doc).toMatchObject({ collective: 'allgather', ranks: 24, ppn: 8, nodes: 3, bytes: 1024, model: 'hockney' });
+    expect(doc.machine).toMatchObject({ name: 'bxj', given: 'bxj', kind: 'profile' });
+    const rows = doc.rows as Array<Record<string, unknown>>;
     expect(rows.map((r) => r.algorithm)).toEqual(registeredAlgorithms('allgather'));
     for (const r of rows) {
       expect(r.predicted_us).toBeGreaterThan(0);
@@ -46,17 +50,17 @@ describe('topocoll simulate', () => {
   });
 
   it('reproduces seed 002 eq. (2) for pairwise alltoall on BXJ (the old model)', async () => {
-    const { out } = await run(['--coll', 'alltoall', '--algorithm', 'pairwise', '--np', '512', '--ppn', '8', '--bytes', '4K', '--json']);
-    const [row] = JSON.parse(out);
+    const { out } = await run(['--coll', 'alltoall', '--algorithm', 'pairwise', '--np', '512', '--ppn', '8', '--bytes', '4K', '--json', '--quiet']);
+    const [row] = JSON.parse(out).rows;
     const eq2 = alltoallLongTime(loadProfile('bxj'), { p: 512, blockBytes: 4096, ppn: 8 }) * 1e6;
     expect(row.predicted_us / eq2).toBeGreaterThan(0.97);
     expect(row.predicted_us / eq2).toBeLessThan(1.03);
   });
 
   it('the TypeScript and the addon timing give the same table', async () => {
-    const args = ['--coll', 'alltoall', '--np', '20', '--ppn', '4', '--bytes', '3000', '--json'];
-    const native = JSON.parse((await run(args)).out);
-    const js = JSON.parse((await run([...args, '--timing', 'js'])).out);
+    const args = ['--coll', 'alltoall', '--np', '20', '--ppn', '4', '--bytes', '3000', '--json', '--quiet'];
+    const native = JSON.parse((await run(args)).out).rows;
+    const js = JSON.parse((await run([...args, '--timing', 'js'])).out).rows;
     expect(js.map((r: { algorithm: string }) => r.algorithm)).toEqual(native.map((r: { algorithm: string }) => r.algorithm));
     js.forEach((r: { predicted_us: number; messages: number }, i: number) => {
       expect(r.predicted_us).toBeCloseTo(native[i].predicted_us, 6);
@@ -65,7 +69,7 @@ describe('topocoll simulate', () => {
   });
 
   it('prints a table that marks the fastest algorithm', async () => {
-    const { code, out } = await run(['--coll', 'bcast', '--np', '16', '--bytes', '64K', '--machine', 'bxj']);
+    const { code, out } = await run(['--coll', 'bcast', '--np', '16', '--bytes', '64K', '--machine', 'bxj', '--quiet']);
     expect(code).toBe(0);
     expect(out).toMatch(/^bcast on 16 ranks, 12 per node, 64 KiB message; machine bxj, hockney model/);
     expect(out).toMatch(/algorithm\s+predicted\s+rounds\s+bytes\s+messages\s+ALCD/);
@@ -76,7 +80,7 @@ describe('topocoll simulate', () => {
   it('--sweep writes the JSON and an SVG plot of every algorithm over the sizes', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'topocoll-sim-'));
     dirs.push(dir);
-    const { code } = await run(['--coll', 'alltoall', '--algorithm', 'all', '--np', '8,32', '--ppn', '4', '--bytes', '16,1K,64K', '--sweep', '--out', dir]);
+    const { code } = await run(['--coll', 'alltoall', '--algorithm', 'all', '--np', '8,32', '--ppn', '4', '--bytes', '16,1K,64K', '--sweep', '--out', dir, '--quiet']);
     expect(code).toBe(0);
     const doc = JSON.parse(readFileSync(path.join(dir, 'simulate-alltoall.json'), 'utf8'));
     const algorithms = registeredAlgorithms('alltoall');
@@ -91,16 +95,74 @@ describe('topocoll simulate', () => {
   it('contention model: needs rho, and a higher load predicts a longer time', async () => {
     await expect(run(['--coll', 'alltoall', '--np', '64', '--model', 'contention'])).rejects.toThrow(/--model contention needs --rho/);
     const at = async (rho: string) =>
-      JSON.parse((await run(['--coll', 'alltoall', '--algorithm', 'pairwise', '--np', '64', '--ppn', '8', '--bytes', '16K', '--model', 'contention', '--rho', rho, '--json'])).out)[0]
+      JSON.parse((await run(['--coll', 'alltoall', '--algorithm', 'pairwise', '--np', '64', '--ppn', '8', '--bytes', '16K', '--model', 'contention', '--rho', rho, '--json', '--quiet'])).out).rows[0]
         .predicted_us as number;
     expect(await at('0.9')).toBeGreaterThan(await at('0.5'));
   });
 
   it('names the bad argument', async () => {
-    await expect(run(['--coll', 'allgather', '--np', '8', '--algorithm', 'bogus'])).rejects.toThrow(/--algorithm=bogus names no allgather algorithm; valid choices: ring/);
+    await expect(run(['--coll', 'allgather', '--np', '8', '--algorithm', 'bogus'])).rejects.toThrow(/--algorithm: bogus names no allgather algorithm; valid choices: ring/);
+    await expect(run(['--coll', 'allgather', '--np', '8', '--algorithm', 'ring,brück'])).rejects.toThrow(/--algorithm: brück names no allgather algorithm; did you mean bruck\?; valid choices: ring/);
+    await expect(run(['--coll', 'allgather', '--np', '8', '--algorithm', 'ring,all'])).rejects.toThrow(/--algorithm=ring,all: all stands alone/);
     await expect(run(['--coll', 'allgather', '--np', '8', '--machine', '/nonexistent/m.yaml'])).rejects.toThrow(/\/nonexistent\/m.yaml: cannot read/);
     await expect(run(['--coll', 'allgather'])).rejects.toThrow(UsageError);
     await expect(run(['--coll', 'allgather', '--np', '8', '--rho', '1.5'])).rejects.toThrow(/--rho=1.5 must be a number in \[0, 1\)/);
+  });
+
+  it('--algorithm takes a list, in its order', async () => {
+    const { out } = await run(['--coll', 'allgather', '--np', '16', '--ppn', '4', '--algorithm', 'bruck,ring', '--json', '--quiet']);
+    expect(JSON.parse(out).rows.map((r: { algorithm: string }) => r.algorithm)).toEqual(['bruck', 'ring']);
+  });
+
+  it('--machine takes a topology file (with --ppn) and predicts what the same levels as a profile predict', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'topocoll-sim-'));
+    dirs.push(dir);
+    const topology = path.join(__dirname, '..', '..', 'examples', 'topology', 'two-level.yaml');
+    await expect(run(['--coll', 'allgather', '--np', '16', '--machine', topology])).rejects.toThrow(/--machine=.*two-level.yaml is a topology file, which does not say how many ranks a node holds: give --ppn/);
+    // The same machine written as a profile: the node's level copies at its bandwidth, as the conversion assumes.
+    const profile = path.join(dir, 'two-level-profile.yaml');
+    writeFileSync(
+      profile,
+      [
+        'name: two-level',
+        'node: {sockets: 1, cores_per_socket: 4}',
+        'levels:',
+        '  - {name: node, scope: node, latency: 2 us, bandwidth: 4 GB/s}',
+        '  - {name: network, scope: system, latency: 15 us, bandwidth: 1 Gbit/s}',
+        'copy_bandwidth: 4 GB/s',
+      ].join('\n'),
+    );
+    const args = ['--coll', 'allgather', '--np', '16', '--ppn', '4', '--bytes', '4K', '--json', '--quiet'];
+    const fromTopology = JSON.parse((await run([...args, '--machine', topology])).out);
+    const fromProfile = JSON.parse((await run([...args, '--machine', profile])).out);
+    expect(fromTopology.machine).toMatchObject({ name: 'two-level', kind: 'topology', given: topology });
+    expect(fromProfile.machine.kind).toBe('profile');
+    expect(fromTopology.rows.length).toBeGreaterThan(3);
+    fromTopology.rows.forEach((r: { algorithm: string; predicted_us: number }, i: number) => {
+      expect(r.algorithm).toBe(fromProfile.rows[i].algorithm);
+      expect(r.predicted_us / fromProfile.rows[i].predicted_us).toBeCloseTo(1, 9);
+    });
+    const text = (await run(['--coll', 'allgather', '--np', '16', '--ppn', '4', '--machine', topology, '--quiet'])).out;
+    expect(text).toMatch(/^allgather on 16 ranks, 4 per node, 8 B per rank block; machine two-level \(topology file .*two-level.yaml\), hockney model$/m);
+  });
+
+  it('reports progress on stderr when it is not a terminal: a line at the start, every few seconds, and at the end', () => {
+    const cli = (extra: string[]) =>
+      spawnSync(process.execPath, [path.join(__dirname, '..', '..', 'bin', 'topocoll.js'), 'simulate', '--coll', 'allgather', '--np', '64', '--ppn', '8', '--bytes', '1K', ...extra], {
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+    const r = cli([]);
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stderr.trim().split('\n');
+    // No carriage returns in a log: whole lines only.
+    expect(r.stderr).not.toContain('\r');
+    expect(lines[0]).toMatch(/^simulate: allgather on 64 ranks, 1 KiB: ring \(1\/\d+\), (checking the schedules|building schedules|timing)/);
+    expect(lines[lines.length - 1]).toMatch(/^simulate: done in \d+ s$/);
+    expect(r.stdout).toMatch(/^allgather on 64 ranks/);
+    const quiet = cli(['--quiet']);
+    expect(quiet.status).toBe(0);
+    expect(quiet.stderr).toBe('');
   });
 
   // Stored launches of `topocoll bench --json` on the emulated cluster (docs/models.md).
@@ -143,14 +205,14 @@ describe('topocoll explain: the engine model', () => {
     const saved = process.env.TOPOCOLL_SELECT;
     try {
       delete process.env.TOPOCOLL_SELECT;
-      const byRules = explainCall('alltoall', 16, 8, undefined, 8);
+      const byRules = explainCall('alltoall', 16, 8, { ppn: 8 });
       expect(byRules.chosen.reason).not.toMatch(/^model:/);
-      expect(byRules.model.ppn).toBe(8);
+      expect(byRules.ppn).toBe(8);
       for (const c of byRules.candidates) expect(c.predicted_us, c.algorithm).toBeGreaterThan(0);
       const fastest = byRules.candidates.reduce((a, b) => (b.predicted_us! < a.predicted_us! ? b : a));
 
       process.env.TOPOCOLL_SELECT = 'model';
-      const byModel = explainCall('alltoall', 16, 8, undefined, 8);
+      const byModel = explainCall('alltoall', 16, 8, { ppn: 8 });
       expect(byModel.chosen.algorithm).toBe(fastest.algorithm);
       expect(byModel.chosen.reason).toMatch(/^model: smallest predicted time/);
     } finally {

@@ -118,6 +118,18 @@ describe('topology files: valid', () => {
     expect(parseTopology(JSON.stringify(normalizeTopology(t)), 'n.json').levels[0].exchangeBandwidth).toBe(59 * 1048576);
   });
 
+  it('reduce_bandwidth (the model\'s 1/γ): optional, read alike by both readers and kept by normalizing', () => {
+    const text = '{"levels": [' + LEVEL_SYSTEM + '], "reduce_bandwidth": "4800 MiB/s"}';
+    const t = parseTopology(text, 'g.json');
+    expect(t.reduceBandwidth).toBe(4800 * 1048576);
+    expect(native.parseTopologyText(text, 'g.json').reduceBandwidth).toBe(4800 * 1048576);
+    expect(parseTopology(JSON.stringify(normalizeTopology(t)), 'n.json').reduceBandwidth).toBe(4800 * 1048576);
+    const without = '{"levels": [' + LEVEL_SYSTEM + ']}';
+    expect(parseTopology(without, 'g.json').reduceBandwidth).toBeUndefined();
+    expect(native.parseTopologyText(without, 'g.json').reduceBandwidth).toBeUndefined();
+    expect(normalizeTopology(parseTopology(without, 'g.json'))).not.toHaveProperty('reduce_bandwidth');
+  });
+
   it('virtual nodes: block, cyclic, list as a string and as a list', () => {
     const withNodes = (v: string) =>
       `{"levels": [${LEVEL_SYSTEM}, {"name": "vn", "scope": "virtual_node", "latency": 0, "bandwidth": 1}], "virtual_nodes": ${v}}`;
@@ -150,7 +162,7 @@ describe('topology files: valid', () => {
 describe('topology files: errors name file:line: key, with the valid choices', () => {
   const cases: Array<[string, string, string]> = [
     ['not a mapping', '[1, 2]', 'bad.json:1: must be a mapping, got a list'],
-    ['unknown top-level key', lines('{', `"levels": [${LEVEL_SYSTEM}],`, '"level": 1', '}'), 'bad.json:3: level: unknown key; valid keys: $schema, name, description, levels, groups, virtual_nodes'],
+    ['unknown top-level key', lines('{', `"levels": [${LEVEL_SYSTEM}],`, '"level": 1', '}'), 'bad.json:3: level: unknown key; valid keys: $schema, name, description, levels, groups, virtual_nodes, reduce_bandwidth'],
     ['levels missing', lines('{', '"name": "x"', '}'), 'bad.json:1: levels: is required: a list of levels, widest first'],
     ['levels not a list', lines('{', '"levels": {"a": 1}', '}'), 'bad.json:2: levels: must be a non-empty list of levels, widest first, got a mapping'],
     ['levels empty', lines('{', '"levels": []', '}'), 'bad.json:2: levels: must be a non-empty list of levels, widest first, got a list'],
@@ -192,6 +204,8 @@ describe('topology files: errors name file:line: key, with the valid choices', (
     ['a fractional node', lines('{', vnLevels, '"virtual_nodes": [0.5]', '}'), 'bad.json:3: virtual_nodes[0]: must be a virtual node number >= 0, got number 0.5'],
     ['a mapping', lines('{', vnLevels, '"virtual_nodes": {"a": 1}', '}'), `bad.json:3: virtual_nodes: must be a string or a list, got a mapping; ${forms}`],
     ['name not a string', lines('{', `"levels": [${LEVEL_SYSTEM}],`, '"name": [1]', '}'), 'bad.json:3: name: must be a non-empty string, got a list'],
+    ['reduce_bandwidth zero', lines('{', `"levels": [${LEVEL_SYSTEM}],`, '"reduce_bandwidth": "0 MiB/s"', '}'), 'bad.json:3: reduce_bandwidth: must be a finite positive bandwidth, got "0 MiB/s"'],
+    ['reduce_bandwidth a time', lines('{', `"levels": [${LEVEL_SYSTEM}],`, '"reduce_bandwidth": "0.2 ns"', '}'), 'bad.json:3: reduce_bandwidth: "0.2 ns" is not a bandwidth with a unit (B/s, KB/s, MB/s, GB/s, KiB/s, MiB/s, GiB/s, bit/s, Kbit/s, Mbit/s, Gbit/s)'],
   );
 
   it.each(cases)('%s', (_, text, message) => {

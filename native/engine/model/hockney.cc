@@ -85,20 +85,81 @@ namespace {
 
 bool isRecv(int32_t code) { return code < 0 && code > kReduceCode; }
 
+// PackedSchedule: per round varint(ops), varint(ops awaited); per op varint(head), head =
+// zigzag(peer - previous peer of the kind) << 4 | same count << 3 | kind, then varint(count)
+// unless it repeats the kind's previous one; flag ops then varint(flag slot) and the stage as
+// the count is (zigzag of its difference from the kind's previous stage).
+enum PackedKind : uint8_t { kSend, kRecv, kCopy, kReduce, kSignal, kWait, kKinds };
+
+// What a packed stream's deltas are taken from: the same at the writer and at the reader.
+struct PackState {
+  int64_t peer[kKinds];
+  int64_t count[kKinds];
+  explicit PackState(int rank = 0) {
+    for (int k = 0; k < kKinds; ++k) peer[k] = rank, count[k] = -1;
+  }
+};
+
+uint64_t zigzag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
+int64_t unzigzag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
+
+void putVarint(std::vector<uint8_t>& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<uint8_t>(v | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<uint8_t>(v));
+}
+
+uint64_t getVarint(const uint8_t*& in) {
+  uint64_t v = 0;
+  for (int shift = 0;; shift += 7) {
+    uint8_t b = *in++;
+    v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if (!(b & 0x80)) return v;
+  }
+}
+
+// One op of a packed round, as the replay reads it.
+struct PackedOp {
+  PackedKind kind;
+  int peer;        // send, receive: the other rank; flags: the flag's owner
+  int32_t units;   // send, receive, copy, reduce
+  uint8_t slot;    // flags
+  int32_t stage;   // flags
+};
+
+// Reads the round at `in` (advanced past it) with the deltas of `state`; returns ops awaited.
+int32_t unpackRound(const uint8_t*& in, PackState& state, std::vector<PackedOp>& ops) {
+  ops.resize(getVarint(in));
+  const int32_t awaited = static_cast<int32_t>(getVarint(in));
+  for (PackedOp& op : ops) {
+    uint64_t head = getVarint(in);
+    op.kind = static_cast<PackedKind>(head & 7);
+    int64_t& peer = state.peer[op.kind];
+    int64_t& count = state.count[op.kind];
+    peer += unzigzag(head >> 4);
+    op.peer = static_cast<int>(peer);
+    bool flag = op.kind == kSignal || op.kind == kWait;
+    if (flag) op.slot = static_cast<uint8_t>(getVarint(in));
+    if (!(head & 8)) count = flag ? count + unzigzag(getVarint(in)) : static_cast<int64_t>(getVarint(in));
+    if (flag) op.stage = static_cast<int32_t>(count);
+    else op.units = static_cast<int32_t>(count);
+  }
+  return awaited;
+}
+
 // The progression of src/model/engine.ts with the timing hooks of src/model/simulate.ts.
 class Replay {
  public:
-  Replay(const std::vector<CompactSchedule>& schedules, const HockneyMachine& machine, double block_bytes)
-      : s_(schedules), m_(machine), block_bytes_(block_bytes), p_(static_cast<int>(schedules.size())),
-        header_(p_, 0), round_(p_, 0), pending_(p_, 0), round_start_(p_, 0.0), round_end_(p_, 0.0), port_free_(p_, 0.0),
-        recv_free_(p_, 0.0), sends_to_(p_), recvs_at_(p_) {
-    streams_.reserve(p_);
-    rounds_.reserve(p_);
-    units_per_block_.reserve(p_);
-    for (const CompactSchedule& c : s_) {
-      streams_.push_back(c.stream.data());
-      rounds_.push_back(c.rounds);
-      units_per_block_.push_back(static_cast<double>(c.units_per_block));
+  Replay(const std::vector<PackedSchedule>& schedules, const HockneyMachine& machine, double block_bytes, const ReplayProgress& progress)
+      : s_(schedules), m_(machine), block_bytes_(block_bytes), p_(static_cast<int>(schedules.size())), progress_(progress),
+        cursor_(p_), state_(p_), round_(p_, 0), pending_(p_, 0), copied_(p_, 0), combined_(p_, 0), round_start_(p_, 0.0), round_end_(p_, 0.0),
+        port_free_(p_, 0.0), recv_free_(p_, 0.0), sends_to_(p_), recvs_at_(p_), signals_(p_) {
+    for (int r = 0; r < p_; ++r) {
+      cursor_[r] = s_[r].bytes.data();
+      state_[r] = PackState(r);
+      total_rounds_ += s_[r].rounds;
     }
     int nics = 0;
     for (int r = 0; r < p_ && r < static_cast<int>(m_.nic.size()); ++r) nics = std::max(nics, m_.nic[r] + 1);
@@ -108,14 +169,16 @@ class Replay {
   Prediction run() {
     Prediction out;
     for (int r = 0; r < p_; ++r) {
-      out.rounds = std::max(out.rounds, rounds_[r]);
-      if (rounds_[r] == 0) ++finished_;
+      out.rounds = std::max(out.rounds, s_[r].rounds);
+      if (s_[r].rounds == 0) ++finished_;
       else markReady(r);
     }
     while (!ready_.empty() && error_.empty()) {
       int r = std::get<2>(ready_.top());
       ready_.pop();
       postRound(r);
+      // Every 2^16 rounds: a few calls a second at most.
+      if (progress_ && (++posted_ & 0xffff) == 0) progress_(posted_, total_rounds_);
     }
     if (error_.empty() && finished_ < p_) error_ = "deadlock: " + std::to_string(p_ - finished_) + " of " + std::to_string(p_) + " ranks cannot finish";
     if (!error_.empty()) {
@@ -142,46 +205,57 @@ class Replay {
     std::vector<std::pair<int64_t, double>> raises;  // (stage, when visible)
     std::vector<std::pair<int, int64_t>> waiters;    // (rank, stage wanted)
   };
+  struct Signal {
+    int owner;
+    uint8_t slot;
+    int32_t stage;
+  };
 
   double bytesOf(int r, int64_t units) const {
-    return static_cast<double>(units) * block_bytes_ / units_per_block_[r];
+    return static_cast<double>(units) * block_bytes_ / static_cast<double>(s_[r].units_per_block);
   }
   const LinkCost& link(int a, int b) const { return m_.levels[m_.level_of(a, b)]; }
   int nicOf(int r) const { return r < static_cast<int>(m_.nic.size()) ? m_.nic[r] : -1; }
 
   // The replay sweeps all ranks in time order, so each rank's next round is a cache miss (a
-  // pairwise alltoall on 8192 ranks is 1 GB of streams): fetch it while other ranks run.
+  // pairwise alltoall on 8192 ranks is 0.27 GB of streams): fetch it while other ranks run.
   void markReady(int r) {
-    const int32_t* next = streams_[r] + 2 * header_[r];
-    __builtin_prefetch(next);
-    __builtin_prefetch(next + 16);
+    __builtin_prefetch(cursor_[r]);
+    __builtin_prefetch(cursor_[r] + 64);
     ready_.emplace(round_start_[r], sequence_++, r);
   }
 
+  // Reads the rank's next round (its cursor moves past it) and posts its sends, receives and
+  // flag waits; its copies and signals wait for the round's end (drainFinishing).
   void postRound(int r) {
-    const int32_t* w = streams_[r];
-    const size_t first = header_[r] + 1, end = first + w[2 * header_[r]];
-    const int32_t awaited = w[2 * header_[r] + 1];
+    const int32_t awaited = unpackRound(cursor_[r], state_[r], ops_);
     round_start_[r] += m_.round_overhead;
     round_end_[r] = round_start_[r];
     pending_[r] = awaited;
+    copied_[r] = combined_[r] = 0;
+    signals_[r].clear();
+    for (const PackedOp& op : ops_) {
+      if (op.kind == kCopy) copied_[r] += op.units;
+      else if (op.kind == kReduce) combined_[r] += op.units;
+      else if (op.kind == kSignal) signals_[r].push_back({op.peer, op.slot, op.stage});
+    }
     if (awaited == 0) {
       finishing_.push_back(r);
     } else {
-      for (size_t slot = first; slot < end && error_.empty(); ++slot) {
-        int32_t code = w[2 * slot];
-        if (code >= 0) postSend(r, code, w[2 * slot + 1], receivesFrom(w, first, end, code));
-        else if (isRecv(code)) postRecv(r, -1 - code, w[2 * slot + 1]);
-        else if (code == kWaitCode) postWait(r, slot, w[2 * slot + 1]);
+      for (const PackedOp& op : ops_) {
+        if (!error_.empty()) break;
+        if (op.kind == kSend) postSend(r, op.peer, op.units, receivesFrom(op.peer));
+        else if (op.kind == kRecv) postRecv(r, op.peer, op.units);
+        else if (op.kind == kWait) postWait(r, op.peer, op.slot, op.stage);
       }
     }
     drainFinishing();
   }
 
-  // Whether the round [first, end) of a stream receives from `peer`: sends to it are then exchanges.
-  static bool receivesFrom(const int32_t* w, size_t first, size_t end, int peer) {
-    for (size_t slot = first; slot < end; ++slot)
-      if (isRecv(w[2 * slot]) && -1 - w[2 * slot] == peer) return true;
+  // Whether the round being posted receives from `peer`: sends to it are then exchanges.
+  bool receivesFrom(int peer) const {
+    for (const PackedOp& op : ops_)
+      if (op.kind == kRecv && op.peer == peer) return true;
     return false;
   }
 
@@ -248,10 +322,8 @@ class Replay {
 
   Flag& flag(int owner, int slot) { return flags_[{owner, slot}]; }
 
-  void postWait(int r, size_t slot, int owner) {
-    const CompactSchedule& s = s_[r];
-    int64_t stage = s.flag_stage[slot];
-    Flag& f = flag(owner, s.flag_slot[slot]);
+  void postWait(int r, int owner, uint8_t slot, int64_t stage) {
+    Flag& f = flag(owner, slot);
     if (f.value >= stage) {
       for (const auto& [raised, visible] : f.raises) {
         if (raised < stage) continue;
@@ -264,17 +336,15 @@ class Replay {
     }
   }
 
-  void signal(int r, size_t slot, int owner) {
-    const CompactSchedule& s = s_[r];
-    int64_t stage = s.flag_stage[slot];
-    double visible = round_start_[r] + link(r, owner).signalAlpha();
-    Flag& f = flag(owner, s.flag_slot[slot]);
-    if (stage <= f.value) return;  // flags only grow
-    f.value = stage;
-    f.raises.emplace_back(stage, visible);
+  void signal(int r, const Signal& s) {
+    double visible = round_start_[r] + link(r, s.owner).signalAlpha();
+    Flag& f = flag(s.owner, s.slot);
+    if (s.stage <= f.value) return;  // flags only grow
+    f.value = s.stage;
+    f.raises.emplace_back(s.stage, visible);
     for (size_t i = 0; i < f.waiters.size();) {
       auto [waiter, wanted] = f.waiters[i];
-      if (wanted > stage) {
+      if (wanted > s.stage) {
         ++i;
         continue;
       }
@@ -288,14 +358,9 @@ class Replay {
     while (!finishing_.empty() && error_.empty()) {
       int r = finishing_.back();
       finishing_.pop_back();
-      const int32_t* w = streams_[r];
-      const size_t first = header_[r] + 1, end = first + w[2 * header_[r]];
-      int64_t copied = 0;
-      for (size_t slot = first; slot < end; ++slot) if (w[2 * slot] == kCopyCode || w[2 * slot] == kReduceCode) copied += w[2 * slot + 1];
-      round_start_[r] = round_end_[r] + bytesOf(r, copied) * m_.copy_beta;
-      for (size_t slot = first; slot < end; ++slot) if (w[2 * slot] == kSignalCode) signal(r, slot, w[2 * slot + 1]);
-      header_[r] = end;
-      if (++round_[r] < rounds_[r]) markReady(r);
+      round_start_[r] = round_end_[r] + bytesOf(r, copied_[r]) * m_.copy_beta + bytesOf(r, combined_[r]) * m_.gamma;
+      for (const Signal& s : signals_[r]) signal(r, s);
+      if (++round_[r] < s_[r].rounds) markReady(r);
       else ++finished_;
     }
   }
@@ -304,18 +369,22 @@ class Replay {
     if (error_.empty()) error_ = std::move(why);
   }
 
-  const std::vector<CompactSchedule>& s_;
+  const std::vector<PackedSchedule>& s_;
   const HockneyMachine& m_;
   double block_bytes_;
   int p_;
-  // Per rank, apart from the CompactSchedule objects: one pointer chase less per round.
-  std::vector<const int32_t*> streams_;
-  std::vector<int> rounds_;
-  std::vector<double> units_per_block_;
-  std::vector<size_t> header_;  // slot of the current round's header
+  const ReplayProgress& progress_;
+  int64_t total_rounds_ = 0, posted_ = 0;
+  // Per rank: where its next round starts and the deltas it is read with.
+  std::vector<const uint8_t*> cursor_;
+  std::vector<PackState> state_;
+  std::vector<PackedOp> ops_;  // the round being posted
   std::vector<int> round_, pending_;
+  std::vector<int64_t> copied_;    // units the current round copies
+  std::vector<int64_t> combined_;  // units the current round reduces (γ instead of the copy's β)
   std::vector<double> round_start_, round_end_, port_free_, recv_free_, nic_free_;
   std::vector<std::vector<Entry>> sends_to_, recvs_at_;  // unmatched, listed under the receiver
+  std::vector<std::vector<Signal>> signals_;             // the current round's, sent at its end
   std::map<std::pair<int, int>, Flag> flags_;
   // Ready ranks by the time they enter their next round, then in the order they became ready.
   using Ready = std::tuple<double, uint64_t, int>;
@@ -330,22 +399,55 @@ class Replay {
 
 }  // namespace
 
-Prediction predict(const std::vector<CompactSchedule>& schedules, const HockneyMachine& machine, double block_bytes) {
+void pack(const CompactSchedule& c, int rank, PackedSchedule* out) {
+  std::vector<uint8_t>& b = out->bytes;
+  b.clear();
+  PackState state(rank);
+  const int32_t* w = c.stream.data();
+  const size_t slots = c.stream.size() / 2;
+  for (size_t header = 0; header < slots;) {
+    const size_t first = header + 1, end = first + static_cast<size_t>(w[2 * header]);
+    putVarint(b, static_cast<uint64_t>(w[2 * header]));
+    putVarint(b, static_cast<uint64_t>(w[2 * header + 1]));
+    for (size_t slot = first; slot < end; ++slot) {
+      const int32_t code = w[2 * slot], word = w[2 * slot + 1];
+      PackedKind kind = code >= 0 ? kSend : isRecv(code) ? kRecv : code == kCopyCode ? kCopy : code == kReduceCode ? kReduce
+                                                                  : code == kSignalCode ? kSignal : kWait;
+      const bool flag = kind == kSignal || kind == kWait;
+      int64_t peer = kind == kSend ? code : kind == kRecv ? -1 - code : flag ? word : state.peer[kind];
+      int64_t count = flag ? c.flag_stage[slot] : word;
+      uint64_t head = zigzag(peer - state.peer[kind]) << 4 | (count == state.count[kind] ? 8 : 0) | kind;
+      putVarint(b, head);
+      if (flag) putVarint(b, c.flag_slot[slot]);
+      if (count != state.count[kind]) putVarint(b, flag ? zigzag(count - state.count[kind]) : static_cast<uint64_t>(count));
+      state.peer[kind] = peer;
+      state.count[kind] = count;
+    }
+    header = end;
+  }
+  b.shrink_to_fit();
+  out->rounds = c.rounds;
+  out->units_per_block = c.units_per_block;
+}
+
+Prediction predict(const std::vector<PackedSchedule>& schedules, const HockneyMachine& machine, double block_bytes, const ReplayProgress& progress) {
   if (schedules.empty()) return Prediction{true, "", 0, 0, 0, 0, 0};
-  return Replay(schedules, machine, block_bytes).run();
+  return Replay(schedules, machine, block_bytes, progress).run();
 }
 
 Prediction predict(const std::vector<Schedule>& schedules, const HockneyMachine& machine, double block_bytes) {
   const int p = static_cast<int>(schedules.size());
-  std::vector<CompactSchedule> compacted(p);
+  std::vector<PackedSchedule> packed(p);
+  CompactSchedule compacted;
   for (int r = 0; r < p; ++r) {
     Prediction failed;
-    if (!compact(schedules[r], p, &compacted[r], &failed.error)) {
+    if (!compact(schedules[r], p, &compacted, &failed.error)) {
       failed.error = "rank " + std::to_string(r) + ": " + failed.error;
       return failed;
     }
+    pack(compacted, r, &packed[r]);
   }
-  return predict(compacted, machine, block_bytes);
+  return predict(packed, machine, block_bytes);
 }
 
 }  // namespace topocoll::model

@@ -8,9 +8,10 @@
 // - a receiver takes one message at a time: a message completes no earlier than α + nβ after
 //   the previous one it received;
 // - a round ends when its last send has left and its last message (or flag) has arrived; its
-//   copies then take bytes x copy β (a send to a rank the sender also receives from in the
-//   round costs the level's exchange β); a flag signal reaches its waiters the signal latency of
-//   their level later (a cache line's trip, which profiles may give apart from α);
+//   copies then take bytes x copy β and its reduce ops bytes x γ, on the rank that combines (a
+//   send to a rank the sender also receives from in the round costs the level's exchange β); a
+//   flag signal reaches its waiters the signal latency of their level later (a cache line's
+//   trip, which profiles may give apart from α);
 // - messages match per (source, destination) pair in posting order, and ready ranks post their
 //   next round in order of the time they enter it (first come, first served at shared ports).
 #pragma once
@@ -35,12 +36,18 @@ struct LinkCost {
   double betaOf(bool exchange) const { return exchange && exchange_beta >= 0 ? exchange_beta : beta; }
 };
 
+// γ where the machine gives none: seconds per byte a reduce op combines (both operands read, the
+// result written), the engine's float SUM kernel on 64 KiB-4 MiB from rotated buffers on the
+// development VM. The TypeScript models default to the same (DEFAULT_GAMMA, src/model/machine.ts).
+inline constexpr double kDefaultGamma = 0.2e-9;
+
 // A communicator's ranks on a machine: the level every pair of ranks talks through.
 struct HockneyMachine {
   std::vector<LinkCost> levels;
   std::function<int(int, int)> level_of;  // (rank a, rank b) -> index into levels
   std::vector<int> nic;                   // per rank: the network port it shares (its node)
   double copy_beta = 0;                   // seconds per byte of a local copy
+  double gamma = kDefaultGamma;           // seconds per byte combined by a reduce op
   double round_overhead = 0;              // seconds the executor spends entering a round
 };
 
@@ -61,8 +68,7 @@ struct Prediction {
 // A schedule as the replay needs it, two words per op (the layout of src/model/compiled.ts): per
 // round a header [ops, ops awaited], then per op [peer, units] for a send, [-1 - peer, units] for
 // a receive, [kCopyCode | kReduceCode, units], or [kSignalCode | kWaitCode, flag owner]. A pairwise
-// alltoall on 8192 ranks is 1 GB this way, against 9 GB of Schedule objects. A reduction costs
-// what a copy of its units costs (no compute term yet).
+// alltoall on 8192 ranks is 1 GB this way, against 9 GB of Schedule objects.
 inline constexpr int32_t kCopyCode = INT32_MIN;
 inline constexpr int32_t kSignalCode = INT32_MIN + 1;
 inline constexpr int32_t kWaitCode = INT32_MIN + 2;
@@ -79,9 +85,26 @@ struct CompactSchedule {
 // False with *error when a count or stage does not fit the compact form or a peer is not a rank.
 bool compact(const Schedule& s, int p, CompactSchedule* out, std::string* error);
 
+// The replay's own form of a CompactSchedule, a few bytes per op where the compact form takes
+// eight: varints, each peer as the difference from the previous peer of its kind, and a count
+// left out when it repeats the previous one of its kind. Every rank of a pairwise alltoall on
+// 8192 ranks holds its 8191 rounds at once: 1.6 GB compact, about 0.27 GB packed.
+struct PackedSchedule {
+  std::vector<uint8_t> bytes;
+  int rounds = 0;
+  int64_t units_per_block = 1;
+};
+
+// `rank` is the schedule's own rank (the first peer of each kind is taken relative to it).
+void pack(const CompactSchedule& c, int rank, PackedSchedule* out);
+
+// Called now and then by a long replay: rounds replayed so far, of all ranks' rounds together.
+using ReplayProgress = std::function<void(int64_t done, int64_t total)>;
+
 // Replays the schedules of ranks 0 ... p-1 (schedules[r] is rank r's). block_bytes: bytes of one
 // block (allgather/alltoall: one rank's block; bcast: one element).
-Prediction predict(const std::vector<CompactSchedule>& schedules, const HockneyMachine& machine, double block_bytes);
+Prediction predict(const std::vector<PackedSchedule>& schedules, const HockneyMachine& machine, double block_bytes,
+                   const ReplayProgress& progress = nullptr);
 Prediction predict(const std::vector<Schedule>& schedules, const HockneyMachine& machine, double block_bytes);
 
 }  // namespace topocoll::model

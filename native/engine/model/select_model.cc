@@ -36,9 +36,8 @@ std::vector<int> worldRanks(MPI_Comm comm, int p) {
   return world;
 }
 
-}  // namespace
-
-HockneyMachine machineFor(const ModelCall& call) {
+// The levels of the call's machine: the tools', the topology file's, or the defaults.
+HockneyMachine levelsFor(const ModelCall& call) {
   const int p = call.params.p;
   std::vector<int> node = mapping::nodeOfSlot(call.hierarchy, p);
   const topology::Topology* topo = topology::current();
@@ -58,8 +57,17 @@ HockneyMachine machineFor(const ModelCall& call) {
     if (level.exchange_bandwidth > 0) l.exchange_beta = 1.0 / level.exchange_bandwidth;
   }
   m.copy_beta = m.levels.back().beta;
+  if (topo->reduce_bandwidth > 0) m.gamma = 1.0 / topo->reduce_bandwidth;
   m.nic = std::move(node);
   m.level_of = [resolved, world = std::move(world)](int a, int b) { return resolved->meetLevel(world[a], world[b]); };
+  return m;
+}
+
+}  // namespace
+
+HockneyMachine machineFor(const ModelCall& call) {
+  HockneyMachine m = levelsFor(call);
+  if (call.gamma >= 0) m.gamma = call.gamma;
   return m;
 }
 
@@ -82,15 +90,17 @@ std::vector<AlgorithmPrediction> predictAll(const ModelCall& call, const Config&
       if (const char* base = call.coll == Collective::Allgather ? mapping::remappedAllgatherBase(a) : nullptr) {
         remap = call.mappings ? &call.mappings->allgather(base) : &(local = mapping::allgatherRankMapping(base, mapping::nodeOfSlot(call.hierarchy, p)));
       }
-      // Compacted as built: a pairwise alltoall on 1024 ranks is 16 MB so, 150 MB as Schedules.
-      std::vector<CompactSchedule> schedules(p);
+      // Packed as built: a pairwise alltoall on 1024 ranks is about 4 MB so, 150 MB as Schedules.
+      std::vector<PackedSchedule> schedules(p);
+      CompactSchedule compacted;
       std::string error;
       for (int r = 0; r < p && ap.skipped.empty(); ++r) {
         BuildParams bp = call.params;
         bp.rank = r;
         if (remap) bp.mapping = remap;
         Schedule s;
-        if (!engine::buildSchedule(call.coll, a, bp, &s, &error) || !compact(s, p, &schedules[r], &error)) ap.skipped = error;
+        if (!engine::buildSchedule(call.coll, a, bp, &s, &error) || !compact(s, p, &compacted, &error)) ap.skipped = error;
+        else pack(compacted, r, &schedules[r]);
       }
       if (ap.skipped.empty()) {
         ap.prediction = predict(schedules, machine, call.block_bytes);

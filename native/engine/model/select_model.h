@@ -69,6 +69,7 @@ struct ModelCall {
   // Tools only: the levels to use instead of the topology file or the defaults (intra, inter).
   const LinkCost* intra = nullptr;
   const LinkCost* inter = nullptr;
+  double gamma = -1;  // tools only: seconds per byte combined; < 0: the topology file's or kDefaultGamma
 };
 
 struct AlgorithmPrediction {
@@ -84,8 +85,9 @@ std::vector<AlgorithmPrediction> predictAll(const ModelCall& call, const Config&
 // choice) when no candidate could be predicted or the communicator is too large.
 bool chooseByModel(const ModelCall& call, const Config& cfg, Choice* out);
 
-// The machine the model sees for the call: the topology file's levels when one is loaded, the
-// tools' levels when given, else the defaults; nodes from the hierarchy.
+// The machine the model sees for the call: the topology file's levels (and reduce bandwidth)
+// when one is loaded, the tools' levels and γ when given, else the defaults; nodes from the
+// hierarchy.
 HockneyMachine machineFor(const ModelCall& call);
 
 }  // namespace topocoll::model

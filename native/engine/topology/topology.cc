@@ -16,7 +16,7 @@ namespace {
 using json::Value;
 using Type = json::Value::Type;
 
-constexpr const char* kTopKeys[] = {"$schema", "name", "description", "levels", "groups", "virtual_nodes"};
+constexpr const char* kTopKeys[] = {"$schema", "name", "description", "levels", "groups", "virtual_nodes", "reduce_bandwidth"};
 constexpr const char* kLevelKeys[] = {"name", "scope", "latency", "bandwidth", "exchange_bandwidth"};
 constexpr const char* kScopeNames[] = {"system", "group", "host", "virtual_node"};
 constexpr const char* kVirtualNodeForms =
@@ -282,6 +282,7 @@ bool readTopology(Reader& r, const Value& root, const std::string& source, Topol
   }
 
   if (!r.string(root, "name", "", false, &t.name) || !r.string(root, "description", "", false, &t.description)) return false;
+  if (root.find("reduce_bandwidth") && !r.quantity(root, "reduce_bandwidth", "", true, &t.reduce_bandwidth)) return false;
   *out = std::move(t);
   return true;
 }

@@ -36,6 +36,7 @@ struct Topology {
   // World rank -> virtual node; active exactly when a level has scope VirtualNode.
   NodeOverride virtual_nodes;
   int groups_line = 0, virtual_nodes_line = 0;
+  double reduce_bandwidth = 0;  // bytes a reduce op combines per second on one rank (the model's 1/γ); 0: not given
 };
 
 // What the engine's messages call a topology file ("<path>: cannot read the topology file ...").

@@ -395,7 +395,8 @@ export class Comm {
 
   /**
    * Buffered send (MPI_Bsend): copies the message into the buffer given to attachBuffer() and
-   * returns; an MpiError (MPI_ERR_BUFFER) when no buffer is attached or it has no room left.
+   * returns. Without room there, MPICH raises an MpiError (MPI_ERR_BUFFER); Open MPI 4.1 may send
+   * anyway: size the buffer (each message: its bytes plus BSEND_OVERHEAD).
    */
   bsend(buf: DataBuffer, dest: number, tag = 0): void {
     addon().send(this.handle, buf, dest, tag, BUFFERED);

@@ -13,6 +13,7 @@ import {
   PersistentRequest,
   attachBuffer,
   detachBuffer,
+  libraryVersion,
   rank,
   size,
   startAll,
@@ -62,6 +63,15 @@ const payload = (from, round, n) => Array.from({ length: n }, (_, i) => from * 1
 
 // --- buffered sends: attachBuffer / bsend / ibsend / bsendInit / detachBuffer ---
 {
+  if (/^MPICH/.test(libraryVersion())) {
+    // MPICH refuses a buffered send without room (Open MPI 4.1 sends a small one anyway).
+    try {
+      COMM_SELF.bsend(new Uint8Array(8), 0, 1);
+      check('bsend without a buffer (MPICH)', false, 'did not throw');
+    } catch (e) {
+      check('bsend without a buffer (MPICH)', e instanceof MpiError && e.errorClassName === 'MPI_ERR_BUFFER', `${e?.errorClassName}: ${e?.message}`);
+    }
+  }
   check('detachBuffer with none attached', detachBuffer() === null);
   const pool = new Uint8Array(3 * (64 + BSEND_OVERHEAD));
   attachBuffer(pool);

@@ -12,8 +12,19 @@
 // --small (8 B) or --large (1 MiB) calls; the tables show the median over launches and the
 // least-disturbed launch. Raw numbers go to --json.
 //
+// A second table, node alone, compares awaiting a request with the blocking call it stands for
+// and with the same request completed by wait() (MPI_Wait, no event loop): `await
+// world.iallreduce(8 B)` against `allreduce` and `iallreduce(…).wait()`, and a 1-D halo exchange
+// (8 B to each neighbour of a ring) by `await Promise.all` of two irecv and two isend against two
+// sendrecv and against waitAllSync of the same four requests (--async-blocks blocks of
+// --async-calls calls each, the cases interleaved block by block). The
+// difference to the wait() form is what awaiting costs; the one between wait() and the blocking
+// call is the MPI's own (Open MPI runs nonblocking collectives in libnbc, blocking ones in tuned).
+//
 // Options: --mpi openmpi|mpich (default openmpi) --np 2 --runs 7 --reps 11 --small 4000 --large 40
-//          --large-bytes 1048576 --json <file> (default results/binding-bench.json)
+//          --large-bytes 1048576 --async-calls 200 --async-blocks 25
+//          --programs node,c+engine,c,mpi4py (default all)
+//          --json <file> (default results/binding-bench.json)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -40,6 +51,9 @@ const { values: o } = parseArgs({
     small: { type: 'string', default: '4000' },
     large: { type: 'string', default: '40' },
     'large-bytes': { type: 'string', default: String(1 << 20) },
+    'async-calls': { type: 'string', default: '200' },
+    'async-blocks': { type: 'string', default: '25' },
+    programs: { type: 'string', default: 'node,c+engine,c,mpi4py' },
     json: { type: 'string', default: path.join(root, 'results', 'binding-bench.json') },
   },
 });
@@ -47,10 +61,64 @@ const small = Number(o.small);
 const large = Number(o.large);
 const reps = Number(o.reps);
 const largeBytes = Number(o['large-bytes']);
+const asyncCalls = Number(o['async-calls']);
+const asyncBlocks = Number(o['async-blocks']);
+
+// Node alone, in threes: the blocking call, the request completed by wait(), the request awaited.
+const ASYNC_CASES = ['allreduce', 'iallreduce + wait', 'await iallreduce', 'halo by sendrecv', 'halo by waitAllSync', 'halo by Promise.all'];
+
+// One halo exchange on a ring: 8 B to the right neighbour (tag 0) and to the left one (tag 1).
+function haloBlocking(world, send, fromLeft, fromRight, left, right) {
+  world.sendrecv(send, right, fromLeft, left, 0, 0);
+  world.sendrecv(send, left, fromRight, right, 1, 1);
+}
+
+function haloRequests(world, send, fromLeft, fromRight, left, right) {
+  return [world.irecv(fromLeft, left, 0), world.irecv(fromRight, right, 1), world.isend(send, right, 0), world.isend(send, left, 1)];
+}
+
+// The cases in blocks of --async-calls calls, interleaved (case after case, --async-blocks times),
+// so that the load of a shared machine hits every case alike: their ratios hold where the absolute
+// times drift. Per case, the microseconds per call of each block.
+async function asyncCases(world, wtime, waitAllSync) {
+  const send = new Float64Array([world.rank + 1]);
+  const recv = new Float64Array(1);
+  const fromLeft = new Float64Array(1);
+  const fromRight = new Float64Array(1);
+  const right = (world.rank + 1) % world.size;
+  const left = (world.rank + world.size - 1) % world.size;
+  const run = {
+    allreduce: () => world.allreduce(send, recv),
+    'iallreduce + wait': () => world.iallreduce(send, recv).wait(),
+    'await iallreduce': () => world.iallreduce(send, recv),
+    'halo by sendrecv': () => haloBlocking(world, send, fromLeft, fromRight, left, right),
+    'halo by waitAllSync': () => waitAllSync(haloRequests(world, send, fromLeft, fromRight, left, right)),
+    'halo by Promise.all': () => Promise.all(haloRequests(world, send, fromLeft, fromRight, left, right)),
+  };
+  const us = ASYNC_CASES.map(() => []);
+  for (let block = -1; block < asyncBlocks; block++) {
+    for (const [k, name] of ASYNC_CASES.entries()) {
+      const call = run[name];
+      const awaited = name.startsWith('await') || name.endsWith('Promise.all');
+      world.barrier();
+      const t0 = wtime();
+      if (awaited) for (let i = 0; i < asyncCalls; i++) await call();
+      else for (let i = 0; i < asyncCalls; i++) call();
+      if (block >= 0) us[k].push(((wtime() - t0) / asyncCalls) * 1e6);
+      // What arrived: the sum of ranks 1..p, and each neighbour's value.
+      const [got, want] = name.includes('allreduce') ? [recv[0], (world.size * (world.size + 1)) / 2] : [fromLeft[0] + fromRight[0], left + right + 2];
+      if (got !== want) throw new Error(`bench:binding: ${name} received ${got}, want ${want}`);
+      recv.fill(0);
+      fromLeft.fill(0);
+      fromRight.fill(0);
+    }
+  }
+  return ASYNC_CASES.map((op, k) => ({ op, bytes: 8, us: us[k] }));
+}
 
 // --- the Node worker: the C program's loops, line for line ---
 async function nodeWorker() {
-  const { world, wtime } = createRequire(import.meta.url)(path.join(root, 'dist', 'index.js'));
+  const { world, wtime, waitAllSync } = createRequire(import.meta.url)(path.join(root, 'dist', 'index.js'));
   const results = [];
   for (const [op, b] of CASES) {
     const bytes = b === 'large' ? largeBytes : b;
@@ -70,7 +138,8 @@ async function nodeWorker() {
     }
     results.push({ op, bytes, us });
   }
-  if (world.rank === 0) console.log(JSON.stringify({ program: 'node', results }));
+  const asyncResults = await asyncCases(world, wtime, waitAllSync);
+  if (world.rank === 0) console.log(JSON.stringify({ program: 'node', results, asyncResults }));
 }
 
 // The same loops in mpi4py (buffers: bytearrays, MPI.BYTE).
@@ -127,27 +196,35 @@ async function driver() {
   }
   const args = [String(small), String(large), String(reps), String(largeBytes)];
   const preloadArgs = flavour === 'openmpi' ? ['-x', `LD_PRELOAD=${preload}`] : ['-genv', 'LD_PRELOAD', preload];
-  const programs = {
-    node: [process.execPath, fileURLToPath(import.meta.url), '--worker', '--small', args[0], '--large', args[1], '--reps', args[2], '--large-bytes', args[3]],
+  const allPrograms = {
+    node: [process.execPath, fileURLToPath(import.meta.url), '--worker', '--small', args[0], '--large', args[1], '--reps', args[2], '--large-bytes', args[3], '--async-calls', String(asyncCalls), '--async-blocks', String(asyncBlocks)],
     'c+engine': [...preloadArgs, binary, ...args],
     c: [binary, ...args],
   };
+  const wanted = o.programs.split(',');
+  for (const name of wanted) {
+    if (![...Object.keys(allPrograms), 'mpi4py'].includes(name)) throw new Error(`--programs: "${name}" is not valid; valid choices: node, c+engine, c, mpi4py`);
+  }
+  const programs = Object.fromEntries(Object.entries(allPrograms).filter(([name]) => wanted.includes(name)));
   const python = '/usr/bin/python3';
-  const mpi4pyLibrary = existsSync(python)
+  const mpi4pyLibrary = existsSync(python) && wanted.includes('mpi4py')
     ? spawnSync(python, ['-c', 'from mpi4py import MPI; print(MPI.Get_library_version())'], { encoding: 'utf8', env: { ...process.env, OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' } })
     : null;
   const mpi4pyMatches = mpi4pyLibrary?.status === 0 && (flavour === 'openmpi' ? /Open MPI/ : /MPICH/).test(mpi4pyLibrary.stdout);
   if (mpi4pyMatches) programs.mpi4py = [python, '-c', MPI4PY, ...args];
-  else console.log(`(mpi4py for ${FLAVOURS[flavour].title} not found under ${python}: its columns are left out; Debian: apt-get install python3-mpi4py)`);
+  else if (wanted.includes('mpi4py')) console.log(`(mpi4py for ${FLAVOURS[flavour].title} not found under ${python}: its columns are left out; Debian: apt-get install python3-mpi4py)`);
 
   const perRun = Object.fromEntries(Object.keys(programs).map((p) => [p, []]));
+  const asyncPerRun = [];
   for (let run = 0; run < Number(o.runs); run++) {
     for (const [name, argv] of Object.entries(programs)) {
       const [cmd, cmdArgs, env] = launchCommand(flavour, ['-np', o.np, ...argv], { testMachine: true });
       const r = spawnSync(cmd, cmdArgs, { cwd: root, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 300_000 });
       const line = r.stdout?.split('\n').find((l) => l.startsWith('{"program"'));
       if (r.status !== 0 || !line) throw new Error(`bench:binding: ${name} failed (exit ${r.status})\n${r.stdout}\n${r.stderr}`);
-      perRun[name].push(JSON.parse(line).results);
+      const report = JSON.parse(line);
+      perRun[name].push(report.results);
+      if (report.asyncResults) asyncPerRun.push(report.asyncResults);
       process.stderr.write(`run ${run + 1}/${o.runs}: ${name} done\n`);
     }
   }
@@ -165,22 +242,47 @@ async function driver() {
   const version = createRequire(import.meta.url)(path.join(root, 'dist', 'index.js')).libraryVersion().split(/[,\n]/)[0];
   console.log(`binding overhead, ${o.np} ranks, ${version}; per launch the median of ${reps} repetitions of ${small} calls (8 B)`);
   console.log(`or ${large} calls (${largeBytes} B); µs per call; allgather bytes are per rank`);
-  const head = ['op', 'bytes', 'c+engine', 'node', 'node−c', 'node/c'];
-  if (programs.mpi4py) head.push('c', 'mpi4py', 'mpi4py−c', 'mpi4py/c');
-  const table = (title, rowsIn) => {
+  const printTable = (title, head, rows) => {
     console.log(`\n${title}`);
-    const rows = rowsIn.map((r) => {
-      const cells = [r.op, String(r.bytes), r['c+engine'].toFixed(3), r.node.toFixed(3), (r.node - r['c+engine']).toFixed(3), (r.node / r['c+engine']).toFixed(3)];
-      if (programs.mpi4py) cells.push(r.c.toFixed(3), r.mpi4py.toFixed(3), (r.mpi4py - r.c).toFixed(3), (r.mpi4py / r.c).toFixed(3));
-      return cells;
-    });
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
     for (const cells of [head, ...rows]) console.log(cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '));
   };
-  table(`median over ${o.runs} interleaved launches`, summary);
-  table(`least-disturbed launch (minimum over the ${o.runs} launches)`, best);
+  const withNode = programs.node && programs['c+engine'];
+  const withMpi4py = programs.mpi4py && programs.c;
+  const head = ['op', 'bytes', ...(withNode ? ['c+engine', 'node', 'node−c', 'node/c'] : []), ...(withMpi4py ? ['c', 'mpi4py', 'mpi4py−c', 'mpi4py/c'] : [])];
+  const table = (title, rowsIn) => {
+    const rows = rowsIn.map((r) => {
+      const cells = [r.op, String(r.bytes)];
+      if (withNode) cells.push(r['c+engine'].toFixed(3), r.node.toFixed(3), (r.node - r['c+engine']).toFixed(3), (r.node / r['c+engine']).toFixed(3));
+      if (withMpi4py) cells.push(r.c.toFixed(3), r.mpi4py.toFixed(3), (r.mpi4py - r.c).toFixed(3), (r.mpi4py / r.c).toFixed(3));
+      return cells;
+    });
+    printTable(title, head, rows);
+  };
+  if (withNode || withMpi4py) {
+    table(`median over ${o.runs} interleaved launches`, summary);
+    table(`least-disturbed launch (minimum over the ${o.runs} launches)`, best);
+  }
+  // Each request form against the blocking call of its three (and the awaited one against wait()).
+  let asyncSummary = null;
+  if (asyncPerRun.length > 0) {
+    asyncSummary = ASYNC_CASES.map((op, i) => ({ op, median: median(asyncPerRun.map((results) => median(results[i].us))), best: Math.min(...asyncPerRun.map((results) => median(results[i].us))) }));
+    const rows = asyncSummary.map((r, i) => {
+      const blocking = asyncSummary[i - (i % 3)];
+      const waited = asyncSummary[i - (i % 3) + 1];
+      const cells = [r.op, '8', r.median.toFixed(3), r.best.toFixed(3)];
+      cells.push(i % 3 ? (r.median - blocking.median).toFixed(3) : '', i % 3 ? (r.median / blocking.median).toFixed(3) : '');
+      cells.push(i % 3 === 2 ? (r.median - waited.median).toFixed(3) : '');
+      return cells;
+    });
+    printTable(
+      `node: requests against blocking calls, ${asyncBlocks} interleaved blocks of ${asyncCalls} calls; median over ${o.runs} launches of each launch's median block (and the least-disturbed launch)`,
+      ['op', 'bytes', 'median', 'best', '−blocking', '/blocking', '−wait()'],
+      rows,
+    );
+  }
   mkdirSync(path.dirname(o.json), { recursive: true });
-  writeFileSync(o.json, JSON.stringify({ flavour, np: Number(o.np), runs: Number(o.runs), reps, small, large, library: version, summary, best, perRun }, null, 1));
+  writeFileSync(o.json, JSON.stringify({ flavour, np: Number(o.np), runs: Number(o.runs), reps, small, large, asyncCalls, asyncBlocks, library: version, summary, best, asyncSummary, perRun, asyncPerRun }, null, 1));
   console.log(`raw numbers: ${path.relative(process.cwd(), o.json)}`);
 }
 

@@ -6,6 +6,7 @@ import { Group } from './mpi/group';
 import { abort, finalize, init, initialized, isFinalized, isThreadMain, queryThread } from './mpi/lifecycle';
 import { addon } from './mpi/native';
 import { BAND, BOR, BXOR, LAND, LOR, LXOR, MAX, MIN, OPS, PROD, SUM } from './mpi/ops';
+import { attachBuffer, detachBuffer, Message, PersistentRequest, startAll } from './mpi/p2p';
 import { Request, testAll, testAny, testSome, waitAll, waitAllSync, waitAny, waitSome } from './mpi/request';
 import { dimsCreate } from './mpi/topology';
 import { MAXLOC, MINLOC } from './mpi/user-op';
@@ -20,6 +21,7 @@ export type { SomeCompleted } from './mpi/request';
 export { Comm, IN_PLACE, ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED, MpiError, Request, abort, finalize, init, initialized, waitAll, waitAllSync, waitAny };
 export { isFinalized, queryThread, isThreadMain };
 export { waitSome, testAll, testAny, testSome };
+export { Message, PersistentRequest, startAll, attachBuffer, detachBuffer };
 export { SUM, PROD, MIN, MAX, LAND, LOR, LXOR, BAND, BOR, BXOR, OPS, MINLOC, MAXLOC };
 export { Datatype, Group, dimsCreate };
 
@@ -33,6 +35,8 @@ export declare const COMM_SELF: Comm;
 export declare const rank: number;
 /** Number of processes in `world`. */
 export declare const size: number;
+/** MPI_BSEND_OVERHEAD: the bytes each buffered send takes in the attached buffer beyond its message (the MPI's own value). */
+export declare const BSEND_OVERHEAD: number;
 
 for (const [name, get] of [
   ['world', getWorld],
@@ -40,6 +44,7 @@ for (const [name, get] of [
   ['COMM_SELF', getSelf],
   ['rank', () => getWorld().rank],
   ['size', () => getWorld().size],
+  ['BSEND_OVERHEAD', () => addon().BSEND_OVERHEAD],
 ] as const) {
   Object.defineProperty(exports, name, { enumerable: true, get });
 }

@@ -12,6 +12,22 @@ namespace {
 
 bool g_we_initialized = false;
 
+const char* levelName(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE: return "single";
+    case MPI_THREAD_FUNNELED: return "funneled";
+    case MPI_THREAD_SERIALIZED: return "serialized";
+    default: return "multiple";
+  }
+}
+
+// True on the thread that called MPI_Init_thread (Node's main thread, or a worker's).
+bool onThreadMain() {
+  int flag = 0;
+  PMPI_Is_thread_main(&flag);
+  return flag != 0;
+}
+
 // Node loads addons with RTLD_LOCAL, which hides libmpi's symbols from the plugins Open MPI
 // dlopens itself (mca components); promoting libmpi to the global scope fixes that, as mpi4py does.
 void promoteMpiLibrary() {
@@ -32,13 +48,22 @@ Napi::Value Init(const Napi::CallbackInfo& info) {
     g_we_initialized = true;
   } else {
     PMPI_Query_thread(&provided);
+    // Another thread (a worker_thread) started MPI: below MPI_THREAD_MULTIPLE, MPI may not be
+    // called from here at all (funneled, single) or only in turns the program cannot arrange
+    // across Node threads (serialized); calling it anyway can deadlock or corrupt MPI's state.
+    if (provided < MPI_THREAD_MULTIPLE && !onThreadMain()) {
+      throw Napi::Error::New(env, std::string("topocoll: MPI is used from a thread other than the one that initialized it, and MPI provides "
+                                              "thread level \"") + levelName(provided) +
+                                      "\"; call init({ threadLevel: 'multiple' }) on the main thread before any worker_thread uses MPI");
+    }
   }
   PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   std::string error;
   if (engine::initialize(&error) != MPI_SUCCESS) throw Napi::Error::New(env, "topocoll: " + error);
   auto result = Napi::Object::New(env);
   result.Set("provided", provided);
-  result.Set("initializedHere", g_we_initialized);
+  // Only the thread that initialized MPI says so (a worker adopting it did not).
+  result.Set("initializedHere", g_we_initialized && onThreadMain());
   return result;
 }
 
@@ -46,7 +71,8 @@ Napi::Value Finalize(const Napi::CallbackInfo& info) {
   int initialized = 0, finalized = 0;
   PMPI_Initialized(&initialized);
   PMPI_Finalized(&finalized);
-  if (initialized && !finalized) {
+  // Only the thread that initialized MPI finalizes it (MPI requires it), never a worker.
+  if (initialized && !finalized && onThreadMain()) {
     engine::finalize();
     if (g_we_initialized) check(info.Env(), PMPI_Finalize(), "MPI_Finalize");
   }

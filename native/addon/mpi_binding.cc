@@ -206,28 +206,40 @@ Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype 
   PMPI_Get_elements_x(&status, MPI_BYTE, &bytes);
   if (count == MPI_UNDEFINED) count = kJsUndefined;  // a partial element: JS's UNDEFINED under both MPIs
   int source = status.MPI_SOURCE == MPI_PROC_NULL ? kJsProcNull : status.MPI_SOURCE == MPI_ANY_SOURCE ? kJsAnySource : status.MPI_SOURCE;
-  auto o = Napi::Object::New(env);
-  o.Set("source", Napi::Number::New(env, source));
-  o.Set("tag", Napi::Number::New(env, status.MPI_TAG == MPI_ANY_TAG ? kJsAnyTag : status.MPI_TAG));
-  o.Set("count", Napi::Number::New(env, static_cast<double>(count)));
-  o.Set("bytes", Napi::Number::New(env, static_cast<double>(bytes)));
+  int tag = status.MPI_TAG == MPI_ANY_TAG ? kJsAnyTag : status.MPI_TAG;
   int cancelled = 0;
   PMPI_Test_cancelled(&status, &cancelled);
-  o.Set("cancelled", Napi::Boolean::New(env, cancelled != 0));
   int errorClass = MPI_SUCCESS;
   if (status.MPI_ERROR != MPI_SUCCESS) PMPI_Error_class(status.MPI_ERROR, &errorClass);
+  // The object is made by a JS function (setStatusFactory) where one is set: an object literal in
+  // JS costs a fraction of six property sets through N-API, on the path of every receive.
+  Napi::FunctionReference& make = statusFactory();
+  if (!make.IsEmpty()) {
+    return make
+        .Call({Napi::Number::New(env, source), Napi::Number::New(env, tag), Napi::Number::New(env, static_cast<double>(count)),
+               Napi::Number::New(env, static_cast<double>(bytes)), Napi::Boolean::New(env, cancelled != 0), Napi::Number::New(env, errorClass)})
+        .As<Napi::Object>();
+  }
+  auto o = Napi::Object::New(env);
+  o.Set("source", Napi::Number::New(env, source));
+  o.Set("tag", Napi::Number::New(env, tag));
+  o.Set("count", Napi::Number::New(env, static_cast<double>(count)));
+  o.Set("bytes", Napi::Number::New(env, static_cast<double>(bytes)));
+  o.Set("cancelled", Napi::Boolean::New(env, cancelled != 0));
   o.Set("error", Napi::Number::New(env, errorClass));
   return o;
 }
 
 // --- MpiRequestWrap ---
 
-Napi::FunctionReference MpiRequestWrap::constructor_;
+thread_local Napi::FunctionReference MpiRequestWrap::constructor_;
 
 void MpiRequestWrap::Init(Napi::Env env, Napi::Object exports) {
   Napi::Function ctor = DefineClass(env, "MpiRequest",
                                     {InstanceMethod("test", &MpiRequestWrap::Test), InstanceMethod("wait", &MpiRequestWrap::Wait),
-                                     InstanceMethod("status", &MpiRequestWrap::Status), InstanceMethod("data", &MpiRequestWrap::Data)});
+                                     InstanceMethod("status", &MpiRequestWrap::Status), InstanceMethod("data", &MpiRequestWrap::Data),
+                                     InstanceMethod("start", &MpiRequestWrap::Start), InstanceMethod("cancel", &MpiRequestWrap::Cancel),
+                                     InstanceMethod("free", &MpiRequestWrap::Free)});
   constructor_ = Napi::Persistent(ctor);
   constructor_.SuppressDestruct();
   exports.Set("MpiRequest", ctor);
@@ -247,12 +259,6 @@ Napi::Object MpiRequestWrap::New(Napi::Env env, MPI_Request request, MPI_Datatyp
   return obj;
 }
 
-MpiRequestWrap::~MpiRequestWrap() {
-  int finalized = 1;
-  PMPI_Finalized(&finalized);
-  if (ownsType_ && !finalized) PMPI_Type_free(&type_);
-}
-
 Napi::Object MpiRequestWrap::NewMatchedReceive(Napi::Env env, MPI_Comm comm, int source, int tag) {
   Napi::Object obj = constructor_.New({});
   MpiRequestWrap* w = Unwrap(obj);
@@ -263,7 +269,65 @@ Napi::Object MpiRequestWrap::NewMatchedReceive(Napi::Env env, MPI_Comm comm, int
   return obj;
 }
 
+Napi::Object MpiRequestWrap::NewPersistent(Napi::Env env, MPI_Request request, MPI_Datatype type) {
+  Napi::Object obj = New(env, request, type);
+  MpiRequestWrap* w = Unwrap(obj);
+  w->persistent_ = true;
+  w->done_ = true;  // inactive until started: MPI_Test on it is true at once
+  return obj;
+}
+
+MpiRequestWrap* MpiRequestWrap::persistentArg(const Napi::Value& v, const char* what) {
+  Napi::Env env = v.Env();
+  MpiRequestWrap* w = v.IsObject() && v.As<Napi::Object>().InstanceOf(constructor_.Value()) ? Unwrap(v.As<Napi::Object>()) : nullptr;
+  if (!w || !w->persistent_) throwType(env, std::string(what) + ": expects persistent requests (sendInit, recvInit)");
+  if (w->request_ == MPI_REQUEST_NULL) throwType(env, std::string(what) + ": the persistent request has been freed");
+  if (!w->done_) throwType(env, std::string(what) + ": the persistent request is active; complete it first");
+  return w;
+}
+
+void MpiRequestWrap::started(MPI_Request request) {
+  request_ = request;
+  status_ = MPI_Status{};
+  done_ = false;
+}
+
 MpiRequestWrap::MpiRequestWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<MpiRequestWrap>(info) {}
+
+// Releases the request's duplicate of a derived type, and a persistent request the program dropped
+// without free(): inactive (an active one is held by its Request until it completes), so
+// MPI_Request_free releases it at once.
+MpiRequestWrap::~MpiRequestWrap() {
+  int finalized = 1;
+  PMPI_Finalized(&finalized);
+  if (finalized) return;
+  if (ownsType_) PMPI_Type_free(&type_);
+  if (persistent_ && done_ && request_ != MPI_REQUEST_NULL) PMPI_Request_free(&request_);
+}
+
+Napi::Value MpiRequestWrap::Start(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  persistentArg(Value(), "start");
+  check(env, PMPI_Start(&request_), "MPI_Start");
+  started(request_);
+  return env.Undefined();
+}
+
+// MPI_Cancel: the request still completes (wait/test), its status saying whether it was cancelled.
+Napi::Value MpiRequestWrap::Cancel(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (probing_) throwType(env, "cancel: a receive of unknown size (irecvObject) has no MPI request to cancel until a message matches");
+  if (!done_) check(env, PMPI_Cancel(&request_), "MPI_Cancel");
+  return env.Undefined();
+}
+
+// MPI_Request_free of an inactive persistent request.
+Napi::Value MpiRequestWrap::Free(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  persistentArg(Value(), "free");
+  check(env, PMPI_Request_free(&request_), "MPI_Request_free");
+  return env.Undefined();
+}
 
 void MpiRequestWrap::receiveMatched(Napi::Env env, MPI_Message message, const MPI_Status& probed) {
   probing_ = false;
@@ -335,8 +399,15 @@ Napi::Value MpiRequestWrap::Data(const Napi::CallbackInfo& info) {
 
 namespace topocoll::addon {
 
+Napi::FunctionReference& statusFactory() {
+  // Per thread, as the classes: each Node environment sets its own.
+  static thread_local Napi::FunctionReference make;
+  return make;
+}
+
 Napi::FunctionReference& mpiErrorConstructor() {
-  static Napi::FunctionReference ctor;
+  // Per thread: each Node environment (the main thread, each worker) sets its own MpiError class.
+  static thread_local Napi::FunctionReference ctor;
   return ctor;
 }
 
@@ -378,6 +449,12 @@ void initMpiBinding(Napi::Env env, Napi::Object exports) {
     if (!info[0].IsFunction()) throwType(info.Env(), "setMpiErrorClass: expects the MpiError class");
     mpiErrorConstructor() = Napi::Persistent(info[0].As<Napi::Function>());
     mpiErrorConstructor().SuppressDestruct();
+    return info.Env().Undefined();
+  }));
+  exports.Set("setStatusFactory", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    if (!info[0].IsFunction()) throwType(info.Env(), "setStatusFactory: expects a function (source, tag, count, bytes, cancelled, error) => Status");
+    statusFactory() = Napi::Persistent(info[0].As<Napi::Function>());
+    statusFactory().SuppressDestruct();
     return info.Env().Undefined();
   }));
   // Sentinels as JS sees them (identical under both MPIs; translated at the boundary).

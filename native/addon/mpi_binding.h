@@ -57,15 +57,26 @@ MPI_Op opArg(const Napi::Value& v, const BufferView& buf, const char* what);
 // in multiple-completion calls, so every caller passes a zeroed status (MPI_ERROR = MPI_SUCCESS).
 Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype type);
 
-// Registers MpiRequest, setMpiErrorClass and the rank/tag sentinels (called by initPointToPoint).
+// The JS function statusObject makes a Status with (setStatusFactory); empty until set.
+Napi::FunctionReference& statusFactory();
+
+// Registers MpiRequest, setMpiErrorClass, setStatusFactory and the rank/tag sentinels (called by initPointToPoint).
 void initMpiBinding(Napi::Env env, Napi::Object exports);
 
-// A request of the system MPI as a JS object: test() → boolean, wait(), status(), data().
+// A request of the system MPI as a JS object: test() → boolean, wait(), status(), data(),
+// cancel(); a persistent one also start() and free().
 class MpiRequestWrap : public Napi::ObjectWrap<MpiRequestWrap> {
  public:
   static void Init(Napi::Env env, Napi::Object exports);
   // A started request; `keep` owns what MPI reads until completion (count and displacement arrays).
   static Napi::Object New(Napi::Env env, MPI_Request request, MPI_Datatype type, std::shared_ptr<void> keep = nullptr);
+  // An inactive persistent request (MPI_Send_init, MPI_Recv_init): start() or startAll starts it.
+  static Napi::Object NewPersistent(Napi::Env env, MPI_Request request, MPI_Datatype type);
+  // The persistent request `v` (of `what`), inactive, or a TypeError.
+  static MpiRequestWrap* persistentArg(const Napi::Value& v, const char* what);
+  MPI_Request handle() const { return request_; }
+  // MPI_Start(all) has started it (`request` as MPI left it).
+  void started(MPI_Request request);
   // A receive of a message of unknown size (object mode): matched by MPI_Improbe when progressed,
   // then received into a new Buffer that data() returns.
   static Napi::Object NewMatchedReceive(Napi::Env env, MPI_Comm comm, int source, int tag);
@@ -77,6 +88,9 @@ class MpiRequestWrap : public Napi::ObjectWrap<MpiRequestWrap> {
   Napi::Value Wait(const Napi::CallbackInfo& info);
   Napi::Value Status(const Napi::CallbackInfo& info);
   Napi::Value Data(const Napi::CallbackInfo& info);
+  Napi::Value Start(const Napi::CallbackInfo& info);
+  Napi::Value Cancel(const Napi::CallbackInfo& info);
+  Napi::Value Free(const Napi::CallbackInfo& info);
   void receiveMatched(Napi::Env env, MPI_Message message, const MPI_Status& probed);
   void finish(Napi::Env env, int code, const char* what);
 
@@ -86,12 +100,15 @@ class MpiRequestWrap : public Napi::ObjectWrap<MpiRequestWrap> {
   bool ownsType_ = false;  // type_ is this request's duplicate of a derived type (freed with it)
   std::shared_ptr<void> keep_;
   bool done_ = false;
+  // Persistent: completion leaves request_ inactive, to be started again, until free().
+  bool persistent_ = false;
   // Matched receive: probing until a message matches (comm_, source_, tag_).
   bool probing_ = false;
   MPI_Comm comm_ = MPI_COMM_NULL;
   int source_ = 0, tag_ = 0;
   Napi::Reference<Napi::Buffer<char>> data_;
-  static Napi::FunctionReference constructor_;
+  // Per thread: each Node environment (the main thread, each worker) has its own class.
+  static thread_local Napi::FunctionReference constructor_;
 };
 
 }  // namespace topocoll::addon

@@ -1,6 +1,11 @@
-// Point-to-point: send/ssend, recv, sendrecv, their nonblocking forms, probe/iprobe, and the
-// receive of a message of unknown size (object mode) through matched probes (MPI_Mprobe/Mrecv),
-// which cannot take a message meant for another receive between the probe and the receive.
+// Point-to-point: the four send modes (standard, synchronous, buffered, ready), recv, sendrecv,
+// sendrecv_replace, their nonblocking and persistent forms, probe/iprobe, matched probes
+// (mprobe/improbe → a Message received by mrecv/imrecv), the buffer of buffered sends, and the
+// receive of a message of unknown size (object mode) through matched probes, which cannot take a
+// message meant for another receive between the probe and the receive.
+#include <climits>
+#include <vector>
+
 #include "addon.h"
 #include "mpi_binding.h"
 
@@ -38,13 +43,30 @@ Envelope envelopeArgs(const Napi::CallbackInfo& info) {
   return {comm, sourceArg(info[1], comm, "source"), tagArg(info[2], "tag", true)};
 }
 
-// (comm, buf, dest, tag, synchronous)
+// The send modes, as src/mpi/comm.ts numbers them.
+enum SendMode { kStandard = 0, kSynchronous = 1, kBuffered = 2, kReady = 3 };
+
+SendMode sendModeArg(const Napi::Value& v) { return static_cast<SendMode>(intArg(v, "mode", kStandard, kReady)); }
+
+// One send call in the four modes: sets `rc` to PMPI_<standard|synchronous|buffered|ready>(...)
+// (its _c form for large counts) by `mode`, and `call` to its name for errors.
+#define TOPOCOLL_SEND_MODES(rc, call, mode, large, standard, synchronous, buffered, ready, ...)                      \
+  switch (mode) {                                                                                                   \
+    case kStandard: call = "MPI_" #standard, rc = TOPOCOLL_COUNT_CALL(large, standard, __VA_ARGS__); break;           \
+    case kSynchronous: call = "MPI_" #synchronous, rc = TOPOCOLL_COUNT_CALL(large, synchronous, __VA_ARGS__); break;  \
+    case kBuffered: call = "MPI_" #buffered, rc = TOPOCOLL_COUNT_CALL(large, buffered, __VA_ARGS__); break;           \
+    case kReady: call = "MPI_" #ready, rc = TOPOCOLL_COUNT_CALL(large, ready, __VA_ARGS__); break;                    \
+  }
+
+// (comm, buf, dest, tag, mode)
 Napi::Value Send(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Message m = messageArgs(info, "send", false);
-  int rc = info[4].ToBoolean() ? TOPOCOLL_COUNT_CALL(m.large, Ssend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm)
-                               : TOPOCOLL_COUNT_CALL(m.large, Send, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm);
-  check(env, rc, "MPI_Send");
+  SendMode mode = sendModeArg(info[4]);
+  int rc = MPI_SUCCESS;
+  const char* call = "";
+  TOPOCOLL_SEND_MODES(rc, call, mode, m.large, Send, Ssend, Bsend, Rsend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm)
+  check(env, rc, call);
   return env.Undefined();
 }
 
@@ -75,24 +97,71 @@ Napi::Value Sendrecv(const Napi::CallbackInfo& info) {
   return statusObject(env, status, r.type);
 }
 
-// (comm, buf, dest, tag, synchronous) → request
-Napi::Value Isend(const Napi::CallbackInfo& info) {
+// (comm, buf, dest, sendtag, source, recvtag) → status: sends buf, then receives into it
+Napi::Value SendrecvReplace(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Message m = messageArgs(info, "isend", false);
+  MPI_Comm comm = commArg(info[0]);
+  BufferView b = bufferArg(info[1], "buf");
+  int dest = destArg(info[2], comm, "dest");
+  int sendtag = tagArg(info[3], "sendtag", false);
+  int source = sourceArg(info[4], comm, "source");
+  int recvtag = tagArg(info[5], "recvtag", true);
+  bool big = largeCount(env, b.count, "sendrecvReplace");
+  MPI_Status status{};
+  check(env, TOPOCOLL_COUNT_CALL(big, Sendrecv_replace, b.data, b.count, b.type, dest, sendtag, source, recvtag, comm, &status),
+        "MPI_Sendrecv_replace");
+  return statusObject(env, status, b.type);
+}
+
+// (comm, buf, dest, tag, mode) → a started request (MPI_Isend, …), or with `persistent` an
+// inactive one that start() starts (MPI_Send_init, …)
+template <bool persistent>
+Napi::Value SendRequest(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Message m = messageArgs(info, persistent ? "sendInit" : "isend", false);
+  SendMode mode = sendModeArg(info[4]);
   MPI_Request request;
-  int rc = info[4].ToBoolean() ? TOPOCOLL_COUNT_CALL(m.large, Issend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request)
-                               : TOPOCOLL_COUNT_CALL(m.large, Isend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request);
-  check(env, rc, "MPI_Isend");
+  int rc = MPI_SUCCESS;
+  const char* call = "";
+  if (persistent) {
+    TOPOCOLL_SEND_MODES(rc, call, mode, m.large, Send_init, Ssend_init, Bsend_init, Rsend_init, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request)
+  } else {
+    TOPOCOLL_SEND_MODES(rc, call, mode, m.large, Isend, Issend, Ibsend, Irsend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request)
+  }
+  check(env, rc, call);
+  return persistent ? MpiRequestWrap::NewPersistent(env, request, m.b.type) : MpiRequestWrap::New(env, request, m.b.type);
+}
+
+// (comm, buf, source, tag) → a started receive (MPI_Irecv) whose status() is the receive's, or
+// with `persistent` an inactive one (MPI_Recv_init)
+template <bool persistent>
+Napi::Value RecvRequest(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Message m = messageArgs(info, persistent ? "recvInit" : "irecv", true);
+  MPI_Request request;
+  if (persistent) {
+    check(env, TOPOCOLL_COUNT_CALL(m.large, Recv_init, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request), "MPI_Recv_init");
+    return MpiRequestWrap::NewPersistent(env, request, m.b.type);
+  }
+  check(env, TOPOCOLL_COUNT_CALL(m.large, Irecv, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request), "MPI_Irecv");
   return MpiRequestWrap::New(env, request, m.b.type);
 }
 
-// (comm, buf, source, tag) → request whose status() is the receive's
-Napi::Value Irecv(const Napi::CallbackInfo& info) {
+// (requests[]) → MPI_Startall over persistent requests, each checked inactive first.
+Napi::Value StartAll(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Message m = messageArgs(info, "irecv", true);
-  MPI_Request request;
-  check(env, TOPOCOLL_COUNT_CALL(m.large, Irecv, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request), "MPI_Irecv");
-  return MpiRequestWrap::New(env, request, m.b.type);
+  if (!info[0].IsArray()) throwType(env, "startAll: requests must be an array of persistent requests");
+  Napi::Array list = info[0].As<Napi::Array>();
+  std::vector<MpiRequestWrap*> wraps;
+  std::vector<MPI_Request> requests;
+  for (uint32_t i = 0; i < list.Length(); i++) {
+    MpiRequestWrap* w = MpiRequestWrap::persistentArg(list.Get(i), "startAll");
+    wraps.push_back(w);
+    requests.push_back(w->handle());
+  }
+  check(env, PMPI_Startall(static_cast<int>(requests.size()), requests.data()), "MPI_Startall");
+  for (size_t i = 0; i < wraps.size(); i++) wraps[i]->started(requests[i]);
+  return env.Undefined();
 }
 
 // (comm, source, tag) → status (count in bytes)
@@ -112,6 +181,100 @@ Napi::Value Iprobe(const Napi::CallbackInfo& info) {
   MPI_Status status{};
   check(env, PMPI_Iprobe(e.source, e.tag, e.comm, &flag, &status), "MPI_Iprobe");
   return flag ? Napi::Value(statusObject(env, status, MPI_BYTE)) : env.Null();
+}
+
+// A message matched by mprobe/improbe: received once, by recv() (MPI_Mrecv) or irecv() (MPI_Imrecv).
+class MessageWrap : public Napi::ObjectWrap<MessageWrap> {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports) {
+    Napi::Function ctor = DefineClass(env, "NativeMessage", {InstanceMethod("recv", &MessageWrap::Recv), InstanceMethod("irecv", &MessageWrap::Irecv)});
+    constructor_ = Napi::Persistent(ctor);
+    constructor_.SuppressDestruct();
+    exports.Set("NativeMessage", ctor);
+  }
+
+  static Napi::Object New(MPI_Message message) {
+    Napi::Object obj = constructor_.New({});
+    Unwrap(obj)->message_ = message;
+    return obj;
+  }
+
+  explicit MessageWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<MessageWrap>(info) {}
+
+ private:
+  // The message, checked unreceived; MPI sets the handle to MPI_MESSAGE_NULL once it is received.
+  MPI_Message* unreceived(Napi::Env env, const char* what) {
+    if (message_ == MPI_MESSAGE_NULL) throwType(env, std::string(what) + ": the message has been received already (a Message is received once)");
+    return &message_;
+  }
+
+  // (buf) → status
+  Napi::Value Recv(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    BufferView b = bufferArg(info[0], "buf");
+    MPI_Message* message = unreceived(env, "recv");
+    bool big = largeCount(env, b.count, "Message.recv");
+    MPI_Status status{};
+    check(env, TOPOCOLL_COUNT_CALL(big, Mrecv, b.data, b.count, b.type, message, &status), "MPI_Mrecv");
+    return statusObject(env, status, b.type);
+  }
+
+  // (buf) → request whose status() is the receive's
+  Napi::Value Irecv(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    BufferView b = bufferArg(info[0], "buf");
+    MPI_Message* message = unreceived(env, "irecv");
+    bool big = largeCount(env, b.count, "Message.irecv");
+    MPI_Request request;
+    check(env, TOPOCOLL_COUNT_CALL(big, Imrecv, b.data, b.count, b.type, message, &request), "MPI_Imrecv");
+    return MpiRequestWrap::New(env, request, b.type);
+  }
+
+  MPI_Message message_ = MPI_MESSAGE_NULL;
+  // Per thread: each Node environment (the main thread, each worker) has its own class.
+  static thread_local Napi::FunctionReference constructor_;
+};
+
+thread_local Napi::FunctionReference MessageWrap::constructor_;
+
+// (comm, source, tag) → {message, status} (status count in bytes): MPI_Mprobe, or with
+// `immediate` MPI_Improbe, which gives null when no message matches yet
+template <bool immediate>
+Napi::Value MatchedProbe(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Envelope e = envelopeArgs(info);
+  int flag = 1;
+  MPI_Message message;
+  MPI_Status status{};
+  if (immediate) {
+    check(env, PMPI_Improbe(e.source, e.tag, e.comm, &flag, &message, &status), "MPI_Improbe");
+  } else {
+    check(env, PMPI_Mprobe(e.source, e.tag, e.comm, &message, &status), "MPI_Mprobe");
+  }
+  if (!flag) return env.Null();
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("message", MessageWrap::New(message));
+  result.Set("status", statusObject(env, status, MPI_BYTE));
+  return result;
+}
+
+// (buf) → MPI_Buffer_attach: the buffer buffered sends copy into (TypeScript keeps it alive).
+Napi::Value BufferAttach(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  BufferView b = bufferArg(info[0], "buffer");
+  if (b.spec) throwType(env, "attachBuffer: buffer must be a TypedArray, Buffer, DataView or ArrayBuffer (raw memory), not [buffer, count, datatype]");
+  MPI_Count bytes = b.count * static_cast<MPI_Count>(b.elementBytes);
+  if (bytes > INT_MAX) throwRange(env, "attachBuffer: " + std::to_string(bytes) + " bytes exceed MPI_Buffer_attach's limit of 2^31-1");
+  check(env, PMPI_Buffer_attach(b.data, static_cast<int>(bytes)), "MPI_Buffer_attach");
+  return env.Undefined();
+}
+
+// () → MPI_Buffer_detach: blocks until every buffered message has left the buffer.
+Napi::Value BufferDetach(const Napi::CallbackInfo& info) {
+  void* address = nullptr;
+  int bytes = 0;
+  check(info.Env(), PMPI_Buffer_detach(&address, &bytes), "MPI_Buffer_detach");
+  return Napi::Number::New(info.Env(), bytes);
 }
 
 // (comm, source, tag) → {data: Buffer, source, tag, count}: the next matching message, whatever its size.
@@ -141,13 +304,23 @@ Napi::Value IrecvBytes(const Napi::CallbackInfo& info) {
 
 void initPointToPoint(Napi::Env env, Napi::Object exports) {
   initMpiBinding(env, exports);
+  MessageWrap::Init(env, exports);
   exports.Set("send", Napi::Function::New(env, Send));
   exports.Set("recv", Napi::Function::New(env, Recv));
   exports.Set("sendrecv", Napi::Function::New(env, Sendrecv));
-  exports.Set("isend", Napi::Function::New(env, Isend));
-  exports.Set("irecv", Napi::Function::New(env, Irecv));
+  exports.Set("sendrecvReplace", Napi::Function::New(env, SendrecvReplace));
+  exports.Set("isend", Napi::Function::New(env, SendRequest<false>));
+  exports.Set("irecv", Napi::Function::New(env, RecvRequest<false>));
+  exports.Set("sendInit", Napi::Function::New(env, SendRequest<true>));
+  exports.Set("recvInit", Napi::Function::New(env, RecvRequest<true>));
+  exports.Set("startAll", Napi::Function::New(env, StartAll));
   exports.Set("probe", Napi::Function::New(env, Probe));
   exports.Set("iprobe", Napi::Function::New(env, Iprobe));
+  exports.Set("mprobe", Napi::Function::New(env, MatchedProbe<false>));
+  exports.Set("improbe", Napi::Function::New(env, MatchedProbe<true>));
+  exports.Set("bufferAttach", Napi::Function::New(env, BufferAttach));
+  exports.Set("bufferDetach", Napi::Function::New(env, BufferDetach));
+  exports.Set("BSEND_OVERHEAD", Napi::Number::New(env, MPI_BSEND_OVERHEAD));
   exports.Set("recvBytes", Napi::Function::New(env, RecvBytes));
   exports.Set("irecvBytes", Napi::Function::New(env, IrecvBytes));
   exports.Set("tagUpperBound", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {

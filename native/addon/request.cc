@@ -2,7 +2,7 @@
 
 namespace topocoll::addon {
 
-Napi::FunctionReference RequestWrap::constructor_;
+thread_local Napi::FunctionReference RequestWrap::constructor_;
 
 void RequestWrap::Init(Napi::Env env, Napi::Object exports) {
   Napi::Function ctor = DefineClass(env, "NativeRequest", {InstanceMethod("test", &RequestWrap::Test), InstanceMethod("wait", &RequestWrap::Wait)});

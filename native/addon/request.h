@@ -22,7 +22,8 @@ class RequestWrap : public Napi::ObjectWrap<RequestWrap> {
   std::unique_ptr<CollectiveRequest> request_;
   std::shared_ptr<void> keep_;
   bool done_ = false;
-  static Napi::FunctionReference constructor_;
+  // Per thread: each Node environment (the main thread, each worker) has its own class.
+  static thread_local Napi::FunctionReference constructor_;
 };
 
 }  // namespace topocoll::addon

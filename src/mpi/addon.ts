@@ -37,12 +37,35 @@ export interface NativeRequest {
 }
 
 /** A request of the system MPI (MpiRequest, native/addon/mpi_binding.cc). */
-interface MpiRequest extends NativeRequest {
+export interface MpiRequest extends NativeRequest {
   /** The receive's status; a TypeError until the request completes. */
   status(): Status;
   /** A receive of unknown size (irecvBytes): the message once complete, else undefined. */
   data(): Buffer | undefined;
+  /** MPI_Cancel (the request must still complete); a TypeError for irecvBytes before a match. */
+  cancel(): void;
+  /** MPI_Start of an inactive persistent request; a TypeError otherwise. */
+  start(): void;
+  /** MPI_Request_free of an inactive persistent request; a TypeError otherwise. */
+  free(): void;
 }
+
+/** A message matched by a probe (NativeMessage, native/addon/p2p.cc): received once. */
+export interface NativeMessage {
+  /** MPI_Mrecv. */
+  recv(buf: DataBuffer): Status;
+  /** MPI_Imrecv. */
+  irecv(buf: DataBuffer): MpiRequest;
+}
+
+/** What mprobe and improbe return: the message and its status (count in bytes). */
+interface Matched {
+  message: NativeMessage;
+  status: Status;
+}
+
+/** Send modes: standard, synchronous, buffered, ready (MPI_Send, MPI_Ssend, MPI_Bsend, MPI_Rsend). */
+type SendMode = 0 | 1 | 2 | 3;
 
 // --- native/addon/hierarchy.cc ---
 
@@ -401,16 +424,32 @@ export interface NativeAddon {
   readonly MpiRequest: new () => MpiRequest;
   /** The class MPI failures are thrown as. */
   setMpiErrorClass(errorClass: typeof MpiError): void;
+  /** The function every Status is made by (an object literal in JS is cheaper than N-API's sets). */
+  setStatusFactory(make: (source: number, tag: number, count: number, bytes: number, cancelled: boolean, error: number) => Status): void;
   readonly ANY_SOURCE: typeof ANY_SOURCE;
   readonly ANY_TAG: typeof ANY_TAG;
   readonly PROC_NULL: typeof PROC_NULL;
   readonly UNDEFINED: typeof UNDEFINED;
 
   // p2p.cc
-  send(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, synchronous: boolean): void;
+  send(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode): void;
   recv(comm: CommHandle, buf: DataBuffer, source: number, tag: number): Status;
   sendrecv(comm: CommHandle, sendbuf: DataBuffer, dest: number, sendtag: number, recvbuf: DataBuffer, source: number, recvtag: number): Status;
-  isend(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, synchronous: boolean): MpiRequest;
+  sendrecvReplace(comm: CommHandle, buf: DataBuffer, dest: number, sendtag: number, source: number, recvtag: number): Status;
+  isend(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode): MpiRequest;
+  /** Inactive persistent requests. */
+  sendInit(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode): MpiRequest;
+  recvInit(comm: CommHandle, buf: DataBuffer, source: number, tag: number): MpiRequest;
+  /** MPI_Startall of inactive persistent requests. */
+  startAll(requests: MpiRequest[]): void;
+  readonly NativeMessage: new () => NativeMessage;
+  mprobe(comm: CommHandle, source: number, tag: number): Matched;
+  /** null when no message matches yet. */
+  improbe(comm: CommHandle, source: number, tag: number): Matched | null;
+  bufferAttach(buffer: BufferLike): void;
+  /** Returns the size in bytes of the buffer detached. */
+  bufferDetach(): number;
+  readonly BSEND_OVERHEAD: number;
   irecv(comm: CommHandle, buf: DataBuffer, source: number, tag: number): MpiRequest;
   /** count in bytes. */
   probe(comm: CommHandle, source: number, tag: number): Status;

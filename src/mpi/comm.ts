@@ -17,6 +17,7 @@ import { addon } from './native';
 import type { CartInfo, DistGraphOptions, Neighbors, Shift, TopologyKind } from './topology';
 import { init } from './lifecycle';
 import { objectOpFunction, ObjectOp, Op, opIndex } from './ops';
+import { matchedMessage, persistentRequest, type Message, type PersistentRequest } from './p2p';
 import { jsOpFunction, userReduction, type BufferOp, type ReductionKind } from './user-op';
 import { Request } from './request';
 
@@ -150,6 +151,12 @@ function split(data: Buffer, counts: ArrayLike<number>): unknown[] {
 function fillStatus(status: Partial<Status> | undefined, from: Status): void {
   if (status) Object.assign(status, { source: from.source, tag: from.tag, count: from.count, bytes: from.bytes, cancelled: from.cancelled, error: from.error });
 }
+
+// The send modes, as native/addon/p2p.cc numbers them.
+const STANDARD = 0;
+const SYNCHRONOUS = 1;
+const BUFFERED = 2;
+const READY = 3;
 
 // How getWorld/getSelf make a Comm: the constructor is private, so that a Comm only comes from
 // topocoll (world, COMM_SELF, dup, split), never from a handle the program made up.
@@ -378,12 +385,26 @@ export class Comm {
 
   /** Sends `buf` to `dest` (MPI_Send: may return before it is received). */
   send(buf: DataBuffer, dest: number, tag = 0): void {
-    addon().send(this.handle, buf, dest, tag, false);
+    addon().send(this.handle, buf, dest, tag, STANDARD);
   }
 
   /** Synchronous send (MPI_Ssend): returns once the receive has started. */
   ssend(buf: DataBuffer, dest: number, tag = 0): void {
-    addon().send(this.handle, buf, dest, tag, true);
+    addon().send(this.handle, buf, dest, tag, SYNCHRONOUS);
+  }
+
+  /**
+   * Buffered send (MPI_Bsend): copies the message into the buffer given to attachBuffer() and
+   * returns. Without room there, MPICH raises an MpiError (MPI_ERR_BUFFER); Open MPI 4.1 may send
+   * anyway: size the buffer (each message: its bytes plus BSEND_OVERHEAD).
+   */
+  bsend(buf: DataBuffer, dest: number, tag = 0): void {
+    addon().send(this.handle, buf, dest, tag, BUFFERED);
+  }
+
+  /** Ready send (MPI_Rsend): the matching receive must already be posted (else MPI's behaviour is undefined). */
+  rsend(buf: DataBuffer, dest: number, tag = 0): void {
+    addon().send(this.handle, buf, dest, tag, READY);
   }
 
   /** Receives into `buf` (which must be large enough: MPI_ERR_TRUNCATE otherwise). */
@@ -396,18 +417,72 @@ export class Comm {
     return addon().sendrecv(this.handle, sendbuf, dest, sendtag, recvbuf, source, recvtag);
   }
 
+  /** Sends `buf` to `dest` and receives into the same `buf` from `source` (MPI_Sendrecv_replace). */
+  sendrecvReplace(buf: DataBuffer, dest: number, source = ANY_SOURCE, sendtag = 0, recvtag = ANY_TAG): Status {
+    return addon().sendrecvReplace(this.handle, buf, dest, sendtag, source, recvtag);
+  }
+
   isend(buf: DataBuffer, dest: number, tag = 0): Request<void> {
-    return new Request(addon().isend(this.handle, buf, dest, tag, false), () => undefined, [buf], true);
+    return new Request(addon().isend(this.handle, buf, dest, tag, STANDARD), () => undefined, [buf], 'p2p');
   }
 
   issend(buf: DataBuffer, dest: number, tag = 0): Request<void> {
-    return new Request(addon().isend(this.handle, buf, dest, tag, true), () => undefined, [buf], true);
+    return new Request(addon().isend(this.handle, buf, dest, tag, SYNCHRONOUS), () => undefined, [buf], 'p2p');
+  }
+
+  /** Nonblocking buffered send (MPI_Ibsend; see bsend). */
+  ibsend(buf: DataBuffer, dest: number, tag = 0): Request<void> {
+    return new Request(addon().isend(this.handle, buf, dest, tag, BUFFERED), () => undefined, [buf], 'p2p');
+  }
+
+  /** Nonblocking ready send (MPI_Irsend; see rsend). */
+  irsend(buf: DataBuffer, dest: number, tag = 0): Request<void> {
+    return new Request(addon().isend(this.handle, buf, dest, tag, READY), () => undefined, [buf], 'p2p');
   }
 
   /** Nonblocking receive; the request resolves to the Status. */
   irecv(buf: DataBuffer, source = ANY_SOURCE, tag = ANY_TAG): Request<Status> {
     const native = addon().irecv(this.handle, buf, source, tag);
-    return new Request(native, () => native.status(), [buf], true);
+    return new Request(native, () => native.status(), [buf], 'p2p');
+  }
+
+  /** A persistent standard send of `buf` to `dest` (MPI_Send_init): start() sends buf's current contents. */
+  sendInit(buf: DataBuffer, dest: number, tag = 0): PersistentRequest<void> {
+    return persistentRequest(addon().sendInit(this.handle, buf, dest, tag, STANDARD), () => undefined, [buf]);
+  }
+
+  /** A persistent synchronous send (MPI_Ssend_init; see ssend). */
+  ssendInit(buf: DataBuffer, dest: number, tag = 0): PersistentRequest<void> {
+    return persistentRequest(addon().sendInit(this.handle, buf, dest, tag, SYNCHRONOUS), () => undefined, [buf]);
+  }
+
+  /** A persistent buffered send (MPI_Bsend_init; see bsend). */
+  bsendInit(buf: DataBuffer, dest: number, tag = 0): PersistentRequest<void> {
+    return persistentRequest(addon().sendInit(this.handle, buf, dest, tag, BUFFERED), () => undefined, [buf]);
+  }
+
+  /** A persistent ready send (MPI_Rsend_init; see rsend). */
+  rsendInit(buf: DataBuffer, dest: number, tag = 0): PersistentRequest<void> {
+    return persistentRequest(addon().sendInit(this.handle, buf, dest, tag, READY), () => undefined, [buf]);
+  }
+
+  /** A persistent receive into `buf` (MPI_Recv_init): each start() resolves to that receive's Status. */
+  recvInit(buf: DataBuffer, source = ANY_SOURCE, tag = ANY_TAG): PersistentRequest<Status> {
+    const native = addon().recvInit(this.handle, buf, source, tag);
+    return persistentRequest(native, () => native.status(), [buf]);
+  }
+
+  /**
+   * Waits for a matching message and takes it out of the queue (MPI_Mprobe): no other receive can
+   * match it; receive it with the Message's recv() or irecv() (its status counts bytes).
+   */
+  mprobe(source = ANY_SOURCE, tag = ANY_TAG): Message {
+    return matchedMessage(addon().mprobe(this.handle, source, tag))!;
+  }
+
+  /** mprobe without waiting (MPI_Improbe): the Message if one has arrived, else null. */
+  improbe(source = ANY_SOURCE, tag = ANY_TAG): Message | null {
+    return matchedMessage(addon().improbe(this.handle, source, tag));
   }
 
   /** Waits for a matching message without receiving it (count in bytes). */
@@ -664,7 +739,7 @@ export class Comm {
 
   /** Sends a JS value to `dest`. */
   sendObject(value: unknown, dest: number, tag = 0): void {
-    addon().send(this.handle, v8.serialize(value), dest, tag, false);
+    addon().send(this.handle, v8.serialize(value), dest, tag, STANDARD);
   }
 
   /** Receives a JS value of any size; fills `status` when given. */
@@ -676,13 +751,13 @@ export class Comm {
 
   isendObject(value: unknown, dest: number, tag = 0): Request<void> {
     const data = v8.serialize(value);
-    return new Request(addon().isend(this.handle, data, dest, tag, false), () => undefined, [data], true);
+    return new Request(addon().isend(this.handle, data, dest, tag, STANDARD), () => undefined, [data], 'object');
   }
 
   /** Nonblocking receive of a JS value of any size (matched probe, then receive). */
   irecvObject<T = unknown>(source = ANY_SOURCE, tag = ANY_TAG): Request<T> {
     const native = addon().irecvBytes(this.handle, source, tag);
-    return new Request(native, () => v8.deserialize(native.data()!) as T, [], true);
+    return new Request(native, () => v8.deserialize(native.data()!) as T, [], 'object');
   }
 
   /** Sends `value` to `dest` and receives a value from `source`, without deadlock. */

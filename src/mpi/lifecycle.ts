@@ -1,6 +1,7 @@
 // MPI's lifecycle in a Node process, as mpi4py does it: initialized on first use (or by init()),
 // never twice, finalized at a clean exit, and aborted when the process dies of an error so that
 // no rank waits forever for a dead one.
+import { isMainThread } from 'node:worker_threads';
 import { addon, launcherFor, launcherWorldSize, loadedFlavour } from './native';
 import { installTopologyFromEnvironment } from '../topology';
 import { installRulesFromEnvironment } from '../select/rules';
@@ -17,7 +18,10 @@ export interface InitOptions {
 export interface InitResult {
   /** The thread level MPI provides. */
   provided: ThreadLevel;
-  /** False when MPI was already initialized by someone else (then we never finalize it). */
+  /**
+   * True only on the thread that initialized MPI: false when MPI was already initialized by
+   * someone else (then we never finalize it), and in every worker_thread.
+   */
   initializedHere: boolean;
 }
 
@@ -39,8 +43,13 @@ export function avoidOpenMpiAvxOp(env: NodeJS.ProcessEnv, flavour: string): void
   if (flavour === 'openmpi' && env.OMPI_MCA_op === undefined) env.OMPI_MCA_op = '^avx';
 }
 
-/** Initializes MPI (once). Called implicitly by the first use of `world` or any communicator. */
+/**
+ * Initializes MPI (once). Called implicitly by the first use of `world` or any communicator.
+ * In a worker_thread it joins the MPI the main thread initialized, which must provide
+ * 'multiple'; otherwise it throws (MPI must not be called from that thread).
+ */
 export function init(options: InitOptions = {}): InitResult {
+  if (!isMainThread) return (state ??= joinFromWorker());
   if (state) {
     if (options.threadLevel !== undefined && options.threadLevel !== requestedLevel) {
       throw new Error(
@@ -67,6 +76,21 @@ export function init(options: InitOptions = {}): InitResult {
   if (options.exitHandlers !== false) installExitHandlers();
   checkLauncherAgreement();
   return state;
+}
+
+// A worker_thread uses the MPI the main thread started, at MPI_THREAD_MULTIPLE only: under any
+// lower level a call from a second thread can deadlock or corrupt MPI (native init throws). It
+// never starts MPI, reads no configuration (the main thread did), and installs no exit handlers:
+// finalizing and aborting are the main thread's.
+function joinFromWorker(): InitResult {
+  const native = addon();
+  if (!native.state().initialized) {
+    throw new Error(
+      "topocoll: MPI is not initialized; a worker_thread cannot start it: call init({ threadLevel: 'multiple' }) on the main thread before starting workers that use MPI",
+    );
+  }
+  const r = native.init(native.threadLevels.multiple);
+  return { provided: levelName(r.provided), initializedHere: r.initializedHere };
 }
 
 export function initialized(): boolean {
@@ -96,8 +120,9 @@ export function isThreadMain(): boolean {
   return addon().isThreadMain();
 }
 
-/** Finalizes MPI if we initialized it. Called automatically at a clean exit. */
+/** Finalizes MPI if we initialized it. Called automatically at a clean exit. A TypeError in a worker_thread. */
 export function finalize(): void {
+  if (!isMainThread) throw new TypeError('finalize: only the main thread finalizes MPI (at its exit, or by calling finalize())');
   if (state && !aborting) addon().finalize();
 }
 

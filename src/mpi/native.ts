@@ -96,6 +96,8 @@ export function addon(): NativeAddon {
     const native: NativeAddon = require(path.join(nativeRoot, flavour, 'topocoll_native.node'));
     // MPI failures thrown by the addon are then `instanceof MpiError`.
     native.setMpiErrorClass(MpiError);
+    // Every Status (a receive's, a probe's) is this object literal, made in JS: one shape for all.
+    native.setStatusFactory((source, tag, count, bytes, cancelled, error) => ({ source, tag, count, bytes, cancelled, error }));
     loaded = { flavour, addon: native };
   }
   return loaded.addon;

@@ -1,15 +1,126 @@
-// Nonblocking operations as awaitable requests. A pending request is progressed by polling
-// MPI_Test from the event loop (setImmediate, backing off to short timers), so timers and I/O
-// keep running and MPI needs no thread support beyond MPI_THREAD_SINGLE.
-import type { NativeRequest } from './addon';
+// Nonblocking operations as awaitable requests. Awaited requests are progressed by MPI_Test from
+// the calling thread, so MPI needs no thread support beyond MPI_THREAD_SINGLE (a completion thread
+// blocked in MPI_Wait would need MPI_THREAD_MULTIPLE, which costs every call).
+import type { MpiRequest, NativeRequest } from './addon';
 
 /**
- * Polls spin on setImmediate for the first SPIN_MS (latency: each poll still lets timers and I/O
- * run), then back off on timers growing to MAX_DELAY_MS (CPU). A count of spins would end in
- * microseconds, far sooner than a peer rank that shares a core gets to run.
+ * How an awaited request is progressed. Right after the program awaits (in a microtask, so that
+ * `Promise.all` has handed over every request first), MPI_Test runs in a loop for up to SPIN_US:
+ * a small operation completes there as fast as its blocking form, and the await costs one
+ * microtask. Past that, one MPI_Test per event-loop turn (setImmediate), so timers and I/O run,
+ * for SPIN_MS after the last await or completion; then timers growing to MAX_DELAY_MS (CPU). A
+ * count of spins would end in microseconds, far sooner than a peer rank sharing a core gets to run.
  */
+const SPIN_US = 100;
 const SPIN_MS = 10;
 const MAX_DELAY_MS = 4;
+
+// What waitAny/waitSome wait on: `step` progresses (true once done, or throws: a rejection), then
+// `resolve` or `reject` settles the promise.
+interface Waiter {
+  step: () => boolean;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+// Waiters (waitAny, waitSome) and awaited Requests, which wait for themselves: an await allocates
+// no waiter object and no closures (per request of a Promise.all, on the path of every halo).
+const waiters = new Set<Waiter | Request<any>>();
+// Progresses an awaited Request once and settles its promise when done (true then); set by Request.
+let stepAwaited: (r: Request<any>) => boolean;
+let spinQueued = false;
+let turn: { immediate: NodeJS.Immediate } | { timer: NodeJS.Timeout } | null = null;
+let lastActivity = 0; // performance.now() of the last new waiter or completion
+let activity = false; // a waiter came or went since lastActivity was read
+let slowTurns = 0;
+// queueMicrotask makes an AsyncResource per call; a reaction to a settled promise is V8's own.
+const settled = Promise.resolve();
+
+// Steps every waiter once; settles those that finish.
+function stepWaiters(): void {
+  for (const w of waiters) {
+    if (w instanceof Request) {
+      if (stepAwaited(w)) {
+        waiters.delete(w);
+        activity = true;
+      }
+      continue;
+    }
+    let finished = false;
+    try {
+      finished = w.step();
+    } catch (e) {
+      waiters.delete(w);
+      activity = true;
+      w.reject(e);
+      continue;
+    }
+    if (finished) {
+      waiters.delete(w);
+      activity = true;
+      w.resolve();
+    }
+  }
+}
+
+function spin(): void {
+  spinQueued = false;
+  stepWaiters();
+  if (waiters.size > 0) {
+    // The clock only once something is still pending: most small operations are done by now.
+    const started = performance.now();
+    do stepWaiters();
+    while (waiters.size > 0 && (performance.now() - started) * 1000 < SPIN_US);
+  }
+  scheduleTurn();
+}
+
+function eventLoopTurn(): void {
+  turn = null;
+  stepWaiters();
+  scheduleTurn();
+}
+
+function scheduleTurn(): void {
+  if (waiters.size === 0 || turn) return;
+  const now = performance.now();
+  if (activity) {
+    activity = false;
+    lastActivity = now;
+    slowTurns = 0;
+  }
+  if (now - lastActivity < SPIN_MS) turn = { immediate: setImmediate(eventLoopTurn) };
+  else turn = { timer: setTimeout(eventLoopTurn, Math.min(MAX_DELAY_MS, slowTurns++ >> 4)) };
+}
+
+// Progresses `waiter` from now on, as described above.
+function addWaiter(waiter: Waiter | Request<any>): void {
+  waiters.add(waiter);
+  activity = true;
+  // A turn waiting on a timer would answer late: the spin reschedules it.
+  if (turn && 'timer' in turn) {
+    clearTimeout(turn.timer);
+    turn = null;
+  }
+  if (!spinQueued) {
+    spinQueued = true;
+    void settled.then(spin);
+  }
+}
+
+// A promise of `value()` once `step` returns true (waitAny, waitSome).
+function poll<R>(step: () => boolean, value: () => R): Promise<R> {
+  return new Promise<R>((resolve, reject) => {
+    const settle = () => {
+      try {
+        resolve(value());
+      } catch (e) {
+        reject(e);
+      }
+    };
+    addWaiter({ step, resolve: settle, reject });
+  });
+}
 
 // Requests in flight, and the buffers MPI reads or writes for them, stay reachable from here until
 // they complete, so that MPI never writes into a buffer the garbage collector has freed, even when
@@ -22,6 +133,15 @@ const inFlight = new Map<Request<any>, unknown[]>();
 const detached = new Map<NativeRequest, unknown[]>();
 const freedRequests = new WeakSet<Request<any>>();
 
+/**
+ * What made a request, which decides what else it may do: 'collective' (a nonblocking collective:
+ * neither free() nor cancel(), as MPI forbids both), 'p2p' (a send or receive of a buffer: both),
+ * 'object' (isendObject, irecvObject: free() only; a receive of unknown size has no MPI request to
+ * cancel until a message matches), 'persistent' (an operation started by a PersistentRequest:
+ * cancel() only; free() is the PersistentRequest's).
+ */
+export type RequestKind = 'collective' | 'p2p' | 'object' | 'persistent';
+
 function sweepDetached(): void {
   for (const native of detached.keys()) {
     let complete = true;
@@ -32,25 +152,6 @@ function sweepDetached(): void {
     }
     if (complete) detached.delete(native);
   }
-}
-
-// Calls `step` now, then from the event loop until it returns true (or throws: a rejection), and
-// resolves with `value()`.
-function poll<R>(step: () => boolean, value: () => R): Promise<R> {
-  return new Promise<R>((resolve, reject) => {
-    const started = performance.now();
-    let slowPolls = 0;
-    const again = () => {
-      try {
-        if (step()) return resolve(value());
-      } catch (e) {
-        return reject(e);
-      }
-      if (performance.now() - started < SPIN_MS) setImmediate(again);
-      else setTimeout(again, Math.min(MAX_DELAY_MS, slowPolls++ >> 4));
-    };
-    again();
-  });
 }
 
 /**
@@ -70,19 +171,36 @@ export class Request<T = void> implements Promise<T> {
   #result: (() => T) | null;
   #value: T | undefined;
   #done = false;
-  #freeable: boolean;
+  #kind: RequestKind;
+  #cancelRequested = false;
+  #cancelled = false;
   #promise?: Promise<T>;
+  // The promise's settling functions ((value: T) would make Request<T> invariant in T).
+  #resolve?: (value: any) => void;
+  #reject?: (error: unknown) => void;
+
+  static {
+    stepAwaited = (r) => {
+      try {
+        if (!r.test()) return false;
+      } catch (e) {
+        r.#reject!(e);
+        return true;
+      }
+      r.#resolve!(r.#value);
+      return true;
+    };
+  }
 
   /**
    * @internal `result` computes the value once the operation has completed; `keepAlive` holds the
-   * buffers MPI is reading or writing until then; `freeable`: a point-to-point operation, which
-   * free() may release (MPI forbids it for a nonblocking collective).
+   * buffers MPI is reading or writing until then; `kind`: what made it (RequestKind).
    */
-  constructor(native: NativeRequest, result: () => T, keepAlive: unknown[], freeable = false) {
+  constructor(native: NativeRequest, result: () => T, keepAlive: unknown[], kind: RequestKind = 'collective') {
     if (detached.size > 0) sweepDetached();
     this.#native = native;
     this.#result = result;
-    this.#freeable = freeable;
+    this.#kind = kind;
     inFlight.set(this, keepAlive);
   }
 
@@ -100,7 +218,16 @@ export class Request<T = void> implements Promise<T> {
   test(): boolean {
     if (!this.#done) {
       if (detached.size > 0) sweepDetached();
-      if (this.#progress('test', () => this.#native!.test())) this.#complete();
+      // On every poll of an awaited request: #progress's work without a closure.
+      if (this.#native === null) throw freedError('test'); // not done, no native: freed
+      let complete: boolean;
+      try {
+        complete = this.#native.test();
+      } catch (e) {
+        inFlight.delete(this);
+        throw e;
+      }
+      if (complete) this.#complete();
     }
     return this.#done;
   }
@@ -125,8 +252,11 @@ export class Request<T = void> implements Promise<T> {
    */
   free(): void {
     if (!inFlight.has(this)) return; // completed, failed or freed already: nothing in flight
-    if (!this.#freeable) {
+    if (this.#kind === 'collective') {
       throw new TypeError('free: a nonblocking collective cannot be freed (MPI forbids MPI_Request_free on its request); complete it with await, wait() or test()');
+    }
+    if (this.#kind === 'persistent') {
+      throw new TypeError('free: this operation was started by a PersistentRequest; complete it, then free the PersistentRequest');
     }
     if (this.#promise) throw new TypeError('free: the request is being awaited; a request cannot be freed once something waits for it');
     freedRequests.add(this);
@@ -137,15 +267,46 @@ export class Request<T = void> implements Promise<T> {
   }
 
   /**
-   * The result as a real Promise, the same one on every call: the request progressed from the
-   * event loop until it completes; it rejects with the MpiError if the operation fails.
+   * MPI_Cancel: asks MPI to cancel the operation (a receive no message has matched yet is
+   * cancelled; a send usually cannot be, and MPI-4 deprecates cancelling sends). The request
+   * must still be completed as usual (await, wait(), test()); then `cancelled` says whether it
+   * was, and a receive's Status has `cancelled: true` (no data was received). Nothing happens
+   * for a request that has completed. A TypeError for a nonblocking collective (MPI forbids it),
+   * for isendObject/irecvObject, and for a freed request.
+   */
+  cancel(): void {
+    if (freedRequests.has(this)) throw freedError('cancel');
+    if (this.#kind === 'collective' || this.#kind === 'object') {
+      throw new TypeError(
+        this.#kind === 'collective'
+          ? 'cancel: a nonblocking collective cannot be cancelled (MPI forbids MPI_Cancel on its request)'
+          : 'cancel: isendObject/irecvObject requests cannot be cancelled; use a buffer receive (irecv) to cancel',
+      );
+    }
+    if (this.#done) return;
+    this.#progress('cancel', () => (this.#native as MpiRequest).cancel());
+    this.#cancelRequested = true;
+  }
+
+  /** Whether the operation was cancelled (MPI_Test_cancelled); false until it completes. */
+  get cancelled(): boolean {
+    return this.#cancelled;
+  }
+
+  /**
+   * The result as a real Promise, the same one on every call: the request is progressed (a spin
+   * of MPI_Test, then from the event loop) until it completes; it rejects with the MpiError if the
+   * operation fails.
    */
   promise(): Promise<T> {
     if (!this.#promise && freedRequests.has(this)) return Promise.reject(freedError('promise'));
-    this.#promise ??= poll(
-      () => this.test(),
-      () => this.#value as T,
-    );
+    if (!this.#promise) {
+      this.#promise = new Promise<T>((resolve, reject) => {
+        this.#resolve = resolve;
+        this.#reject = reject;
+      });
+      addWaiter(this);
+    }
     return this.#promise;
   }
 
@@ -178,6 +339,7 @@ export class Request<T = void> implements Promise<T> {
   #complete(): void {
     this.#done = true;
     inFlight.delete(this);
+    if (this.#cancelRequested) this.#cancelled = (this.#native as MpiRequest).status().cancelled;
     this.#value = this.#result!();
     this.#native = null;
     this.#result = null;

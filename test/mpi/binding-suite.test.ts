@@ -3,7 +3,7 @@
 // and the abort path ends a job whose rank fails within seconds.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { expectSuccess, FLAVOURS, mpirun, type Flavour } from '../helpers/mpirun';
+import { expectSuccess, FLAVOURS, mpirun, rankReports, type Flavour } from '../helpers/mpirun';
 // @ts-expect-error plain ESM helper shared with the project's scripts
 import { launcherPath } from '../../scripts/mpi.mjs';
 
@@ -29,14 +29,6 @@ function launcherRelease(flavour: Flavour): string {
   return release;
 }
 
-function reports(stdout: string): RankReport[] {
-  return stdout
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as RankReport)
-    .sort((a, b) => a.rank - b.rank);
-}
-
 describe.each(FLAVOURS)('binding (%s)', (flavour) => {
   it.each(SIZES[flavour])('every operation delivers the right bytes at np=%i', async (np) => {
     // One Open MPI launch goes without the launcher's OMPI_MCA_op, so that init() itself must keep
@@ -44,8 +36,7 @@ describe.each(FLAVOURS)('binding (%s)', (flavour) => {
     const env = flavour === 'openmpi' && np === 2 ? { OMPI_MCA_op: undefined as unknown as string } : undefined;
     const run = await mpirun({ flavour, np, args: ['test/mpi/programs/binding-suite.mjs'], env, timeoutMs: 90_000 });
     expectSuccess(run);
-    const got = reports(run.stdout);
-    expect(got.map((r) => r.rank)).toEqual([...Array(np).keys()]);
+    const got = rankReports<RankReport>(run, np);
     for (const r of got) {
       expect(r.failures, `rank ${r.rank}`).toEqual([]);
       expect(r.size).toBe(np);

@@ -209,7 +209,7 @@ describe('Request', () => {
 
   it('free() lets go of a point-to-point request, which completes unobserved; a collective refuses', async () => {
     const native = scripted(3);
-    const p2p = new Request(native, () => 'v', [new Uint8Array(1)], true);
+    const p2p = new Request(native, () => 'v', [new Uint8Array(1)], 'p2p');
     p2p.free();
     expect(() => p2p.test()).toThrow(/^test: the request has been freed$/);
     expect(() => p2p.wait()).toThrow(/^wait: the request has been freed$/);
@@ -222,25 +222,68 @@ describe('Request', () => {
     new Request(scripted(1), () => 0, []).test();
     expect(native.tests).toBe(3); // complete: let go
     // Freed requests are inactive: skipped by the -any/-some calls, complete for testAll.
-    const other = new Request(scripted(2), () => 'w', [], true);
-    const gone = new Request(scripted(100), () => 'x', [], true);
+    const other = new Request(scripted(2), () => 'w', [], 'p2p');
+    const gone = new Request(scripted(100), () => 'x', [], 'p2p');
     gone.free();
     expect(await waitSome([gone, other])).toEqual({ indices: [1], values: ['w'] });
     expect(testAll([gone, other])).toBe(true);
     // A completed request is left as it is; an awaited one cannot be freed.
-    const finished = new Request(scripted(1), () => 'f', [], true);
+    const finished = new Request(scripted(1), () => 'f', [], 'p2p');
     finished.wait();
     finished.free();
     expect(finished.wait()).toBe('f');
-    const failed = new Request(scripted(1, new Error('MPI_Wait: boom')), () => 'x', [], true);
+    const failed = new Request(scripted(1, new Error('MPI_Wait: boom')), () => 'x', [], 'p2p');
     expect(() => failed.wait()).toThrow('boom');
     failed.free(); // nothing in flight: nothing to do
-    const awaited = new Request(scripted(5), () => 'a', [], true);
+    const awaited = new Request(scripted(5), () => 'a', [], 'p2p');
     const result = awaited.then((v) => v);
     expect(() => awaited.free()).toThrow(/^free: the request is being awaited/);
     expect(await result).toBe('a');
     const collective = new Request(scripted(2), () => 'c', []);
     expect(() => collective.free()).toThrow(/^free: a nonblocking collective cannot be freed \(MPI forbids MPI_Request_free on its request\)/);
     expect(await collective).toBe('c');
+  });
+
+  it('cancel() asks the native request to cancel; the request still completes, and says whether it was cancelled', async () => {
+    const cancellable = (cancelled: boolean) => {
+      const native = Object.assign(scripted(3), { cancels: 0, cancel() { native.cancels++; }, status: () => ({ cancelled }) });
+      return native;
+    };
+    const native = cancellable(true);
+    const recv = new Request(native, () => native.status(), [], 'p2p');
+    recv.cancel();
+    expect(native.cancels).toBe(1);
+    expect(recv.cancelled).toBe(false); // not complete yet
+    expect(await recv).toEqual({ cancelled: true });
+    expect(recv.cancelled).toBe(true);
+    recv.cancel(); // complete: nothing to do
+    expect(native.cancels).toBe(1);
+    const missed = cancellable(false);
+    const send = new Request(missed, () => undefined, [], 'persistent');
+    send.cancel();
+    send.wait();
+    expect(send.cancelled).toBe(false);
+    expect(() => new Request(scripted(1), () => 0, []).cancel()).toThrow(/^cancel: a nonblocking collective cannot be cancelled \(MPI forbids MPI_Cancel on its request\)$/);
+    expect(() => new Request(scripted(1), () => 0, [], 'object').cancel()).toThrow(/^cancel: isendObject\/irecvObject requests cannot be cancelled/);
+    const freed = new Request(scripted(9), () => 0, [], 'p2p');
+    freed.free();
+    expect(() => freed.cancel()).toThrow(/^cancel: the request has been freed$/);
+    expect(() => new Request(scripted(2), () => 0, [], 'persistent').free()).toThrow(/^free: this operation was started by a PersistentRequest/);
+  });
+
+  it('an awaited request that completes within the first spin costs no event-loop turn', async () => {
+    // Completes on the 2nd test, a microsecond into the spin that follows the await (which lasts
+    // 100 µs), so the setImmediate callback queued before it has not run when the await resumes
+    // (polling from the event loop would run it first).
+    const native = scripted(2);
+    let timerRan = false;
+    setImmediate(() => (timerRan = true));
+    expect(await new Request(native, () => 'spun', [])).toBe('spun');
+    expect(timerRan).toBe(false);
+    expect(native.tests).toBe(2);
+    // Promise.all hands every request over before the spin starts: all complete in it.
+    const many = [scripted(2), scripted(3), scripted(2)];
+    expect(await Promise.all(many.map((n, i) => new Request(n, () => i, [])))).toEqual([0, 1, 2]);
+    expect(timerRan).toBe(false);
   });
 });

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/mpirun';
 
 describe('TypeScript consumers', () => {
-  it('a strict nodenext project types `import ... from "topocoll"` (ESM) and `require("topocoll")` (CJS)', () => {
+  it('a strict nodenext project types `import ... from "topocoll"` (ESM), `from "topocoll/manual"` and `require("topocoll")` (CJS)', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'topocoll-consumer-'));
     try {
       mkdirSync(path.join(dir, 'node_modules'));
@@ -56,11 +56,36 @@ describe('TypeScript consumers', () => {
           'export const made = new Comm(0);',
           '// @ts-expect-error the handle is internal',
           'export const handle: number = world.handle;',
+          // Point-to-point objects: Message, PersistentRequest, the attached buffer; cancel().
+          "import { Message, PersistentRequest, startAll, attachBuffer, detachBuffer, BSEND_OVERHEAD } from 'topocoll';",
+          'const matched: Message | null = world.improbe();',
+          'export const received: Status | undefined = matched?.recv(all);',
+          'const persistent: PersistentRequest<Status> = world.recvInit(all, 0, 1);',
+          'export const started: Promise<Status[]> = Promise.all(startAll([persistent]));',
+          'attachBuffer(new Uint8Array(64 + BSEND_OVERHEAD));',
+          'world.bsend(all, 0); world.rsend(all, 0);',
+          'export const replaced: Status = world.sendrecvReplace(all, 0);',
+          'export const detached: ArrayBufferView | ArrayBuffer | null = detachBuffer();',
+          'const cancelling = world.irecv(all); cancelling.cancel();',
+          'export const wasCancelled: boolean = cancelling.cancelled;',
+          '// @ts-expect-error a Message comes from mprobe/improbe only',
+          'export const forged = new Message();',
+          '// @ts-expect-error a PersistentRequest comes from sendInit/recvInit only',
+          'export const forgedPersistent = new PersistentRequest();',
+        ].join('\n'),
+      );
+      // 'topocoll/manual': init() with options first; world, rank, size set by it.
+      writeFileSync(
+        path.join(dir, 'manual.mts'),
+        [
+          "import { init, world, rank, size, type InitResult } from 'topocoll/manual';",
+          "export const started: InitResult = init({ threadLevel: 'multiple' });",
+          'export const where: [number, number, number] = [world.rank, rank, size];',
         ].join('\n'),
       );
       writeFileSync(path.join(dir, 'cjs.cts'), "import topocoll = require('topocoll');\nexport const size: number = topocoll.world.size;\n");
       const compilerOptions = { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, types: ['node'] };
-      writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['esm.mts', 'cjs.cts'] }));
+      writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['esm.mts', 'cjs.cts', 'manual.mts'] }));
       const r = spawnSync(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', dir], { encoding: 'utf8' });
       expect(r.stdout + r.stderr).toBe('');
       expect(r.status).toBe(0);

@@ -32,23 +32,17 @@ import topocoll, {
   wtick,
   wtime,
 } from 'topocoll';
+import { check, report, throws } from './checks.mjs';
 
 const cjs = createRequire(import.meta.url)('topocoll');
 const BIG_BYTES = Number(process.env.BINDING_BIG_BYTES ?? 4 << 20);
 const p = size;
-let checks = 0;
-const failures = [];
 const timings = {};
 let sectionStart = performance.now();
 function section(name) {
   const now = performance.now();
   timings[name] = Math.round(now - sectionStart);
   sectionStart = now;
-}
-
-function check(name, ok, detail) {
-  checks++;
-  if (!ok && failures.length < 40) failures.push({ name, detail });
 }
 
 function sameArray(name, got, want) {
@@ -70,15 +64,6 @@ function throwsMpi(name, fn, errorClassName, pattern) {
     check(name, false, 'did not throw');
   } catch (e) {
     check(name, e instanceof MpiError && e.errorClassName === errorClassName && pattern.test(e.message), `${e?.constructor?.name} ${e?.errorClassName}: ${e?.message}`);
-  }
-}
-
-function throws(name, fn, cls, pattern) {
-  try {
-    fn();
-    check(name, false, 'did not throw');
-  } catch (e) {
-    check(name, e instanceof cls && pattern.test(e.message), `${e?.constructor?.name}: ${e?.message}`);
   }
 }
 
@@ -717,4 +702,4 @@ check('isFinalized after finalize', isFinalized() === true);
 throws('queryThread after finalize', () => queryThread(), Error, /queryThread: MPI is finalized/);
 throws('isThreadMain after finalize', () => isThreadMain(), Error, /isThreadMain: MPI is finalized/);
 check('version after finalize (MPI allows it)', version().libraryVersion === mpiVersion.libraryVersion);
-console.log(JSON.stringify({ rank, size: p, checks, failures, ompiOp: process.env.OMPI_MCA_op ?? null, libraryVersion: mpiVersion.libraryVersion, ...(process.env.BINDING_TIMING ? { timings } : {}) }));
+console.log(JSON.stringify({ rank, size: p, checks: report.checks, failures: report.failures, ompiOp: process.env.OMPI_MCA_op ?? null, libraryVersion: mpiVersion.libraryVersion, ...(process.env.BINDING_TIMING ? { timings } : {}) }));

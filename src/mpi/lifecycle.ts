@@ -2,7 +2,7 @@
 // never twice, finalized at a clean exit, and aborted when the process dies of an error so that
 // no rank waits forever for a dead one.
 import { isMainThread } from 'node:worker_threads';
-import { addon, launcherFor, launcherWorldSize, loadedFlavour } from './native';
+import { addon, addonLoadedInProcess, launcherFor, launcherWorldSize, loadedFlavour } from './native';
 import { installTopologyFromEnvironment } from '../topology';
 import { installRulesFromEnvironment } from '../select/rules';
 
@@ -83,12 +83,12 @@ export function init(options: InitOptions = {}): InitResult {
 // never starts MPI, reads no configuration (the main thread did), and installs no exit handlers:
 // finalizing and aborting are the main thread's.
 function joinFromWorker(): InitResult {
-  const native = addon();
-  if (!native.state().initialized) {
+  if (!addonLoadedInProcess() || !addon().state().initialized) {
     throw new Error(
       "topocoll: MPI is not initialized; a worker_thread cannot start it: call init({ threadLevel: 'multiple' }) on the main thread before starting workers that use MPI",
     );
   }
+  const native = addon();
   const r = native.init(native.threadLevels.multiple);
   return { provided: levelName(r.provided), initializedHere: r.initializedHere };
 }

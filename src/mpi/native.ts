@@ -87,6 +87,23 @@ function avoidUcxMmapHooks(env: NodeJS.ProcessEnv, flavour: Flavour): void {
   if (flavour === 'mpich' && env.UCX_MEM_MMAP_HOOK_MODE === undefined) env.UCX_MEM_MMAP_HOOK_MODE = 'none';
 }
 
+/**
+ * Whether some thread of this process has loaded the addon (Linux: it is mapped; elsewhere
+ * assumed). A worker_thread asks before loading it itself: loading MPICH there first would set up
+ * UCX's memory hooks with the worker's copy of the environment, which does not reach the C
+ * library (avoidUcxMmapHooks above has no effect from a worker), and UCX patching mmap under
+ * V8's running threads corrupts memory.
+ */
+export function addonLoadedInProcess(): boolean {
+  let maps: string;
+  try {
+    maps = fs.readFileSync('/proc/self/maps', 'utf8');
+  } catch {
+    return true;
+  }
+  return maps.includes('topocoll_native.node');
+}
+
 /** The addon (loaded once), typed by its declaration (src/mpi/addon.ts). */
 export function addon(): NativeAddon {
   if (!loaded) {

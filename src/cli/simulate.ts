@@ -26,7 +26,7 @@ import {
 import { measuredCells, rankAgreement, timingOf, type ComparedCell, type RankAgreement, type VerdictCounts } from '../model/compare';
 import { COLLECTIVES, collectiveInfo, shapeOf, type CollectiveName } from '../select/registry';
 import type { Command } from './main';
-import { parseBytes, parseOptions, UsageError } from './args';
+import { parseBytes, parseOptions, UsageError } from '../config/args';
 
 export interface SimulateOptions {
   coll: CollectiveName;

@@ -4,7 +4,8 @@
 // asked, every setting printed with its reason, and everything after `--` left to the program.
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { commandLine, planMpirun as planWith, type LauncherModule } from '../../src/cli/mpirun';
+import { commandLine, planMpirun as planWith } from '../../src/cli/mpirun';
+import type { LauncherModule } from '../../src/mpi/launcher';
 import { preloadLibrary } from '../../src/cli/preload';
 // @ts-expect-error plain ESM module shared with the project's scripts
 import * as launcherModule from '../../scripts/launcher.mjs';

@@ -12,10 +12,10 @@
 #include "comm_state.h"
 #include "config.h"
 #include "hierarchy/node_override.h"
+#include "load_config.h"
 #include "model/select_model.h"
 #include "mapping/remap/remapped_allgather.h"
 #include "override.h"
-#include "rules.h"
 #include "select.h"
 #include "shm/shm_pool.h"
 #include "staging.h"
@@ -718,9 +718,7 @@ int runThroughEngine(Collective coll, RequestOut request, Native& native, bool* 
 
 bool loadConfig(std::string* error) {
   Config c;
-  if (!loadConfigFromEnvironment(&c, error)) return false;
-  // TOPOCOLL_RULES: read here (or kept as the Node side installed it), so a bad file stops init.
-  if (!rules::loadFromEnvironment(c.text(Parameter::Rules), error)) return false;
+  if (!loadConfigAndRules(&c, error)) return false;
   g_config = c;
   bumpSelectionEpoch();
   return true;

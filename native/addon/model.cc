@@ -85,7 +85,7 @@ Napi::Value CompiledSchedule(const Napi::CallbackInfo& info) {
   Schedule s;
   model::CompactSchedule c;
   std::string error;
-  if (!engine::buildSchedule(coll, algorithm, o.params, &s, &error)) throwRange(env, error);
+  if (!buildSchedule(coll, algorithm, o.params, &s, &error)) throwRange(env, error);
   if (!model::compact(s, p, &c, &error)) throwRange(env, "rank " + std::to_string(rank) + ": " + error);
   auto stream = Napi::Int32Array::New(env, c.stream.size());
   std::memcpy(stream.Data(), c.stream.data(), c.stream.size() * sizeof(int32_t));
@@ -283,7 +283,7 @@ Napi::Value SimulateHockney(const Napi::CallbackInfo& info) {
     if (!o.nodes.empty()) bp.hierarchy = &hierarchy;
     if (remap_base) bp.mapping = &remap;
     Schedule s;
-    if (!engine::buildSchedule(coll, algorithm, bp, &s, &error)) throwRange(env, error);
+    if (!buildSchedule(coll, algorithm, bp, &s, &error)) throwRange(env, error);
     if (r == 0) note = s.note;
     if (!model::compact(s, p, &compacted, &error)) throwRange(env, "rank " + std::to_string(r) + ": " + error);
     model::pack(compacted, r, &schedules[r]);

@@ -122,7 +122,7 @@ Napi::Value BuildSchedule(const Napi::CallbackInfo& info) {
   }
   Schedule s;
   std::string error;
-  if (!engine::buildSchedule(coll, algorithm, bp, &s, &error)) throwRange(env, error);
+  if (!buildSchedule(coll, algorithm, bp, &s, &error)) throwRange(env, error);
 
   auto out = Napi::Object::New(env);
   out.Set("collective", collectiveEntry(coll).name);

@@ -1,6 +1,7 @@
 #include "algorithm_registry.h"
 
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -81,6 +82,37 @@ std::string checkRegistry() {
     }
   }
   return problems;
+}
+
+bool buildSchedule(Collective coll, int algorithm, const BuildParams& params, Schedule* out, std::string* error) {
+  if (algorithm < 0 || algorithm >= collectiveEntry(coll).algorithm_count) {
+    *error = "unknown algorithm index";
+    return false;
+  }
+  ScheduleBuilder build = findBuilder(coll, algorithm);
+  if (!build) {
+    *error = std::string(collectiveEntry(coll).name) + " algorithm " + algorithmName(coll, algorithm) + " has no builder in this build";
+    return false;
+  }
+  if (params.p < 1 || params.rank < 0 || params.rank >= params.p || params.root < 0 || params.root >= params.p || params.count < 0) {
+    *error = "invalid schedule parameters (need p >= 1, 0 <= rank, root < p, count >= 0)";
+    return false;
+  }
+  // reduce_scatter's parts: p counts adding up to count; the other collectives have none.
+  if (coll == Collective::ReduceScatter) {
+    const std::vector<int64_t>* parts = params.recv_counts;
+    int64_t sum = 0;
+    for (size_t i = 0; parts && i < parts->size(); ++i) sum += (*parts)[i] < 0 ? INT64_MIN / 2 : (*parts)[i];
+    if (!parts || parts->size() != static_cast<size_t>(params.p) || sum != params.count) {
+      *error = "reduce_scatter needs recvCounts: p counts >= 0 adding up to count";
+      return false;
+    }
+  } else if (params.recv_counts) {
+    *error = std::string("recvCounts is for reduce_scatter, not ") + collectiveEntry(coll).name;
+    return false;
+  }
+  *out = build(params);
+  return true;
 }
 
 }  // namespace topocoll

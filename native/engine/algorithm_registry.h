@@ -34,4 +34,8 @@ std::string collectiveNames();
 // Empty when every registry name has exactly one builder; otherwise what is wrong.
 std::string checkRegistry();
 
+// The schedule an algorithm builds, for tools (explain, the replayer); needs no MPI.
+// Returns false with *error when the algorithm has no builder or the parameters are invalid.
+bool buildSchedule(Collective coll, int algorithm, const BuildParams& params, Schedule* out, std::string* error);
+
 }  // namespace topocoll

@@ -1,6 +1,6 @@
 #include "comm_state.h"
 
-#include "select.h"
+#include "choice.h"
 
 namespace topocoll {
 namespace {

@@ -10,8 +10,8 @@
 #include <memory>
 #include <unordered_set>
 
+#include "choice.h"
 #include "generated/registry.h"
-#include "select.h"
 #include "shadow_comm.h"
 
 namespace topocoll {

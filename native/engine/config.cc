@@ -13,8 +13,6 @@
 
 #include "algorithm_registry.h"
 #include "hierarchy/node_override.h"
-#include "rules.h"
-#include "select.h"
 
 namespace topocoll {
 namespace {
@@ -225,17 +223,8 @@ bool loadConfigFromEnvironment(Config* out, std::string* error) {
     if (!parseParameter(static_cast<Parameter>(i), text.c_str(), &c.values[i], error)) return false;
     c.texts[i] = text;
   }
-  // TOPOCOLL_RULES: read here (or kept as the Node side installed it), so a bad file stops init.
-  if (!rules::loadFromEnvironment(c.text(Parameter::Rules), error)) return false;
   *out = c;
   return true;
-}
-
-
-// engine.cc installs the loaded configuration.
-void installConfig(const Config& c) {
-  g_config = c;
-  bumpSelectionEpoch();
 }
 
 }  // namespace topocoll

@@ -12,6 +12,7 @@
 #include "comm_state.h"
 #include "config.h"
 #include "hierarchy/node_override.h"
+#include "load_config.h"
 #include "model/select_model.h"
 #include "mapping/remap/remapped_allgather.h"
 #include "override.h"
@@ -20,10 +21,6 @@
 #include "staging.h"
 #include "stats.h"
 #include "topology/runtime.h"
-
-namespace topocoll {
-void installConfig(const Config& c);  // config.cc
-}
 
 namespace topocoll::engine {
 
@@ -708,8 +705,9 @@ int runThroughEngine(Collective coll, RequestOut request, Native& native, bool* 
 
 bool loadConfig(std::string* error) {
   Config c;
-  if (!loadConfigFromEnvironment(&c, error)) return false;
-  installConfig(c);
+  if (!loadConfigAndRules(&c, error)) return false;
+  g_config = c;
+  bumpSelectionEpoch();
   return true;
 }
 
@@ -762,37 +760,6 @@ bool takeRaisedByMpi() {
   bool raised = t_raised_by_mpi;
   t_raised_by_mpi = false;
   return raised;
-}
-
-bool buildSchedule(Collective coll, int algorithm, const BuildParams& params, Schedule* out, std::string* error) {
-  if (algorithm < 0 || algorithm >= collectiveEntry(coll).algorithm_count) {
-    *error = "unknown algorithm index";
-    return false;
-  }
-  ScheduleBuilder build = findBuilder(coll, algorithm);
-  if (!build) {
-    *error = std::string(collectiveEntry(coll).name) + " algorithm " + algorithmName(coll, algorithm) + " has no builder in this build";
-    return false;
-  }
-  if (params.p < 1 || params.rank < 0 || params.rank >= params.p || params.root < 0 || params.root >= params.p || params.count < 0) {
-    *error = "invalid schedule parameters (need p >= 1, 0 <= rank, root < p, count >= 0)";
-    return false;
-  }
-  // reduce_scatter's parts: p counts adding up to count; the other collectives have none.
-  if (coll == Collective::ReduceScatter) {
-    const std::vector<int64_t>* parts = params.recv_counts;
-    int64_t sum = 0;
-    for (size_t i = 0; parts && i < parts->size(); ++i) sum += (*parts)[i] < 0 ? INT64_MIN / 2 : (*parts)[i];
-    if (!parts || parts->size() != static_cast<size_t>(params.p) || sum != params.count) {
-      *error = "reduce_scatter needs recvCounts: p counts >= 0 adding up to count";
-      return false;
-    }
-  } else if (params.recv_counts) {
-    *error = std::string("recvCounts is for reduce_scatter, not ") + collectiveEntry(coll).name;
-    return false;
-  }
-  *out = build(params);
-  return true;
 }
 
 }  // namespace topocoll::engine

@@ -55,10 +55,6 @@ class RequestOut {
 // collective, which has already called the communicator's error handler.
 bool takeRaisedByMpi();
 
-// The schedule an algorithm builds, for tools (explain, the replayer); needs no MPI.
-// Returns false with *error when the algorithm has no builder or the parameters are invalid.
-bool buildSchedule(generated::Collective coll, int algorithm, const BuildParams& params, Schedule* out, std::string* error);
-
 }  // namespace topocoll::engine
 
 // The entry points, one per collective of the registry (allgather, bcast, ...), declared from

@@ -6,6 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include "buffer_binding.h"
+#include "collective_request.h"
 #include "reduce/reduction.h"
 #include "schedule.h"
 #include "shadow_comm.h"
@@ -13,15 +15,6 @@
 #include "staging.h"
 
 namespace topocoll {
-
-// Where the blocks of one buffer live, in bytes of the type signature (what every rank of a call
-// agrees on, whatever datatypes the ranks pass): block b starts at base + b * blockBytes. The
-// engine binds the user's memory itself when its datatype is contiguous, else a staging copy
-// (staging.h); the executor moves bytes (MPI_BYTE, memcpy) only.
-struct BufferBinding {
-  char* base = nullptr;
-  int64_t blockBytes = 0;
-};
 
 struct Bindings {
   BufferBinding send, recv, tmp;
@@ -44,18 +37,6 @@ class ScratchBuffer {
 // Runs the whole schedule; returns an MPI error code. `shm`: the communicator's shared memory,
 // needed by schedules that use it (Schedule::shm) and progressed while this call waits.
 int executeSchedule(const Schedule& schedule, const Bindings& bindings, MPI_Comm comm, int tag, ShmContext* shm = nullptr);
-
-// A collective in flight: the engine's schedules and the system MPI's own requests alike.
-class CollectiveRequest {
- public:
-  virtual ~CollectiveRequest() = default;
-  virtual int test(bool* done) = 0;
-  virtual int wait() = 0;
-  // Moves on as far as it can without calling MPI (shared-memory flags and copies), for a thread
-  // other than the one that calls MPI: MPICH 4.0 has no progress hook (interpose/requests.cc).
-  // The caller excludes every other progress of this request.
-  virtual void advanceWithoutMpi() {}
-};
 
 // A schedule progressed round by round by test()/wait() on `shadow`, which it keeps (with its
 // shared memory) until it completes: MPI lets a program free a communicator while a collective on

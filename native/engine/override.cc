@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "select.h"
+#include "choice.h"
 
 namespace topocoll::override_algorithm {
 namespace {

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "algorithm_registry.h"
-#include "select.h"
+#include "choice.h"
 #include "topology/json.h"
 
 namespace topocoll::rules {

@@ -3,8 +3,6 @@
 #include <array>
 #include <cstring>
 #include <string>
-#include <mutex>
-#include <unordered_set>
 #include <vector>
 
 #include "algorithm_registry.h"
@@ -51,15 +49,6 @@ const std::vector<ResolvedRule>& defaultRules(Collective coll) {
 }
 
 }  // namespace
-
-const char* internReason(const std::string& text) {
-  static std::mutex mutex;
-  static std::unordered_set<std::string> texts;  // nodes never move: c_str() stays valid
-  std::lock_guard<std::mutex> lock(mutex);
-  return texts.insert(text).first->c_str();
-}
-
-std::atomic<uint64_t> g_selection_epoch{1};
 
 bool rulesNeedNodes(Collective coll) {
   static const auto need = [] {

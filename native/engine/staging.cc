@@ -4,7 +4,6 @@
 #include <cstring>
 #include <utility>
 
-#include "executor.h"
 
 namespace topocoll {
 namespace {

@@ -13,9 +13,10 @@
 #include <memory>
 #include <vector>
 
+#include "buffer_binding.h"
+
 namespace topocoll {
 
-struct BufferBinding;  // executor.h
 
 // Whether a count or byte span fits the int of an MPI-3 call.
 inline bool fitsInt(int64_t n) { return n >= 0 && n <= INT_MAX; }

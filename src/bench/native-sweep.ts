@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { UsageError } from '../cli/args';
+import { UsageError } from '../config/args';
 import { forcingEnvironment, nativeAlgorithms } from '../select/native-algorithms';
 import { MPI_FLAVOUR_TITLES, NATIVE, type CollectiveName, type MpiFlavour } from '../select/registry';
 import { NATIVE_PREFIX } from '../select/rules';

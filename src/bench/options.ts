@@ -1,8 +1,8 @@
 // Options shared by `topocoll bench` and `topocoll tune`, and the self-launch under mpirun.
 import path from 'node:path';
 import { envValue } from '../config/env';
-import { parseBytes, UsageError, type OptionSpec, type ParsedOptions } from '../cli/args';
-import { launcherModule } from '../cli/mpirun';
+import { parseBytes, UsageError, type OptionSpec, type ParsedOptions } from '../config/args';
+import { launcherModule } from '../mpi/launcher';
 import { launcherFlavour, packageRoot, type Flavour } from '../mpi/native';
 import { AUTO, COLLECTIVES, NATIVE, type CollectiveName } from '../select/registry';
 import { NATIVE_PREFIX } from '../select/rules';

@@ -15,7 +15,7 @@ import { formatCsv, formatLongTable, formatSkipped, formatSummaryTable } from '.
 import { getWorld } from '../mpi/comm';
 import { init } from '../mpi/lifecycle';
 import { envValue } from '../config/env';
-import { parseOptions, UsageError, type ParsedOptions } from './args';
+import { parseOptions, UsageError, type ParsedOptions } from '../config/args';
 import type { Command } from './main';
 
 const DEFAULT_PLOT_DIR = 'topocoll-bench';

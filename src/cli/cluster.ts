@@ -12,7 +12,7 @@ import path from 'node:path';
 import { launcherFor } from '../mpi/native';
 import type { Command } from './main';
 import { suggestion } from '../config/closest';
-import { HelpRequest, parseOptions, UsageError } from './args';
+import { HelpRequest, parseOptions, UsageError } from '../config/args';
 
 const SCRIPTS = path.resolve(__dirname, '..', '..', 'scripts', 'cluster');
 const STATE_ROOT = '/run/topocoll-cluster';

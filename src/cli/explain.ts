@@ -12,7 +12,7 @@ import { levelForScope, networkLevel } from '../model/machine';
 import { machineFromTopology } from '../model/machine-topology';
 import { loadTopology } from '../topology/file';
 import type { Command } from './main';
-import { parseBytes, parseOptions, UsageError } from './args';
+import { parseBytes, parseOptions, UsageError } from '../config/args';
 import { installRulesFromEnvironment } from '../select/rules';
 
 /** The levels the model prices messages with: the engine's defaults, or a topology file's. */

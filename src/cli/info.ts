@@ -6,7 +6,8 @@ import { formatBytes } from '../bench/stats';
 import type { HierarchyInfo, RegisteredAlgorithms } from '../mpi/addon';
 import { COLLECTIVES } from '../select/registry';
 import type { Command } from './main';
-import { parseOptions } from './args';
+import { topologyInfoSection } from './topology-info';
+import { parseOptions } from '../config/args';
 
 export interface InfoReport {
   mpi: string;
@@ -19,24 +20,16 @@ export interface InfoReport {
 }
 
 /**
- * A section contributed to `info` by another part of topocoll: called on every rank after the
- * hierarchy is known (it may be collective), its lines printed by rank 0 under `title`. The
- * topology section comes from src/topology's `infoSection` export (see collectInfo); other parts
- * of topocoll may add theirs with addInfoSection().
+ * A section of `info` beyond the hierarchy and the algorithms: called on every rank after the
+ * hierarchy is known (it may be collective), its lines printed by rank 0 under `title`.
  */
 export interface InfoSection {
   readonly title: string;
   lines(world: { handle: number; rank: number; size: number }, hierarchy: HierarchyInfo): string[] | undefined;
 }
 
-const extraSections: InfoSection[] = [];
-
-function addInfoSection(section: InfoSection): void {
-  extraSections.push(section);
-}
-
-// TOPOCOLL_TOPOLOGY resolved for the job: levels, tree of modules, z(p, q) (src/topology/describe.ts).
-addInfoSection(require('../topology/describe').topologyInfoSection);
+// TOPOCOLL_TOPOLOGY resolved for the job: levels, tree of modules, z(p, q).
+const SECTIONS: readonly InfoSection[] = [topologyInfoSection];
 
 function table(header: string[], rows: Array<Array<string | number>>): string[] {
   const cells = [header, ...rows.map((r) => r.map(String))];
@@ -55,10 +48,7 @@ function collectInfo(withShm = true): InfoReport {
   if (shmOff) hierarchy.shm = { available: false, why: 'off (TOPOCOLL_SHM=0)', channels: 0, parts: 0, partBytes: 0, namePrefix: '' };
   const registered = addon().registeredAlgorithms();
   const sections: InfoReport['sections'] = [];
-  // The topology section: src/topology exports `infoSection` (an InfoSection describing the
-  // TOPOCOLL_TOPOLOGY file resolved for this job); until it does, info prints no such section.
-  const topology = require('../topology') as { infoSection?: InfoSection };
-  for (const s of [...(topology.infoSection ? [topology.infoSection] : []), ...extraSections]) {
+  for (const s of SECTIONS) {
     const lines = s.lines({ handle: world.handle, rank: world.rank, size: world.size }, hierarchy);
     if (lines) sections.push({ title: s.title, lines });
   }

@@ -4,7 +4,7 @@
 // is wrong: nothing was done), 1 for a runtime failure (a file, the MPI, the machine); commands
 // that run a job (mpirun, cluster run, bench and tune with --np) exit with the job's status.
 import { closest, suggestion } from '../config/closest';
-import { HelpRequest, parseOptions, UsageError } from './args';
+import { HelpRequest, parseOptions, UsageError } from '../config/args';
 import { versionText } from './version';
 
 export interface Command {

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { envValue } from '../config/env';
-import { UsageError, parseOptions } from './args';
+import { UsageError, parseOptions } from '../config/args';
 import type { Command } from './main';
 
 export type Flavour = 'openmpi' | 'mpich';

@@ -23,10 +23,10 @@ import {
   type ModelName,
   type SimulateRow,
 } from '../model';
-import { measuredCells, rankAgreement, timingOf, type ComparedCell, type RankAgreement, type VerdictCounts } from '../model/compare';
+import { measuredCells, rankAgreement, timingOf, type ComparedCell, type RankAgreement, type VerdictCounts } from '../bench/compare';
 import { COLLECTIVES, collectiveInfo, shapeOf, type CollectiveName } from '../select/registry';
 import type { Command } from './main';
-import { parseBytes, parseOptions, UsageError } from './args';
+import { parseBytes, parseOptions, UsageError } from '../config/args';
 
 export interface SimulateOptions {
   coll: CollectiveName;

@@ -3,7 +3,7 @@
 // `--hosts` resolves it for a job and prints the tree and z(p, q).
 import { exchangeSuffix, formatBandwidth, formatSeconds, formatTree, loadTopology, meetMatrix, normalizeTopology, resolveTopology, TopologyError } from '../topology';
 import type { Command } from './main';
-import { parseOptions, UsageError } from './args';
+import { parseOptions, UsageError } from '../config/args';
 
 /** "a,a,b" or "a:2,b:1" (a hostfile's slots): the host of each rank. */
 export function parseHostList(text: string): string[] {

@@ -22,7 +22,7 @@ import { getWorld } from '../mpi/comm';
 import { init } from '../mpi/lifecycle';
 import { MPI_FLAVOUR_TITLES, type MpiFlavour } from '../select/registry';
 import { loadRules, NATIVE_PREFIX, RulesError, rulesFromObject, rulesToJson, type RulesFile } from '../select/rules';
-import { parseOptions, UsageError, type ParsedOptions } from './args';
+import { parseOptions, UsageError, type ParsedOptions } from '../config/args';
 import { writeReportJson } from './bench';
 import type { Command } from './main';
 

@@ -1,37 +1,9 @@
-// The topology section of `topocoll info`: the topology file as the engine resolved it for the
-// job at MPI_Init (its levels, the tree of modules with their ranks, and seed 004's z(p, q)).
-// Shown from the engine's own resolution, not a second one here, so that what is printed is
-// what the rank mapping of the remapped algorithms uses.
-import type { InfoSection } from '../cli/info';
-import type { EngineWorldTopology, HierarchyInfo } from '../mpi/addon';
-import type { Topology } from './file';
-import { exchangeSuffix, formatBandwidth, formatSeconds, formatTree, meetMatrix, type ResolvedLevel, type ResolvedTopology } from './resolve';
+// A resolved topology as lines of text (its levels, the tree of modules with their ranks, and
+// seed 004's z(p, q)): what `topocoll info` prints for the job (src/cli/topology-info.ts).
+import { exchangeSuffix, formatBandwidth, formatSeconds, formatTree, meetMatrix, type ResolvedTopology } from './resolve';
 
 /** Above this many ranks z(p, q) is summarized (pairs per level) instead of printed whole. */
 const Z_MATRIX_MAX_RANKS = 32;
-
-/** The engine's resolution in the form src/topology/resolve.ts uses; `hosts` names each rank's host. */
-export function resolvedFromEngine(engine: EngineWorldTopology, hosts: readonly string[]): ResolvedTopology {
-  const t = engine.topology;
-  const topology: Topology = {
-    source: t.source,
-    name: t.name,
-    description: t.description,
-    levels: t.levels.map((l) => ({ name: l.name, scope: l.scope, latency: l.latency, bandwidth: l.bandwidth, line: l.line })),
-    groups: t.groups,
-    virtualNodes: t.virtualNodes,
-    lines: {},
-  };
-  const levels: ResolvedLevel[] = engine.resolved.levels.map((l, i) => ({
-    level: topology.levels[i],
-    moduleOf: Int32Array.from(l.moduleOf),
-    labels: [...l.labels],
-    parent: Int32Array.from(l.parent),
-  }));
-  if (levels.length !== topology.levels.length) throw new Error(`engine topology: ${levels.length} resolved levels for ${topology.levels.length} levels`);
-  if (levels.some((l) => l.moduleOf.length !== hosts.length)) throw new Error(`engine topology: resolved for a job of another size than ${hosts.length} ranks`);
-  return { topology, hosts: [...hosts], size: hosts.length, levels };
-}
 
 /**
  * The lines `topocoll info` prints for a resolved topology: the file and its levels, the tree
@@ -67,19 +39,3 @@ export function describeTopology(resolved: ResolvedTopology, maxMatrixRanks = Z_
   out.push(`  rank pairs per level: ${t.levels.map((l, i) => `${l.name} ${pairs[i]}`).join(', ')}`);
   return out;
 }
-
-/**
- * The section `topocoll info` shows when TOPOCOLL_TOPOLOGY is set: what the engine resolved at
- * init, with each rank's host from the hierarchy detection. Nothing without a topology file.
- */
-export const topologyInfoSection: InfoSection = {
-  title: 'topology (TOPOCOLL_TOPOLOGY)',
-  lines(world, hierarchy: HierarchyInfo) {
-    const { addon } = require('../mpi/native') as typeof import('../mpi/native');
-    const engine = addon().worldTopology();
-    if (!engine) return undefined;
-    const hosts = [...hierarchy.ranks].sort((a, b) => a.rank - b.rank).map((r) => r.host);
-    if (hosts.length !== world.size) throw new Error(`topocoll info: the hierarchy lists ${hosts.length} ranks, the job has ${world.size}`);
-    return describeTopology(resolvedFromEngine(engine, hosts));
-  },
-};

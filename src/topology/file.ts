@@ -6,7 +6,7 @@
 // schemas/topology.schema.json; the native engine reads the same files (JSON) in
 // native/engine/topology/. A bad file is an error naming the file, line, key and valid choices.
 import { parseYamlFile, readTextFile, type Fail, type KeyPath } from '../config/document';
-import { parseQuantity } from '../model/machine';
+import { parseQuantity } from '../config/quantity';
 
 /** What the modules of a level are: ranks share a module when they share this. */
 export type LevelScope = 'system' | 'group' | 'host' | 'virtual_node';

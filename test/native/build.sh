@@ -33,7 +33,8 @@ if [ "$mode" != "--bench-only" ]; then
   $CXX $CXXFLAGS -I"$root/native/engine" -I"$root/test/native" -o "$out/json_test" "$root/test/native/json_test.cc" "$root/native/engine/topology/json.cc"
   "$out/json_test"
   $CXX $CXXFLAGS -I"$root/native/engine" -I"$root/test/native" -o "$out/rules_test" "$root/test/native/rules_test.cc" \
-    "$root/native/engine/rules.cc" "$root/native/engine/topology/json.cc" "$root/native/engine/algorithm_registry.cc"
+    "$root/native/engine/rules.cc" "$root/native/engine/choice.cc" "$root/native/engine/topology/json.cc" \
+    "$root/native/engine/algorithm_registry.cc"
   "$out/rules_test"
   mpicc=${TOPOCOLL_MPICC:-$(command -v mpicc.openmpi || command -v mpicc || echo mpicc)}
   if mpi_compile=$("$mpicc" --showme:compile 2>/dev/null); then
@@ -45,6 +46,7 @@ if [ "$mode" != "--bench-only" ]; then
   # shellcheck disable=SC2086
   $CXX $CXXFLAGS -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1 -I"$root/native/engine" -I"$root/test/native" $mpi_compile \
     -o "$out/config_test" "$root/test/native/config_test.cc" "$root/native/engine/config.cc" "$root/native/engine/rules.cc" \
+    "$root/native/engine/load_config.cc" "$root/native/engine/choice.cc" \
     "$root/native/engine/topology/json.cc" "$root/native/engine/algorithm_registry.cc" \
     "$root/native/engine/hierarchy/node_override.cc" $mpi_link
   "$out/config_test"

@@ -1,19 +1,17 @@
 // Standalone tests of the engine's configuration (native/engine/config.cc): the TOPOCOLL_* values
 // as read at init (whitespace trimmed, for every variable alike), the messages for bad values
 // (the variable, the value, the valid choices), the warning for an unknown TOPOCOLL_* variable
-// naming the closest one, the defaults, and TOPOCOLL_RULES read through rules.cc.
+// naming the closest one, the defaults, and TOPOCOLL_RULES read through rules.cc at load.
 //
 // Not MPI-free at build time: config.cc includes <mpi.h> (firstRank() asks PMPI_Initialized and
 // PMPI_Comm_rank whether MPI runs, to warn on the first rank only), so build.sh compiles this test
 // with an MPI wrapper's flags and links its library. MPI is never initialized here. Linked with
-// rules.cc, topology/json.cc, algorithm_registry.cc and hierarchy/node_override.cc; one stand-in:
-// g_selection_epoch (select.h), defined in select.cc, which includes model/select_model.h ->
-// <mpi.h> and calls model::chooseByModel, i.e. the whole engine.
+// load_config.cc and rules.cc (TOPOCOLL_RULES: loadConfigAndRules, what init runs), choice.cc,
+// topology/json.cc, algorithm_registry.cc and hierarchy/node_override.cc.
 // Build and run: test/native/build.sh
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,13 +21,10 @@
 #include "algorithm_registry.h"
 #include "check.h"
 #include "config.h"
+#include "load_config.h"
 #include "rules.h"
 
 extern char** environ;
-
-namespace topocoll {
-std::atomic<uint64_t> g_selection_epoch{1};  // stand-in for select.cc's (see above)
-}  // namespace topocoll
 
 using namespace topocoll;
 using topocoll::test::Test;
@@ -272,19 +267,19 @@ void testRulesVariable() {
   Config c;
   std::string error;
   setenv("TOPOCOLL_RULES", dir.c_str(), 1);
-  CHECK(!loadConfigFromEnvironment(&c, &error) && error == "TOPOCOLL_RULES: " + dir + ": is a directory, not a rules file", "%s", error.c_str());
+  CHECK(!loadConfigAndRules(&c, &error) && error == "TOPOCOLL_RULES: " + dir + ": is a directory, not a rules file", "%s", error.c_str());
   const std::string path = dir + "/rules.json";
   if (FILE* f = std::fopen(path.c_str(), "w")) {
     std::fputs("{\"version\": 1, \"rules\": [\n{\"collective\": \"barrier\", \"algorithm\": \"dissemination\"}\n]}\n", f);
     std::fclose(f);
   }
   setenv("TOPOCOLL_RULES", (" " + path + "\n").c_str(), 1);
-  CHECK(loadConfigFromEnvironment(&c, &error), "%s", error.c_str());
+  CHECK(loadConfigAndRules(&c, &error), "%s", error.c_str());
   CHECK(c.text(Parameter::Rules) == path, "\"%s\"", c.text(Parameter::Rules).c_str());
   const rules::RuleSet* set = rules::current();
   CHECK(set && set->source == path && set->rules.size() == 1 && set->rules[0].reason == "rules file " + path + ":2", "rules loaded");
   unsetenv("TOPOCOLL_RULES");
-  CHECK(loadConfigFromEnvironment(&c, &error) && rules::current() == nullptr, "unset: no rules");
+  CHECK(loadConfigAndRules(&c, &error) && rules::current() == nullptr, "unset: no rules");
   std::remove(path.c_str());
   rmdir(dir.c_str());
 }

@@ -3,16 +3,13 @@
 // of a rule and first-match order, the messages (file and line) for bad input, files that are
 // directories, empty, hold NUL bytes or are very large.
 //
-// MPI-free: linked with json.cc and algorithm_registry.cc only. Two stand-ins, since the units that
-// hold the real ones need MPI:
-//  - g_selection_epoch (select.h, defined in select.cc; select.cc includes model/select_model.h,
-//    which includes <mpi.h>, and calls model::chooseByModel, which pulls in the engine);
-//  - the schedule builders: this test registers placeholders for a few algorithms (below), so
-//    that a rule naming an algorithm without a builder in this binary is one that "cannot run here".
+// MPI-free: linked with choice.cc, json.cc and algorithm_registry.cc only. One stand-in, since
+// the units that hold the real ones need MPI: the schedule builders. This test registers
+// placeholders for a few algorithms (below), so that a rule naming an algorithm without a builder
+// in this binary is one that "cannot run here".
 // Build and run: test/native/build.sh
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -20,12 +17,8 @@
 
 #include "algorithm_registry.h"
 #include "check.h"
+#include "choice.h"
 #include "rules.h"
-#include "select.h"
-
-namespace topocoll {
-std::atomic<uint64_t> g_selection_epoch{1};  // stand-in for select.cc's (see above)
-}  // namespace topocoll
 
 using namespace topocoll;
 using topocoll::test::Test;

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HelpRequest, parseOptions, UsageError, type OptionSpec } from '../../src/cli/args';
+import { HelpRequest, parseOptions, UsageError, type OptionSpec } from '../../src/config/args';
 import { COMMAND_NAMES } from '../../src/cli/main';
 import { closest, editDistance } from '../../src/config/closest';
 // @ts-expect-error plain ESM module shared with the project's scripts

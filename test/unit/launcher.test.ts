@@ -5,7 +5,8 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { commandLine, planMpirun as planWith, type LauncherModule } from '../../src/cli/mpirun';
+import { commandLine, planMpirun as planWith } from '../../src/cli/mpirun';
+import type { LauncherModule } from '../../src/mpi/launcher';
 import { preloadLibrary } from '../../src/cli/preload';
 // @ts-expect-error plain ESM module shared with the project's scripts
 import * as launcherModule from '../../scripts/launcher.mjs';

@@ -15,7 +15,7 @@ import {
   rankMapping,
   type InformationGraph,
   type MachineLevels,
-} from '../../src/select/mapping';
+} from '../../src/mpi/mapping';
 
 const native = addon();
 const repoRoot = path.resolve(__dirname, '..', '..');

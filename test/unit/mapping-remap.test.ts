@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { verifyCollective } from '../../src/model/replay';
 import { addon } from '../../src/mpi/native';
-import { allgatherRankMapping, REMAPPED_ALLGATHERS } from '../../src/select/mapping';
+import { allgatherRankMapping, REMAPPED_ALLGATHERS } from '../../src/mpi/mapping';
 
 const native = addon();
 

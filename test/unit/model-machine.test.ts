@@ -11,10 +11,10 @@ import {
   loadProfile,
   machineFromObject,
   parseMachine,
-  parseQuantity,
   placementFromNodes,
   roundRobinPlacement,
 } from '../../src/model';
+import { parseQuantity } from '../../src/config/quantity';
 
 const twoLevel = `name: two-level
 node:

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { UsageError } from '../../src/cli/args';
+import { UsageError } from '../../src/config/args';
 import { explainCall } from '../../src/cli/explain';
 import { simulate } from '../../src/cli/simulate';
 import { alltoallLongTime, loadProfile, registeredAlgorithms } from '../../src/model';

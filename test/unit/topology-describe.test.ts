@@ -6,7 +6,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EngineWorldTopology } from '../../src/mpi/addon';
 import { addon } from '../../src/mpi/native';
-import { describeTopology, loadTopology, meetMatrix, normalizeTopology, resolvedFromEngine, resolveTopology } from '../../src/topology';
+import { describeTopology, loadTopology, meetMatrix, normalizeTopology, resolveTopology } from '../../src/topology';
+import { resolvedFromEngine } from '../../src/cli/topology-info';
 
 const native = addon();
 const examples = path.resolve(__dirname, '../../examples/topology');

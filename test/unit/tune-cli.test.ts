@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/cli/args';
+import { UsageError } from '../../src/config/args';
 import { nativeLaunches } from '../../src/bench/native-sweep';
 import type { BenchRecord, BenchReport, SweepOptions } from '../../src/bench/sweep';
 import { parseRules } from '../../src/select/rules';

@@ -5,6 +5,8 @@
 #include <map>
 #include <utility>
 
+#include "../config.h"
+
 namespace topocoll {
 namespace {
 
@@ -193,6 +195,25 @@ int Hierarchy::sharedCacheRanks() const {
     if (std::find(llc->shared_cpus.begin(), llc->shared_cpus.end(), places_[r].cpu) != llc->shared_cpus.end()) ++n;
   }
   return std::max(n, 1);
+}
+
+namespace {
+bool g_node_override_set = false;
+NodeOverride g_node_override;
+}  // namespace
+
+NodeOverride nodeOverride() {
+  if (g_node_override_set) return g_node_override;
+  NodeOverride o;
+  std::string error;
+  // Validated when the configuration was loaded; nothing else can fail here.
+  if (!parseNodeOverride(config().text(Parameter::VirtualNodes), "TOPOCOLL_VIRTUAL_NODES", &o, &error)) o = NodeOverride();
+  return o;
+}
+
+void setNodeOverride(const NodeOverride& o) {
+  g_node_override = o;
+  g_node_override_set = true;
 }
 
 }  // namespace topocoll

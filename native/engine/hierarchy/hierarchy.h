@@ -82,4 +82,9 @@ class Hierarchy {
   std::vector<CacheInfo> caches_;
 };
 
+// The override in force for hierarchies detected from now on: the one set by setNodeOverride()
+// (e.g. from a topology file), else TOPOCOLL_VIRTUAL_NODES of the loaded configuration.
+NodeOverride nodeOverride();
+void setNodeOverride(const NodeOverride& o);
+
 }  // namespace topocoll

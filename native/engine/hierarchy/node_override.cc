@@ -2,8 +2,6 @@
 
 #include <cstdlib>
 
-#include "../config.h"
-
 namespace topocoll {
 namespace {
 
@@ -12,9 +10,6 @@ bool parseCount(const std::string& text, int min, int* out) {
   *out = std::atoi(text.c_str());
   return *out >= min;
 }
-
-bool g_set = false;
-NodeOverride g_override;
 
 }  // namespace
 
@@ -69,20 +64,6 @@ bool parseNodeOverride(const std::string& text, const char* what, NodeOverride* 
   o.kind = NodeOverride::Kind::List;
   *out = o;
   return true;
-}
-
-NodeOverride nodeOverride() {
-  if (g_set) return g_override;
-  NodeOverride o;
-  std::string error;
-  // Validated when the configuration was loaded; nothing else can fail here.
-  if (!parseNodeOverride(config().text(Parameter::VirtualNodes), "TOPOCOLL_VIRTUAL_NODES", &o, &error)) o = NodeOverride();
-  return o;
-}
-
-void setNodeOverride(const NodeOverride& o) {
-  g_override = o;
-  g_set = true;
 }
 
 }  // namespace topocoll

@@ -29,9 +29,4 @@ struct NodeOverride {
 // in errors (e.g. "TOPOCOLL_VIRTUAL_NODES").
 bool parseNodeOverride(const std::string& text, const char* what, NodeOverride* out, std::string* error);
 
-// The override in force for hierarchies detected from now on: the one set by setNodeOverride()
-// (e.g. from a topology file), else TOPOCOLL_VIRTUAL_NODES of the loaded configuration.
-NodeOverride nodeOverride();
-void setNodeOverride(const NodeOverride& o);
-
 }  // namespace topocoll

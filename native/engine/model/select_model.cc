@@ -5,11 +5,10 @@
 #include <tuple>
 
 #include "algorithm_registry.h"
-#include "engine.h"
+#include "choice.h"
 #include "hierarchy/hierarchy.h"
 #include "mapping/remap/allgather_mapping.h"
 #include "mapping/remap/remapped_allgather.h"
-#include "select.h"
 #include "topology/runtime.h"
 
 namespace topocoll::model {
@@ -99,7 +98,7 @@ std::vector<AlgorithmPrediction> predictAll(const ModelCall& call, const Config&
         bp.rank = r;
         if (remap) bp.mapping = remap;
         Schedule s;
-        if (!engine::buildSchedule(call.coll, a, bp, &s, &error) || !compact(s, p, &compacted, &error)) ap.skipped = error;
+        if (!buildSchedule(call.coll, a, bp, &s, &error) || !compact(s, p, &compacted, &error)) ap.skipped = error;
         else pack(compacted, r, &schedules[r]);
       }
       if (ap.skipped.empty()) {

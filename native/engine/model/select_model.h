@@ -13,10 +13,10 @@
 #include <tuple>
 #include <vector>
 
+#include "choice.h"
 #include "config.h"
 #include "model/hockney.h"
 #include "schedule.h"
-#include "select.h"
 
 namespace topocoll {
 class Hierarchy;

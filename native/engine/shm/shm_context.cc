@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 
-#include "../executor.h"
+#include "../collective_request.h"
 
 namespace topocoll {
 

@@ -35,7 +35,7 @@
 
 namespace topocoll {
 
-class CollectiveRequest;  // executor.h
+class CollectiveRequest;  // collective_request.h
 
 struct ShmOptions {
   int64_t data_bytes = 1 << 20;  // data area per channel (TOPOCOLL_SHM_BYTES)

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config.h"
+#include "hierarchy/hierarchy.h"
 #include "hierarchy/node_override.h"
 #include "topology/json.h"
 

@@ -1,8 +1,8 @@
 // Predictions against measurements: the cells of `topocoll bench` reports next to the simulator's
 // predictions for the same communicator, and whether the model orders the algorithms as the
 // measurements do (issue 5: wherever two algorithms' measured times differ by more than 20%).
-import { median } from '../bench/stats';
-import type { BenchReport, Timing } from '../bench/sweep';
+import { median } from './stats';
+import type { BenchReport, Timing } from './sweep';
 import type { CollectiveName } from '../select/registry';
 
 /** One measured cell across launches: the median of the launches' medians, and their range. */

@@ -1,9 +1,9 @@
 // Rank mapping of seed 004 (Kurnosov) for TypeScript: information graphs of the algorithms,
 // the multilevel partitioner and the permutation pi, all computed by the native engine (the same
 // code the remapped allgathers run at communicator creation).
-import type { InformationGraph, MachineLevels, PartitionOptions, RankMapping } from '../mpi/addon';
-import { addon } from '../mpi/native';
-import { collectiveInfo, type CollectiveName } from './registry';
+import type { InformationGraph, MachineLevels, PartitionOptions, RankMapping } from './addon';
+import { addon } from './native';
+import { collectiveInfo, type CollectiveName } from '../select/registry';
 
 export type { InformationGraph, MachineLevels };
 

@@ -7,7 +7,7 @@ import type { BenchRecord, BenchReport } from '../../src/bench/sweep';
 import { readReport } from '../../src/bench/report';
 import { compareWithBench } from '../../src/cli/simulate';
 import { loadProfile } from '../../src/model';
-import { measuredCells, rankAgreement, type ComparedCell } from '../../src/model/compare';
+import { measuredCells, rankAgreement, type ComparedCell } from '../../src/bench/compare';
 
 /** A report with only what the comparison reads: the job and the records' medians. */
 function report(medians: Record<string, number>, job = { ranks: 8, nodes: 4, ranksPerNode: [2, 2, 2, 2] }): BenchReport {

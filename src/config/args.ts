@@ -2,7 +2,7 @@
 // bad values are usage errors that name the option and suggest the nearest valid one; `--opt
 // VALUE` and `--opt=VALUE` are the same, a flag takes no value, the last of a repeated option
 // wins; `--` ends the options; `--help`/`-h` and `--version` win over any error.
-import { closest } from '../config/closest';
+import { closest } from './closest';
 
 export interface OptionSpec {
   readonly type: 'string' | 'int' | 'flag';

@@ -4,13 +4,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { envValue } from '../config/env';
 import { UsageError, parseOptions } from '../config/args';
+import { packageRoot, type Flavour } from '../mpi/native';
+import { MPI_FLAVOUR_TITLES } from '../select/registry';
 import type { Command } from './main';
 
-export type Flavour = 'openmpi' | 'mpich';
-const FLAVOURS: readonly Flavour[] = ['openmpi', 'mpich'];
-const TITLES: Record<Flavour, string> = { openmpi: 'Open MPI', mpich: 'MPICH' };
-
-export const packageRoot = path.resolve(__dirname, '..', '..');
+const FLAVOURS = Object.keys(MPI_FLAVOUR_TITLES) as Flavour[];
 
 export function preloadLibrary(flavour: Flavour): string {
   return path.join(packageRoot, 'lib', 'native', flavour, 'libtopocoll.so');
@@ -68,7 +66,7 @@ export function preloadFlavour(explicit?: string, env: NodeJS.ProcessEnv = proce
     // Not built: a failure of the installation (exit 1), not of the command line.
     if (!built.includes(f)) {
       throw new Error(
-        `libtopocoll.so is not built for ${TITLES[f]} (${preloadLibrary(f)} is missing); build it: TOPOCOLL_MPI=${f} npm run build:native` +
+        `libtopocoll.so is not built for ${MPI_FLAVOUR_TITLES[f]} (${preloadLibrary(f)} is missing); build it: TOPOCOLL_MPI=${f} npm run build:native` +
           (built.length ? ` (built: ${built.join(', ')})` : ''),
       );
     }

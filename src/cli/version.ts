@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { packageRoot } from './preload';
+import { packageRoot } from '../mpi/native';
 
 interface Manifest {
   flavour: string;

@@ -4,6 +4,7 @@
 import { isMainThread } from 'node:worker_threads';
 import { addon, addonLoadedInProcess, launcherFor, launcherWorldSize, loadedFlavour } from './native';
 import { installTopologyFromEnvironment } from '../topology';
+import { MPI_FLAVOUR_TITLES } from '../select/registry';
 import { installRulesFromEnvironment } from '../select/rules';
 
 export type ThreadLevel = 'single' | 'funneled' | 'serialized' | 'multiple';
@@ -141,7 +142,7 @@ function checkLauncherAgreement(): void {
     const flavour = loadedFlavour();
     throw new Error(
       `topocoll: the launcher started ${expected} processes but MPI sees a world of 1: this build uses ` +
-        `${flavour === 'openmpi' ? 'Open MPI' : 'MPICH'}, so launch with ${launcherFor(flavour)}`,
+        `${MPI_FLAVOUR_TITLES[flavour]}, so launch with ${launcherFor(flavour)}`,
     );
   }
 }

@@ -2,8 +2,9 @@
 //   npm run demo                      (= node scripts/launch.mjs --test-machine -np 4 node examples/demo.mjs)
 //   node scripts/launch.mjs -np 3 node examples/demo.mjs [--bytes 65536] [--iterations 50]
 // Rank 0 prints, per operation: the bytes each rank contributes, the algorithm the topocoll engine
-// picked (engine collectives; the others run in the system MPI), the time per call (median over
-// ranks of each rank's mean) and whether every rank got the right result. Exits 1 on a wrong result.
+// picked (engine collectives: barrier, bcast, allgather, alltoall and the reductions; the others
+// run in the system MPI), the time per call (median over ranks of each rank's mean) and whether
+// every rank got the right result. Exits 1 on a wrong result.
 import { parseArgs } from 'node:util';
 import { ANY_SOURCE, IN_PLACE, libraryVersion, processorName, rank, size, waitAll, world, wtime } from 'topocoll';
 import { createRequire } from 'node:module';
@@ -31,7 +32,7 @@ const equal = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 // Runs `run` ITERATIONS times after one warm-up call (connections, algorithm selection, schedule
 // caches), timing only the calls; then `check(result)` says whether this rank's last result is
 // right, and rank 0 reports for all ranks.
-const ENGINE = new Set(['barrier', 'bcast', 'allgather', 'alltoall']);
+const ENGINE = new Set(['barrier', 'bcast', 'allgather', 'alltoall', 'reduce', 'allreduce', 'reduce_scatter_block']);
 async function step(name, bytes, how, run, check) {
   await run();
   world.barrier();
@@ -83,6 +84,12 @@ await step(
   ([b, g]) => equal(b, fromRoot) && equal(g, everyone),
 );
 
+await step('reduce SUM', BYTES, 'reduce', () => world.reduce(mine, rank === 0 ? recvN : null, 'SUM', 0), (got) => rank !== 0 || equal(got, sumAll));
+await step('allreduce SUM', BYTES, 'allreduce', () => world.allreduce(mine, recvN, 'SUM'), (got) => equal(got, sumAll));
+await step('allreduce MAX in place', BYTES, 'allreduce', () => world.allreduce(IN_PLACE, (recvN.set(mine), recvN), 'MAX'), (got) => equal(got, f64(n, (i) => val(p - 1, i))));
+await step('iallreduce (awaited)', BYTES, 'allreduce', () => world.iallreduce(mine, recvN), (got) => equal(got, sumAll));
+await step('reduceScatterBlock SUM', BYTES, 'reduce_scatter_block', () => world.reduceScatterBlock(myBlocks, recvN), (got) => equal(got, f64(n, (i) => sum(ranks, rank * n + i))));
+
 // --- collectives run by the system MPI ---
 await step('gather', BYTES, 'system MPI', () => world.gather(mine, rank === 0 ? recvNP : null, 0), (got) => rank !== 0 || equal(got, everyone));
 await step('scatter', BYTES, 'system MPI', () => world.scatter(rank === 0 ? everyone : null, recvN, 0), (got) => equal(got, mine));
@@ -99,11 +106,6 @@ await step('scatterv (uneven)', BYTES, 'system MPI', () => world.scatterv(rank =
 await step('allgatherv (uneven)', BYTES, 'system MPI', () => world.allgatherv(myV, vRecv), (got) => equal(got, vAll));
 const c = ranks.map(() => n);
 await step('alltoallv', BYTES, 'system MPI', () => world.alltoallv({ buffer: myBlocks, counts: c }, { buffer: recvNP, counts: c }), (got) => equal(got, blocksForMe));
-await step('reduce SUM', BYTES, 'system MPI', () => world.reduce(mine, rank === 0 ? recvN : null, 'SUM', 0), (got) => rank !== 0 || equal(got, sumAll));
-await step('allreduce SUM', BYTES, 'system MPI', () => world.allreduce(mine, recvN, 'SUM'), (got) => equal(got, sumAll));
-await step('allreduce MAX in place', BYTES, 'system MPI', () => world.allreduce(IN_PLACE, (recvN.set(mine), recvN), 'MAX'), (got) => equal(got, f64(n, (i) => val(p - 1, i))));
-await step('iallreduce (awaited)', BYTES, 'system MPI', () => world.iallreduce(mine, recvN), (got) => equal(got, sumAll));
-await step('reduceScatterBlock SUM', BYTES, 'system MPI', () => world.reduceScatterBlock(myBlocks, recvN), (got) => equal(got, f64(n, (i) => sum(ranks, rank * n + i))));
 await step('scan SUM', BYTES, 'system MPI', () => world.scan(mine, recvN), (got) => equal(got, f64(n, (i) => sum(ranks.slice(0, rank + 1), i))));
 await step('exscan SUM', BYTES, 'system MPI', () => world.exscan(mine, recvN), (got) => rank === 0 || equal(got, f64(n, (i) => sum(ranks.slice(0, rank), i))));
 
@@ -120,7 +122,7 @@ await step('sendrecvObject (ring)', null, 'v8 + mprobe/mrecv', () => world.sendr
 
 if (rank === 0) {
   const info = createRequire(import.meta.url)('topocoll/package.json');
-  const widths = [30, 11, 22, 10, 6];
+  const widths = [30, 11, 24, 10, 6];
   const line = (cells) => cells.map((c, i) => (i === 3 ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i]))).join(' ');
   console.log(`topocoll ${info.version} demo: ${p} ranks of ${libraryVersion().split(/[,\n]/)[0]} on ${processorName()}, node ${process.version}`);
   console.log(`${BYTES} B per rank, ${ITERATIONS} timed calls per operation (median over ranks of each rank's mean)`);

@@ -55,6 +55,7 @@ describe.each(FLAVOURS)('binding (%s)', (flavour) => {
     const rows = run.stdout.split('\n').filter((l) => / ok\s*$/.test(l));
     expect(rows.length).toBe(24);
     expect(run.stdout).toMatch(/^bcast\s+64 B\s+(?!system MPI)[a-z_]+\s/m); // the engine's algorithm is named
+    expect(run.stdout).toMatch(/^allreduce SUM\s+64 B\s+(?!system MPI)[a-z_]+\s/m); // the reductions' too
     expect(run.stdout).toMatch(/24 operations, all results correct/);
   });
 

@@ -94,22 +94,8 @@ Napi::Value EngineCollective(const Napi::CallbackInfo& info) {
 
 // A reduction's per-rank part of recvcounts: p counts >= 0, each an int (the engine's and MPI-3's).
 std::shared_ptr<std::vector<int>> partsArg(Napi::Env env, const char* what, const Napi::Value& v, int p) {
-  if (!v.IsArray() && !v.IsTypedArray()) throwType(env, std::string(what) + ": recvcounts must be an array of " + std::to_string(p) + " counts");
-  Napi::Object list = v.As<Napi::Object>();
-  const uint32_t length = list.Get("length").As<Napi::Number>().Uint32Value();
-  if (length != static_cast<uint32_t>(p)) {
-    throwRange(env, std::string(what) + ": recvcounts has " + std::to_string(length) + " entries, needs one per rank (" + std::to_string(p) + ")");
-  }
-  auto parts = std::make_shared<std::vector<int>>(p);
-  for (int i = 0; i < p; ++i) {
-    Napi::Value c = list.Get(static_cast<uint32_t>(i));
-    const double n = c.IsNumber() ? c.As<Napi::Number>().DoubleValue() : -1;
-    if (!(n >= 0 && n <= INT_MAX && n == static_cast<int64_t>(n))) {
-      throwRange(env, std::string(what) + ": recvcounts[" + std::to_string(i) + "] must be an integer from 0 to 2^31-1");
-    }
-    (*parts)[i] = static_cast<int>(n);
-  }
-  return parts;
+  const std::vector<MPI_Count> counts = wholeNumbers(env, what, "recvcounts", v, p, INT_MAX);
+  return std::make_shared<std::vector<int>>(counts.begin(), counts.end());
 }
 
 // The reductions: (comm, sendbuf | null = IN_PLACE, recvbuf[, recvcounts], op[, root], nonblocking),

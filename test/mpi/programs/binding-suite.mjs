@@ -656,6 +656,8 @@ section('object');
   }
   throws('counts beyond the buffer', () => world.allgatherv(new Int32Array(1), { buffer: new Int32Array(p - 1 || 0), counts: upTo(p).map(() => 1) }), RangeError, /block ends at/);
   throws('counts of the wrong length', () => world.allgatherv(new Int32Array(1), { buffer: new Int32Array(p + 1), counts: [1, 1, 1, 1, 1, 1, 1, 1, 1].slice(0, p + 1) }), RangeError, /needs one per rank/);
+  throws('a negative count', () => world.allgatherv(new Int32Array(1), { buffer: new Int32Array(p), counts: upTo(p).map(() => -1) }), RangeError, /allgatherv: counts\[0\] must be a whole number from 0 to 9007199254740992 \(got -1\)/);
+  throws('a count not a number', () => world.allgatherv(new Int32Array(1), { buffer: new Int32Array(p), counts: upTo(p).map(() => '1') }), TypeError, /allgatherv: counts\[0\] must be a number/);
   if (p > 1) throws('reduceScatterBlock not a multiple', () => world.reduceScatterBlock(new Int32Array(p + 1), new Int32Array(p + 1)), RangeError, /must be a multiple of the communicator size/);
   const detached = new ArrayBuffer(8);
   structuredClone(detached, { transfer: [detached] });

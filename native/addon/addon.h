@@ -45,6 +45,8 @@ MPI_Count matchingCount(Napi::Env env, const char* what, const BufferView& from,
                         const char* toName);
 // A collective of the registry by name, or a TypeError naming them all.
 generated::Collective collectiveArg(const Napi::Value& value);
+// A string argument; a TypeError naming `name` otherwise.
+std::string stringArg(const Napi::Value& value, const char* name);
 // Converts a whole-number argument within [min, max] or throws.
 int64_t intArg(const Napi::Value& value, const char* name, int64_t min, int64_t max);
 

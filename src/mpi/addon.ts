@@ -316,6 +316,19 @@ export interface NativeAddon {
   reduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike | null, op: number, root: number], NativeRequest>;
   reduceScatterBlock: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], NativeRequest>;
   reduceScatter: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, recvcounts: ArrayLike<number>, op: number], NativeRequest>;
+  /**
+   * A reduction's buffers checked as the reduction checks them (errors start with `what`), for one
+   * whose op runs in JS: the elements of this rank's result. recvcounts: reduce_scatter's; root: reduce's.
+   */
+  reductionShape(
+    collective: 'allreduce' | 'reduce' | 'reduce_scatter_block' | 'reduce_scatter',
+    what: string,
+    comm: CommHandle,
+    sendbuf: BufferLike | null,
+    recvbuf: BufferLike | null,
+    recvcounts: ArrayLike<number> | undefined,
+    root: number,
+  ): number;
 
   // schedules.cc
   buildSchedule(collective: CollectiveName, algorithm: string, p: number, rank: number, options?: ScheduleParams): Schedule;

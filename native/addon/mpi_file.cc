@@ -36,12 +36,17 @@ FileEntry& fileArg(const Napi::Value& v, const char* what) {
   return table[h];
 }
 
-// An MPI error of an operation on `path`: "MPI_File_open('/x/y'): MPI_ERR_NO_SUCH_FILE: <MPI's text>".
+// An MPI error of an operation on `path`: "MPI_File_open('/x/y'): MPI_ERR_NO_SUCH_FILE: <MPI's text>"
+// (the class named once: Open MPI's texts begin with it, MPICH's do not).
 void checkFile(Napi::Env env, int code, const char* call, const std::string& path) {
   if (code == MPI_SUCCESS) return;
-  int errorClass = code;
+  int errorClass = code, len = 0;
+  char text[MPI_MAX_ERROR_STRING] = {0};
   PMPI_Error_class(code, &errorClass);
-  std::string what = std::string(call) + "('" + path + "'): " + mpiErrorClassName(errorClass);
+  PMPI_Error_string(code, text, &len);
+  std::string className = mpiErrorClassName(errorClass);
+  std::string what = std::string(call) + "('" + path + "')";
+  if (std::string(text).rfind(className, 0) != 0) what += ": " + className;
   throwMpiError(env, code, what.c_str());
 }
 

@@ -180,45 +180,31 @@ IoBuffer ioBufferArg(const Napi::Value& v, const char* what) {
     call = "MPI_" #single, rc = TOPOCOLL_COUNT_CALL(large, single, __VA_ARGS__);                            \
   }
 
-// (file, offset, buf, collective) → status; offset in etypes of the view
-template <bool write>
-Napi::Value FileAccessAt(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const char* what = write ? "writeAt" : "readAt";
-  FileEntry& f = fileArg(info[0], what);
-  MPI_Offset offset = offsetArg(info[1], write ? "writeAt: offset" : "readAt: offset");
-  IoBuffer io = ioBufferArg(info[2], what);
-  bool collective = info[3].ToBoolean();
-  MPI_Status status{};
-  int rc = MPI_SUCCESS;
-  const char* call = "";
-  if (write) {
-    TOPOCOLL_FILE_CALL(rc, call, collective, io.large, File_write_at, File_write_at_all, f.file, offset, io.b.data, io.b.count, io.b.type, &status)
-  } else {
-    TOPOCOLL_FILE_CALL(rc, call, collective, io.large, File_read_at, File_read_at_all, f.file, offset, io.b.data, io.b.count, io.b.type, &status)
-  }
-  checkFile(env, rc, call, f.path);
-  return statusObject(env, status, io.b.type);
-}
-
-// (file, buf, collective) → status: at the individual file pointer, which advances
-template <bool write>
+// (file, offset, buf, collective) at an explicit offset, or (file, buf, collective) at the
+// individual file pointer, which advances → status; offsets in etypes of the view
+template <bool write, bool atOffset>
 Napi::Value FileAccess(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const char* what = write ? "write" : "read";
-  FileEntry& f = fileArg(info[0], what);
-  IoBuffer io = ioBufferArg(info[1], what);
-  bool collective = info[2].ToBoolean();
+  const std::string what = atOffset ? (write ? "writeAt" : "readAt") : (write ? "write" : "read");
+  FileEntry& f = fileArg(info[0], what.c_str());
+  MPI_Offset offset = atOffset ? offsetArg(info[1], (what + ": offset").c_str()) : 0;
+  IoBuffer io = ioBufferArg(info[atOffset ? 2 : 1], what.c_str());
+  bool collective = info[atOffset ? 3 : 2].ToBoolean();
   MPI_Status status{};
   int rc = MPI_SUCCESS;
   const char* call = "";
-  if (write) {
-    TOPOCOLL_FILE_CALL(rc, call, collective, io.large, File_write, File_write_all, f.file, io.b.data, io.b.count, io.b.type, &status)
+  const BufferView& b = io.b;
+  if (atOffset && write) {
+    TOPOCOLL_FILE_CALL(rc, call, collective, io.large, File_write_at, File_write_at_all, f.file, offset, b.data, b.count, b.type, &status)
+  } else if (atOffset) {
+    TOPOCOLL_FILE_CALL(rc, call, collective, io.large, File_read_at, File_read_at_all, f.file, offset, b.data, b.count, b.type, &status)
+  } else if (write) {
+    TOPOCOLL_FILE_CALL(rc, call, collective, io.large, File_write, File_write_all, f.file, b.data, b.count, b.type, &status)
   } else {
-    TOPOCOLL_FILE_CALL(rc, call, collective, io.large, File_read, File_read_all, f.file, io.b.data, io.b.count, io.b.type, &status)
+    TOPOCOLL_FILE_CALL(rc, call, collective, io.large, File_read, File_read_all, f.file, b.data, b.count, b.type, &status)
   }
   checkFile(env, rc, call, f.path);
-  return statusObject(env, status, io.b.type);
+  return statusObject(env, status, b.type);
 }
 
 #undef TOPOCOLL_FILE_CALL
@@ -268,10 +254,10 @@ void initFiles(Napi::Env env, Napi::Object exports) {
   exports.Set("fileSync", Napi::Function::New(env, FileSync));
   exports.Set("fileGetAmode", Napi::Function::New(env, FileGetAmode));
   exports.Set("fileSetView", Napi::Function::New(env, FileSetView));
-  exports.Set("fileWriteAt", Napi::Function::New(env, FileAccessAt<true>));
-  exports.Set("fileReadAt", Napi::Function::New(env, FileAccessAt<false>));
-  exports.Set("fileWrite", Napi::Function::New(env, FileAccess<true>));
-  exports.Set("fileRead", Napi::Function::New(env, FileAccess<false>));
+  exports.Set("fileWriteAt", Napi::Function::New(env, FileAccess<true, true>));
+  exports.Set("fileReadAt", Napi::Function::New(env, FileAccess<false, true>));
+  exports.Set("fileWrite", Napi::Function::New(env, FileAccess<true, false>));
+  exports.Set("fileRead", Napi::Function::New(env, FileAccess<false, false>));
   exports.Set("fileIwriteAt", Napi::Function::New(env, FileIaccessAt<true>));
   exports.Set("fileIreadAt", Napi::Function::New(env, FileIaccessAt<false>));
   exports.Set("fileSeek", Napi::Function::New(env, FileSeek));

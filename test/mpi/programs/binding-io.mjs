@@ -8,8 +8,8 @@
 // JSON line: {rank, size, checks, failures}.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { COMM_SELF, Datatype, File, MpiError, rank, size, world } from 'topocoll';
-import { check, report, throws } from './checks.mjs';
+import { COMM_SELF, Datatype, File, rank, size, world } from 'topocoll';
+import { check, report, throws, throwsMpi } from './checks.mjs';
 
 const dir = process.argv[2];
 if (!dir || !existsSync(dir)) throw new Error(`binding-io.mjs: pass an existing directory (got ${dir})`);
@@ -27,15 +27,6 @@ function same(name, got, want) {
 function fileAs(Type, name) {
   const bytes = readFileSync(at(name));
   return new Type(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-}
-
-function mpiError(name, fn, className, pattern) {
-  try {
-    fn();
-    check(name, false, 'did not throw');
-  } catch (e) {
-    check(name, e instanceof MpiError && e.errorClassName === className && pattern.test(e.message), `${e?.constructor?.name} ${e?.errorClassName}: ${e?.message}`);
-  }
 }
 
 // --- each rank its block at rank × n, collectively; read back with readAtAll ---
@@ -177,12 +168,12 @@ function mpiError(name, fn, className, pattern) {
 // --- errors ---
 {
   const missing = at('no-such-file.bin');
-  mpiError('open a missing file for reading', () => File.open(world, missing, 'r'), 'MPI_ERR_NO_SUCH_FILE', /MPI_File_open\('.*no-such-file\.bin'\): MPI_ERR_NO_SUCH_FILE/);
-  mpiError('delete a missing file', () => File.delete(missing), 'MPI_ERR_NO_SUCH_FILE', /MPI_File_delete\('.*no-such-file\.bin'\)/);
-  mpiError("'excl' on an existing file", () => File.open(world, at('blocks.bin'), ['w', 'create', 'excl']), 'MPI_ERR_FILE_EXISTS', /blocks\.bin/);
+  throwsMpi('open a missing file for reading', () => File.open(world, missing, 'r'), 'MPI_ERR_NO_SUCH_FILE', /MPI_File_open\('.*no-such-file\.bin'\): MPI_ERR_NO_SUCH_FILE/);
+  throwsMpi('delete a missing file', () => File.delete(missing), 'MPI_ERR_NO_SUCH_FILE', /MPI_File_delete\('.*no-such-file\.bin'\)/);
+  throwsMpi("'excl' on an existing file", () => File.open(world, at('blocks.bin'), ['w', 'create', 'excl']), 'MPI_ERR_FILE_EXISTS', /blocks\.bin/);
 
   const ro = File.open(world, at('blocks.bin'), 'r');
-  mpiError('write to a read-only file', () => ro.writeAt(0, new Uint8Array(1)), 'MPI_ERR_READ_ONLY', /MPI_File_write_at\('.*blocks\.bin'\)/);
+  throwsMpi('write to a read-only file', () => ro.writeAt(0, new Uint8Array(1)), 'MPI_ERR_READ_ONLY', /MPI_File_write_at\('.*blocks\.bin'\)/);
   throws('a spec beyond its buffer', () => ro.readAt(0, [new Int32Array(3), 4, Datatype.INT32]), RangeError, /buf \[buffer, count, datatype\]: 4 items .* the buffer holds 12 bytes/);
   throws('a negative offset', () => ro.readAt(-1, new Uint8Array(1)), RangeError, /readAt: offset = -1 is out of range/);
   throws('not a buffer', () => ro.readAt(0, 'bytes'), TypeError, /buf must be a TypedArray, Buffer, DataView or ArrayBuffer, or \[buffer, count, datatype\]/);

@@ -167,6 +167,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   initDatatypes(env, exports);
   initGroups(env, exports);
   initMpiTopologies(env, exports);
+  initFiles(env, exports);
   return exports;
 }
 

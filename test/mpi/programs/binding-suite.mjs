@@ -32,7 +32,7 @@ import topocoll, {
   wtick,
   wtime,
 } from 'topocoll';
-import { check, report, throws } from './checks.mjs';
+import { check, report, throws, throwsMpi } from './checks.mjs';
 
 const cjs = createRequire(import.meta.url)('topocoll');
 const BIG_BYTES = Number(process.env.BINDING_BIG_BYTES ?? 4 << 20);
@@ -56,15 +56,6 @@ function sameArray(name, got, want) {
     if (g[i] !== w[i] && !(Number.isNaN(g[i]) && Number.isNaN(w[i]))) return check(name, false, `[${i}] = ${g[i]}, want ${w[i]}`);
   }
   check(name, true);
-}
-
-function throwsMpi(name, fn, errorClassName, pattern) {
-  try {
-    fn();
-    check(name, false, 'did not throw');
-  } catch (e) {
-    check(name, e instanceof MpiError && e.errorClassName === errorClassName && pattern.test(e.message), `${e?.constructor?.name} ${e?.errorClassName}: ${e?.message}`);
-  }
 }
 
 // --- element types and reference reductions ---

@@ -198,6 +198,7 @@ describe('the timing model on real schedules: simulate and the engine model agre
     expect(addon().simulateCompiled([exchange(1), exchange(0)], machine, timing)).toMatchObject({ messages: 2, seconds: 1e-6 + 8e-9 });
     const native = addon();
     expect(() => native.simulateCompiled([{ rounds: 1, unitsPerBlock: 1, stream: Int32Array.of(5, 0) }, exchange(0)], machine, timing)).toThrow(/rank 0: round 0 has a bad header \[5, 0\]/);
+    expect(() => native.simulateCompiled([{ ...exchange(1), stream: Int32Array.of(2, 1, 1, 1, -2, 1) }, exchange(0)], machine, timing)).toThrow(/rank 0: round 0 has a bad header \[2, 1\]/);
     expect(() => native.simulateCompiled([exchange(7), exchange(0)], machine, timing)).toThrow(/rank 0: round 0: peer 7 is not a rank of 2/);
     expect(() => native.simulateCompiled([{ ...exchange(1), rounds: 2 }, exchange(0)], machine, timing)).toThrow(/rank 0: the stream holds 1 rounds, not 2/);
     expect(() => native.simulateCompiled([exchange(1), exchange(0)], { ...machine, node: Int32Array.of(0) }, timing)).toThrow(/machine.node, socket and nic must have one entry per rank/);

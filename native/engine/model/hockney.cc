@@ -97,9 +97,11 @@ bool checkCompact(const CompactSchedule& c, int p, std::string* error) {
   int rounds = 0;
   for (size_t header = 0; header < slots; ++rounds) {
     const int32_t ops = c.stream[2 * header], awaited = c.stream[2 * header + 1];
-    if (ops < 0 || static_cast<size_t>(ops) > slots - header - 1 || awaited < 0 || awaited > ops) {
+    const auto badHeader = [&] {
       return *error = "round " + std::to_string(rounds) + " has a bad header [" + std::to_string(ops) + ", " + std::to_string(awaited) + "]", false;
-    }
+    };
+    if (ops < 0 || static_cast<size_t>(ops) > slots - header - 1) return badHeader();
+    int32_t waits_for = 0;  // sends, receives and flag waits: what the round awaits
     for (size_t slot = header + 1; slot <= header + static_cast<size_t>(ops); ++slot) {
       const int32_t code = c.stream[2 * slot], word = c.stream[2 * slot + 1];
       const bool flag = code == kSignalCode || code == kWaitCode;
@@ -107,7 +109,9 @@ bool checkCompact(const CompactSchedule& c, int p, std::string* error) {
       if (peer < 0 || peer >= p) return *error = "round " + std::to_string(rounds) + ": peer " + std::to_string(peer) + " is not a rank of " + std::to_string(p), false;
       if (!flag && word < 0) return *error = "round " + std::to_string(rounds) + ": negative count " + std::to_string(word), false;
       if (flag && !has_flags) return *error = "round " + std::to_string(rounds) + " has flag ops but no flag slots", false;
+      waits_for += code >= 0 || isRecv(code) || code == kWaitCode;
     }
+    if (awaited != waits_for) return badHeader();
     header += 1 + static_cast<size_t>(ops);
   }
   if (rounds != c.rounds) return *error = "the stream holds " + std::to_string(rounds) + " rounds, not " + std::to_string(c.rounds), false;
@@ -180,7 +184,8 @@ int32_t unpackRound(const uint8_t*& in, PackState& state, std::vector<PackedOp>&
   return awaited;
 }
 
-// The progression of src/model/engine.ts with the timing hooks of src/model/simulate.ts.
+// The progression of the schedules, in time order, with the timing model's costs. (The symbolic
+// replay, src/model/engine.ts, matches messages the same way, in rank order.)
 class Replay {
  public:
   Replay(const std::vector<PackedSchedule>& schedules, const ModelMachine& machine, double block_bytes, const ReplayProgress& progress)

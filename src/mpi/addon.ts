@@ -196,45 +196,57 @@ export interface EnginePrediction {
   readonly skipped?: string;
 }
 
-/** A schedule flattened for the timing simulator (src/model/compiled.ts's CompiledRank, without spans). */
-interface NativeCompiled {
-  rank: number;
-  rounds: number;
-  stream: Int32Array;
-  tmpBlocks: number;
-  unitsPerBlock: number;
-  note: string;
-  flagSlot?: Uint8Array;
-  flagStage?: Int32Array;
+/** A schedule compiled in TypeScript (src/model/compiled.ts's CompiledRank), for simulateCompiled. */
+interface CompiledStream {
+  readonly rounds: number;
+  readonly stream: Int32Array;
+  readonly unitsPerBlock: number;
+  readonly flags?: { readonly slot: Uint8Array; readonly stage: Int32Array };
 }
 
-/** The machine of simulateHockney, per (level, switch hops) entry and per rank. */
-interface HockneyMachine {
-  /** [α, β] per entry. */
-  costs: Float64Array;
-  usesNic: Uint8Array;
-  /** A flag's latency per entry (absent: α). */
-  signalAlpha?: Float64Array;
-  /** β of a send to a rank that sends back in the round, per entry (absent: β). */
-  exchangeBeta?: Float64Array;
-  /** Switch hops + 1: entries per level. */
-  stride: number;
+/** One level of a simulated machine (src/model/machine.ts's Level). */
+interface SimulatedLevel {
+  readonly alpha: number;
+  readonly beta: number;
+  /** β of a send to a rank that sends back in the round. */
+  readonly exchangeBeta: number;
+  /** A flag's latency. */
+  readonly signalAlpha: number;
+  /** LogGP o and g. */
+  readonly overhead: number;
+  readonly gap: number;
+  readonly usesNic: boolean;
+}
+
+/** The machine of simulateSchedules and simulateCompiled: its levels and where every rank runs. */
+export interface SimulatedMachine {
+  readonly levels: readonly SimulatedLevel[];
   /** The level of the socket, node and system scopes. */
-  levelByScope: Int32Array;
-  node: Int32Array;
-  socket: Int32Array;
-  nic: Int32Array;
-  hops: number;
-  /** 0: unknown. */
-  nodesPerSwitch: number;
-  copyBeta: number;
+  readonly levelByScope: Int32Array;
+  readonly node: Int32Array;
+  readonly socket: Int32Array;
+  readonly nic: Int32Array;
+  /** Switches between nodes under different leaf switches. */
+  readonly hops: number;
+  /** Nodes under one leaf switch; 0: unknown (every message between nodes crosses `hops`). */
+  readonly nodesPerSwitch: number;
+  /** Seconds per byte copied. */
+  readonly copyBeta: number;
   /** γ: seconds per byte combined by a reduce op. */
-  gamma: number;
+  readonly gamma: number;
   /** Seconds per round entered. */
-  roundOverhead?: number;
-  blockBytes: number;
+  readonly roundOverhead: number;
+}
+
+/** The cost model and the call's block size. */
+export interface SimulationTiming {
+  readonly model: 'hockney' | 'loggp' | 'contention';
+  /** contention: seconds of mean switch wait per byte and switch crossed. */
+  readonly switchWait: number;
+  /** Bytes of one block (bcast and the reductions: one element). */
+  readonly blockBytes: number;
   /** Called now and then: 'build' counts ranks whose schedules are built, 'replay' rounds replayed of all ranks'. */
-  progress?: (phase: 'build' | 'replay', done: number, total: number) => void;
+  readonly progress?: (phase: 'build' | 'replay', done: number, total: number) => void;
 }
 
 export interface NativeTiming {
@@ -532,14 +544,16 @@ export interface NativeAddon {
   exscan: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], MpiRequest>;
 
   // model.cc
-  compiledSchedule(collective: CollectiveName, algorithm: string, p: number, rank: number, options?: ScheduleParams): NativeCompiled;
   /** The engine's Hockney model (TOPOCOLL_SELECT=model) for every algorithm; choice null above its size limit. */
   predictAlgorithms(
     collective: CollectiveName,
     p: number,
     options?: PredictionOptions,
   ): { choice: { algorithm: string; reason: string } | null; predictions: EnginePrediction[] };
-  simulateHockney(collective: CollectiveName, algorithm: string, p: number, options: ScheduleParams, machine: HockneyMachine): NativeTiming;
+  /** The timing model (native/engine/model/hockney.h) over the builders' schedules, built in C++. */
+  simulateSchedules(collective: CollectiveName, algorithm: string, p: number, options: ScheduleParams, machine: SimulatedMachine, timing: SimulationTiming): NativeTiming;
+  /** The same over schedules compiled in TypeScript (rank r's is ranks[r]); note is ''. */
+  simulateCompiled(ranks: readonly CompiledStream[], machine: SimulatedMachine, timing: SimulationTiming): NativeTiming;
 
   // mapping.cc
   informationGraph(collective: CollectiveName, algorithm: string, p: number, options?: { blockBytes?: number; count?: number; root?: number }): InformationGraph;

@@ -6,8 +6,6 @@
 import { readFileSync } from 'node:fs';
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml';
 
-export type KeyPath = readonly (string | number)[];
-
 /** Reports an error of the file at `line` (undefined: the whole file); each reader throws its own class. */
 export type Fail = (line: number | undefined, detail: string) => never;
 
@@ -24,25 +22,18 @@ export function readTextFile(file: string, what: string, fail: Fail): string {
 }
 
 /**
- * Whether the Node side hands a file to the engine's own JSON reader as it is (by its name, as
- * users see it): the same checks and messages as the TypeScript readers, and linear with a small
- * constant, where the yaml package takes about 25 s over a topology of a million hosts.
+ * Whether the Node side hands a file to the engine's reader as it is, not through yamlToJson (by
+ * its name, as users see it): the engine's JSON reader is linear with a small constant, where the
+ * yaml package takes about 25 s over a topology of a million hosts.
  */
 export function isJsonFile(file: string): boolean {
   return file.toLowerCase().endsWith('.json');
 }
 
-export interface ParsedFile {
-  /** The document as plain JS values; undefined when the file holds none (empty, comments only). */
-  readonly value: unknown;
-  /** The line of the node at `path`; for a key of a mapping, the line of the key itself. */
-  readonly lineOf: (path: KeyPath) => number | undefined;
-}
-
-/** Parses a file's text as YAML (JSON is YAML); syntax errors, NUL bytes and duplicate keys go to `fail`. */
-export function parseYamlFile(text: string, fail: Fail): ParsedFile {
-  const { doc, counter } = parseChecked(text, fail);
-  return { value: doc.contents === null ? undefined : doc.toJS(), lineOf: lineFinder(doc, counter) };
+/** Parses a file's text as YAML (JSON is YAML): the document as plain JS values, undefined when it holds none. */
+export function parseYamlFile(text: string, fail: Fail): unknown {
+  const { doc } = parseChecked(text, fail);
+  return doc.contents === null ? undefined : doc.toJS();
 }
 
 /**
@@ -124,21 +115,4 @@ function checkUniqueKeys(doc: Document, fail: (offset: number, detail: string) =
       }
     },
   });
-}
-
-function lineFinder(doc: Document, counter: LineCounter): (path: KeyPath) => number | undefined {
-  return (path) => {
-    for (let n = path.length; n >= 0; n--) {
-      const parent = n === 0 ? undefined : doc.getIn(path.slice(0, n - 1), true);
-      if (n > 0 && isMap(parent)) {
-        const pair = parent.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === path[n - 1]);
-        const range = pair && isScalar(pair.key) ? pair.key.range : undefined;
-        if (range) return counter.linePos(range[0]).line;
-        continue;
-      }
-      const node = (n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true)) as { range?: [number, number, number] } | null;
-      if (node?.range) return counter.linePos(node.range[0]).line;
-    }
-    return undefined;
-  };
 }

@@ -105,7 +105,7 @@ export function loadMachineFile(file: string): { kind: 'profile'; machine: Machi
   try {
     value = parseYamlFile(text, () => {
       throw new Error('not YAML');
-    }).value;
+    });
   } catch {
     value = undefined; // parseMachine reports the syntax error with its line
   }

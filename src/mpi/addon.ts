@@ -107,7 +107,6 @@ export interface HierarchyInfo {
 
 // --- native/addon/topology.cc ---
 
-/** A topology as the engine reads it: the TypeScript reader's Topology without the key lines. */
 /** A topology resolved for a job: per level, each rank's module, the modules' labels and parents. */
 interface EngineLevels {
   levels: Array<{ moduleOf: Int32Array; labels: string[]; parent: Int32Array }>;

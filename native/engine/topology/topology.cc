@@ -347,7 +347,7 @@ bool parseTopologyJson(const std::string& text, const std::string& source, Topol
 bool parseTopologyText(const std::string& text, const std::string& source, Topology* out, std::string* error,
                        const std::vector<int>* lines) {
   if (parseTopologyJson(text, source, out, error, lines)) return true;
-  // Not JSON and not even starting like JSON: a YAML file, which only the TypeScript side reads.
+  // Not JSON and not even starting like JSON: a YAML file, which only Node converts (yamlToJson).
   if (error->find("not valid JSON") != std::string::npos && json::mayBeYaml(text)) {
     *error = source +
              ": this looks like YAML; the engine reads topology files as JSON only when no Node runs the program (a "

@@ -110,18 +110,25 @@ export interface HierarchyInfo {
 
 // --- native/addon/topology.cc ---
 
-/** A topology as the engine reads it: the TypeScript reader's Topology without the key lines. */
-type EngineTopology = Omit<Topology, 'lines'>;
+/** A topology resolved for a job: per level, each rank's module, the modules' labels and parents. */
+interface EngineLevels {
+  levels: Array<{ moduleOf: Int32Array; labels: string[]; parent: Int32Array }>;
+}
 
-/** A topology resolved for a job: per level, each rank's module, the modules' labels and parents; z(p, q). */
-interface EngineResolution {
-  levels: Array<{ moduleOf: number[]; labels: string[]; parent: number[] }>;
+/** The same, with z(p, q) for every pair of ranks. */
+interface EngineResolution extends EngineLevels {
   z: number[][];
 }
 
+/**
+ * The line map of JSON converted from YAML (config/document.ts yamlToJson): lines[i] is the
+ * file's line of JSON line i + 1, 0 for none; null or absent: the JSON's own lines.
+ */
+type LineMap = readonly number[] | null;
+
 /** What worldTopology() returns when the job has a topology file. */
 export interface EngineWorldTopology {
-  topology: EngineTopology;
+  topology: Topology;
   resolved: EngineResolution;
 }
 
@@ -360,11 +367,16 @@ export interface NativeAddon {
   shmNamePrefix(): string;
 
   // topology.cc
-  parseTopologyFile(path: string): EngineTopology;
-  parseTopologyText(text: string, source: string): EngineTopology;
+  parseTopologyFile(path: string): Topology;
+  parseTopologyText(text: string, source: string, lines?: LineMap): Topology;
   resolveTopologyFile(path: string, hosts: readonly string[]): EngineResolution;
-  /** Hands over a topology TypeScript read (as JSON), with the lines of the original file, before init(). */
-  installTopology(json: string, source: string, lines?: { levels?: readonly number[]; groups?: number; virtual_nodes?: number }): void;
+  resolveTopologyText(text: string, source: string, lines: LineMap, hosts: readonly string[]): EngineLevels;
+  /** Hands over TOPOCOLL_TOPOLOGY's file as JSON (with the line map of a YAML file) before init(). */
+  installTopology(json: string, source: string, lines?: LineMap): void;
+  /** Checks a rules file's JSON; the line of each rule. */
+  parseRulesText(json: string, source: string, lines?: LineMap): number[];
+  /** Hands over TOPOCOLL_RULES's file as JSON (with the line map of a YAML file) before loadConfig(). */
+  installRules(json: string, source: string, lines?: LineMap): void;
   worldTopology(): EngineWorldTopology | null;
 
   // bench.cc
@@ -379,8 +391,6 @@ export interface NativeAddon {
   combineTime(bytes: number, rotateBytes: number, repetitions: number): number;
   /** peer -1: none. */
   pairedLink(comm: CommHandle, peer: number, bytes: number, iterations: number, burst: number): { halfRttUs: number; perMessageUs: number };
-  /** Hands over a rules file TypeScript read (as JSON); lines[i] is rule i's line. */
-  installRules(json: string, source: string, lines?: readonly number[]): void;
 
   // comm.cc
   commDup(comm: CommHandle): CommHandle;

@@ -103,6 +103,16 @@ describe('topocoll simulate', () => {
     expect(JSON.parse(out).rows.map((r: { algorithm: string }) => r.algorithm)).toEqual(['bruck', 'ring']);
   });
 
+  it('verifies every reduction algorithm, at any root, for the commutative op it simulates', async () => {
+    // The registry's rankOrdered holds for ops that are not commutative; a commutative SUM may be
+    // combined in another order (the hierarchical leaders' ring, a binomial tree rooted at the root).
+    for (const [coll, extra] of [['allreduce', []], ['reduce', ['--root', '3']], ['reduce_scatter_block', []]] as const) {
+      const { code, out } = await run(['--coll', coll, '--np', '8', '--ppn', '4', '--bytes', '64K', '--algorithm', 'all', ...extra, '--json', '--quiet']);
+      expect(code).toBe(0);
+      expect(JSON.parse(out).rows.length).toBe(registeredAlgorithms(coll).length);
+    }
+  });
+
   it('--machine takes a topology file (with --ppn) and predicts what the same levels as a profile predict', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'topocoll-sim-'));
     dirs.push(dir);

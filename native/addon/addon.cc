@@ -162,6 +162,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   initDatatypes(env, exports);
   initGroups(env, exports);
   initMpiTopologies(env, exports);
+  initWindows(env, exports);
   return exports;
 }
 

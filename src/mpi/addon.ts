@@ -17,6 +17,8 @@ import type { CartInfo, Neighbors, Shift, TopologyKind } from './topology';
 type CommHandle = number;
 /** A group: an index into the addon's group table. */
 type GroupHandle = number;
+/** A window: an index into the addon's window table. */
+type WinHandle = number;
 
 /**
  * A collective the glue runs blocking (its last argument false: returns when done) or
@@ -419,6 +421,26 @@ export interface NativeAddon {
   neighborList(comm: CommHandle): Neighbors;
   neighborAllgather: Completing<[comm: CommHandle, sendbuf: DataBuffer, recvbuf: DataBuffer], MpiRequest>;
   neighborAlltoall: Completing<[comm: CommHandle, sendbuf: DataBuffer, recvbuf: DataBuffer], MpiRequest>;
+
+  // mpi_win.cc (assert: the bits of src/mpi/win.ts's ASSERT_BITS; op: an index into OPS, -1 REPLACE)
+  /** dispUnit absent: the buffer's element size. */
+  winCreate(comm: CommHandle, buffer: BufferLike, dispUnit: number | undefined, info: Record<string, string> | undefined): WinHandle;
+  /** shared false: MPI_Win_allocate; true: MPI_Win_allocate_shared (comm: one node's ranks). dispUnit absent: 1. */
+  winAllocate(comm: CommHandle, bytes: number, dispUnit: number | undefined, info: Record<string, string> | undefined, shared: boolean): { handle: WinHandle; buffer: ArrayBuffer };
+  winSharedQuery(win: WinHandle, rank: number): { buffer: ArrayBuffer; dispUnit: number };
+  winFence(win: WinHandle, assert: number): void;
+  winLock(win: WinHandle, rank: number, exclusive: boolean, assert: number): void;
+  winUnlock(win: WinHandle, rank: number): void;
+  winLockAll(win: WinHandle, assert: number): void;
+  winUnlockAll(win: WinHandle): void;
+  winSync(win: WinHandle): void;
+  /** rank absent: MPI_Win_flush_all. */
+  winFlush(win: WinHandle, rank?: number): void;
+  winPut(win: WinHandle, origin: DataBuffer, targetRank: number, targetDisp: number): void;
+  winGet(win: WinHandle, into: DataBuffer, targetRank: number, targetDisp: number): void;
+  winAccumulate(win: WinHandle, origin: DataBuffer, targetRank: number, targetDisp: number, op: number): void;
+  /** Detaches `views` (ArrayBuffers over the window's memory) once the window is freed. */
+  winFree(win: WinHandle, views: ArrayBuffer[]): void;
 
   // mpi_binding.cc
   readonly MpiRequest: new () => MpiRequest;

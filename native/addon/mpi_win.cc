@@ -156,13 +156,13 @@ Napi::Value externalBuffer(Napi::Env env, void* base, MPI_Aint bytes) {
   throwMpiError(env, rc, what.c_str());
 }
 
-// (comm, buffer, dispUnit?, info?): dispUnit defaults to the buffer's element size.
+// (comm, buffer, dispUnit, info?)
 Napi::Value WinCreate(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   MPI_Comm comm = intracommArg(info[0]);
   if (info[1].IsArray()) throwType(env, "create: buffer must be a TypedArray, Buffer, DataView or ArrayBuffer (not [buffer, count, datatype])");
   BufferView b = bufferArg(info[1], "buffer");
-  int dispUnit = info[2].IsUndefined() ? static_cast<int>(b.elementBytes) : static_cast<int>(intArg(info[2], "dispUnit", 1, INT_MAX));
+  int dispUnit = static_cast<int>(intArg(info[2], "create: dispUnit", 1, INT_MAX));
   MPI_Aint bytes = static_cast<MPI_Aint>(b.count * static_cast<MPI_Count>(b.elementBytes));
   MPI_Info mpiInfo = infoArg(info[3], "create");
   MPI_Win win;
@@ -181,7 +181,7 @@ Napi::Value WinAllocate(const Napi::CallbackInfo& info) {
   std::string bytesName = std::string(what) + ": bytes";
   auto bytes = static_cast<MPI_Aint>(intArg(info[1], bytesName.c_str(), 0, int64_t{1} << 53));
   std::string unitName = std::string(what) + ": dispUnit";
-  int dispUnit = info[2].IsUndefined() ? 1 : static_cast<int>(intArg(info[2], unitName.c_str(), 1, INT_MAX));
+  int dispUnit = static_cast<int>(intArg(info[2], unitName.c_str(), 1, INT_MAX));
   if (shared) requireNodeComm(env, comm);
   MPI_Info mpiInfo = infoArg(info[3], what);
   void* base = nullptr;

@@ -423,10 +423,9 @@ export interface NativeAddon {
   neighborAlltoall: Completing<[comm: CommHandle, sendbuf: DataBuffer, recvbuf: DataBuffer], MpiRequest>;
 
   // mpi_win.cc (assert: the bits of src/mpi/win.ts's ASSERT_BITS; op: an index into OPS, -1 REPLACE)
-  /** dispUnit absent: the buffer's element size. */
-  winCreate(comm: CommHandle, buffer: BufferLike, dispUnit: number | undefined, info: Record<string, string> | undefined): WinHandle;
-  /** shared false: MPI_Win_allocate; true: MPI_Win_allocate_shared (comm: one node's ranks). dispUnit absent: 1. */
-  winAllocate(comm: CommHandle, bytes: number, dispUnit: number | undefined, info: Record<string, string> | undefined, shared: boolean): { handle: WinHandle; buffer: ArrayBuffer };
+  winCreate(comm: CommHandle, buffer: BufferLike, dispUnit: number, info: Record<string, string> | undefined): WinHandle;
+  /** shared false: MPI_Win_allocate; true: MPI_Win_allocate_shared (comm: one node's ranks). */
+  winAllocate(comm: CommHandle, bytes: number, dispUnit: number, info: Record<string, string> | undefined, shared: boolean): { handle: WinHandle; buffer: ArrayBuffer };
   winSharedQuery(win: WinHandle, rank: number): { buffer: ArrayBuffer; dispUnit: number };
   winFence(win: WinHandle, assert: number): void;
   winLock(win: WinHandle, rank: number, exclusive: boolean, assert: number): void;

@@ -70,6 +70,13 @@ function bufferOf(buf: DataBuffer): BufferLike {
 // buffers must outlive the JS object even when the program drops it without free().
 const LIVE = new Set<Win<BufferLike>>();
 
+// Win.allocate and Win.allocateShared: a window over memory MPI allocates.
+function allocated(comm: Comm, bytes: number, options: WinOptions, shared: boolean): Win<ArrayBuffer> {
+  const dispUnit = options.dispUnit ?? 1;
+  const { handle, buffer } = addon().winAllocate(comm.handle, bytes, dispUnit, options.info, shared);
+  return winOf(comm, handle, buffer, dispUnit, true);
+}
+
 let winOf: <B extends BufferLike>(comm: Comm, handle: number, buffer: B, dispUnit: number, mpiMemory: boolean) => Win<B>;
 
 /**
@@ -115,15 +122,13 @@ export class Win<B extends BufferLike = ArrayBuffer> {
    * The window keeps `buffer` referenced until free(); do not transfer or detach it meanwhile.
    */
   static create<B extends BufferLike>(comm: Comm, buffer: B, options: WinOptions = {}): Win<B> {
-    const handle = addon().winCreate(comm.handle, buffer, options.dispUnit, options.info);
     const unit = options.dispUnit ?? (ArrayBuffer.isView(buffer) && !(buffer instanceof DataView) ? (buffer as unknown as Uint8Array).BYTES_PER_ELEMENT : 1);
-    return winOf(comm, handle, buffer, unit, false);
+    return winOf(comm, addon().winCreate(comm.handle, buffer, unit, options.info), buffer, unit, false);
   }
 
   /** A window over `bytes` that MPI allocates on this rank (MPI_Win_allocate), collective over `comm`. */
   static allocate(comm: Comm, bytes: number, options: WinOptions = {}): Win<ArrayBuffer> {
-    const { handle, buffer } = addon().winAllocate(comm.handle, bytes, options.dispUnit, options.info, false);
-    return winOf(comm, handle, buffer, options.dispUnit ?? 1, true);
+    return allocated(comm, bytes, options, false);
   }
 
   /**
@@ -133,8 +138,7 @@ export class Win<B extends BufferLike = ArrayBuffer> {
    * place with loads and stores, synchronised by fence, lock/unlock or lockAll/sync/barrier.
    */
   static allocateShared(comm: Comm, bytes: number, options: WinOptions = {}): Win<ArrayBuffer> {
-    const { handle, buffer } = addon().winAllocate(comm.handle, bytes, options.dispUnit, options.info, true);
-    return winOf(comm, handle, buffer, options.dispUnit ?? 1, true);
+    return allocated(comm, bytes, options, true);
   }
 
   /**

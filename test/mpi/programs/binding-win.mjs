@@ -130,6 +130,20 @@ const node = world.splitShared();
   check('create: the buffer outlives free', mine.length === 8 && mine[7] === rank * 100 + 7);
 }
 
+// --- Win.create with displacements in bytes ---
+{
+  const mine = new Float64Array(2);
+  const win = Win.create(world, mine, { dispUnit: 1 });
+  check('create: dispUnit given', win.dispUnit === 1);
+  win.fence();
+  win.put(Float64Array.of(rank + 7), next, 8);
+  win.fence();
+  same('put at byte 8', mine, [0, prev + 7]);
+  throws('put at byte 9 of 16', () => win.put(Float64Array.of(1), next, 9), RangeError, /put: targetDisp = 9 \(× dispUnit 1\) with origin reaches bytes \[9, 17\)/);
+  win.fence();
+  win.free();
+}
+
 // --- passive target: lock, put, unlock; then lock, get, unlock ---
 {
   const win = Win.allocate(world, p * 4, { dispUnit: 4 });

@@ -139,12 +139,13 @@ Napi::Value externalBuffer(Napi::Env env, void* base, MPI_Aint bytes) {
   return Napi::Value(env, out);
 }
 
-// MPI_Win_create/MPI_Win_allocate failed: under Open MPI, MPI_ERR_WIN means no one-sided
-// component took the communicator. Open MPI 4.1's osc/rdma needs a BTL with RDMA to every rank,
-// which a process alone ('self') lacks, and Debian's openmpi-mca-params.conf excludes osc/pt2pt,
-// which would serve it: say so, since "invalid window" does not.
-[[noreturn]] void throwWinError(Napi::Env env, int rc, const char* call) {
-  std::string what = call;
+// MPI_Win_create failed: under Open MPI, MPI_ERR_WIN means no one-sided component took the
+// communicator. Open MPI 4.1's osc/rdma needs a BTL with RDMA to every rank, which a process alone
+// ('self') lacks, osc/sm serves only the windows MPI allocates, and Debian's
+// openmpi-mca-params.conf excludes osc/pt2pt, which would serve it: say so, since "invalid window"
+// does not.
+[[noreturn]] void throwCreateError(Napi::Env env, int rc) {
+  std::string what = "MPI_Win_create";
 #ifdef OMPI_MAJOR_VERSION
   int errorClass = rc;
   PMPI_Error_class(rc, &errorClass);
@@ -168,7 +169,7 @@ Napi::Value WinCreate(const Napi::CallbackInfo& info) {
   MPI_Win win;
   int rc = PMPI_Win_create(b.data, bytes, dispUnit, mpiInfo, comm, &win);
   if (mpiInfo != MPI_INFO_NULL) PMPI_Info_free(&mpiInfo);
-  if (rc != MPI_SUCCESS) throwWinError(env, rc, "MPI_Win_create");
+  if (rc != MPI_SUCCESS) throwCreateError(env, rc);
   return registerWin(env, comm, win, Flavor::Create, bytes, dispUnit);
 }
 
@@ -188,7 +189,7 @@ Napi::Value WinAllocate(const Napi::CallbackInfo& info) {
   MPI_Win win;
   int rc = shared ? PMPI_Win_allocate_shared(bytes, dispUnit, mpiInfo, comm, &base, &win) : PMPI_Win_allocate(bytes, dispUnit, mpiInfo, comm, &base, &win);
   if (mpiInfo != MPI_INFO_NULL) PMPI_Info_free(&mpiInfo);
-  if (rc != MPI_SUCCESS) throwWinError(env, rc, shared ? "MPI_Win_allocate_shared" : "MPI_Win_allocate");
+  check(env, rc, shared ? "MPI_Win_allocate_shared" : "MPI_Win_allocate");
   Napi::Value handle = registerWin(env, comm, win, shared ? Flavor::Shared : Flavor::Allocate, bytes, dispUnit);
   auto out = Napi::Object::New(env);
   out.Set("handle", handle);

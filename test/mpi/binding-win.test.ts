@@ -3,16 +3,10 @@
 // rank 0, and the binding's argument errors. One launch per (MPI, size) runs
 // test/mpi/programs/binding-win.mjs, which checks every byte read and prints one JSON line per rank.
 import { describe, expect, it } from 'vitest';
-import { expectSuccess, FLAVOURS, mpirun, type Flavour } from '../helpers/mpirun';
+import { expectSuccess, FLAVOURS, mpirun, rankReports, type Flavour } from '../helpers/mpirun';
 
+// MPICH busy-polls: two ranks on this machine.
 const SIZES: Record<Flavour, number[]> = { openmpi: [1, 2, 3], mpich: [2] };
-
-interface RankReport {
-  rank: number;
-  size: number;
-  checks: number;
-  failures: { name: string; detail?: unknown }[];
-}
 
 describe.each(FLAVOURS)('windows (%s)', (flavour) => {
   it.each(SIZES[flavour])('shared windows, put/get/accumulate and their errors deliver the right bytes at np=%i', async (np) => {
@@ -22,16 +16,10 @@ describe.each(FLAVOURS)('windows (%s)', (flavour) => {
     const env = flavour === 'openmpi' && np === 1 ? { OMPI_MCA_osc: 'sm,rdma,pt2pt' } : undefined;
     const run = await mpirun({ flavour, np, args: ['test/mpi/programs/binding-win.mjs'], env, timeoutMs: 120_000 });
     expectSuccess(run);
-    const got = run.stdout
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as RankReport)
-      .sort((a, b) => a.rank - b.rank);
-    expect(got.map((r) => r.rank)).toEqual([...Array(np).keys()]);
-    for (const r of got) {
+    for (const r of rankReports<{ rank: number; size: number; checks: number; failures: unknown[] }>(run, np)) {
       expect(r.failures, `rank ${r.rank}`).toEqual([]);
       expect(r.size).toBe(np);
-      expect(r.checks).toBeGreaterThan(40);
+      expect(r.checks).toBeGreaterThanOrEqual(50);
     }
   });
 });

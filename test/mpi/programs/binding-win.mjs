@@ -1,11 +1,11 @@
 // One launch that checks windows and one-sided communication under mpirun: node-shared windows
 // (each rank writes its segment, the others read it through sharedQuery, after a fence and in a
-// lockAll/sync/barrier epoch), zero-size segments, Win.create with put/get between fences,
-// passive-target put/get under lock/unlock, accumulate onto rank 0 (SUM by every rank, MAX and
-// REPLACE under shared locks), a [buffer, count, datatype] put, and the errors the binding
-// raises before MPI does. Every byte read is checked against what its writer computed. Every rank
+// lockAll/sync/barrier epoch), zero-size segments, Win.create with put/get between fences and
+// on COMM_SELF, passive-target put/get under lock/unlock, accumulate onto rank 0 (SUM by every
+// rank, MAX and REPLACE under shared locks), a [buffer, count, datatype] put, and the errors the
+// binding raises before MPI does. Every byte read is checked against what its writer computed. Every rank
 // prints one JSON line: {rank, size, checks, failures}.
-import { Datatype, MpiError, PROC_NULL, REPLACE, SUM, Win, rank, size, world } from 'topocoll';
+import { COMM_SELF, Datatype, MpiError, PROC_NULL, REPLACE, SUM, Win, libraryVersion, rank, size, world } from 'topocoll';
 import { check, report, throws } from './checks.mjs';
 
 const p = size;
@@ -142,6 +142,29 @@ const node = world.splitShared();
   throws('put at byte 9 of 16', () => win.put(Float64Array.of(1), next, 9), RangeError, /put: targetDisp = 9 \(× dispUnit 1\) with origin reaches bytes \[9, 17\)/);
   win.fence();
   win.free();
+}
+
+// --- Win.create on COMM_SELF: works, or (Open MPI without osc/pt2pt) an MpiError saying what to set ---
+{
+  const alone = Float64Array.of(1, 2);
+  let win = null;
+  let error = null;
+  try {
+    win = Win.create(COMM_SELF, alone);
+  } catch (e) {
+    error = e;
+  }
+  if (win) {
+    win.fence();
+    win.put(Float64Array.of(rank + 0.5), 0, 1);
+    win.fence();
+    same('create on COMM_SELF: put to itself', alone, [1, rank + 0.5]);
+    win.free();
+  } else {
+    const openMpi = libraryVersion().startsWith('Open MPI');
+    check('create on COMM_SELF: the error names the fix', openMpi && error instanceof MpiError && error.errorClassName === 'MPI_ERR_WIN' &&
+      /^MPI_Win_create \(Open MPI found no one-sided component .* set OMPI_MCA_osc=sm,rdma,pt2pt\): MPI_ERR_WIN/.test(error.message), `${error?.constructor?.name}: ${error?.message}`);
+  }
 }
 
 // --- passive target: lock, put, unlock; then lock, get, unlock ---

@@ -2,6 +2,7 @@
 import { ANY_SOURCE, ANY_TAG, Comm, getSelf, getWorld, IN_PLACE, PROC_NULL, UNDEFINED } from './mpi/comm';
 import { Datatype } from './mpi/datatype';
 import { MpiError } from './mpi/errors';
+import { File } from './mpi/file';
 import { Group } from './mpi/group';
 import { abort, finalize, init, initialized, isFinalized, isThreadMain, queryThread } from './mpi/lifecycle';
 import { addon } from './mpi/native';
@@ -14,6 +15,7 @@ import { REPLACE, Win } from './mpi/win';
 
 export type { BlockOf, BufferLike, Comparison, DataSendBuffer, SendBuffer, Status, VectorBuffer } from './mpi/comm';
 export type { BufferSpec, DataBuffer, TypeLayout } from './mpi/datatype';
+export type { Datarep, FileHints, FileMode, FileModeName, FileView, Whence } from './mpi/file';
 export type { CartInfo, DistGraphOptions, Neighbors, Shift, TopologyKind } from './mpi/topology';
 export type { InitOptions, InitResult, ThreadLevel } from './mpi/lifecycle';
 export type { ObjectOp, Op } from './mpi/ops';
@@ -26,6 +28,7 @@ export { waitSome, testAll, testAny, testSome };
 export { Message, PersistentRequest, startAll, attachBuffer, detachBuffer };
 export { SUM, PROD, MIN, MAX, LAND, LOR, LXOR, BAND, BOR, BXOR, OPS, MINLOC, MAXLOC };
 export { Datatype, Group, dimsCreate };
+export { File };
 export { Win, REPLACE };
 
 /** MPI_COMM_WORLD (MPI is initialized on first access). */

@@ -38,6 +38,8 @@ BufferView bufferArg(const Napi::Value& value, const char* name);
 // [buffer, count, datatype]: the datatype committed and not freed, and every byte that `count`
 // items of it reach inside the buffer (a RangeError naming `name` otherwise). mpi_datatype.cc.
 BufferView datatypeSpecArg(const Napi::Value& value, const char* name);
+// A committed datatype, not freed (a TypeError naming `name` otherwise). mpi_datatype.cc.
+MPI_Datatype committedTypeArg(const Napi::Value& value, const char* name);
 // The count of `to`'s type that carries the bytes of `n` items of `from`'s: n for buffers of one
 // type; for a spec on either side, by the bytes of the type signatures (a RangeError when they do
 // not divide); plain buffers of two element types are a TypeError.
@@ -45,6 +47,8 @@ MPI_Count matchingCount(Napi::Env env, const char* what, const BufferView& from,
                         const char* toName);
 // A collective of the registry by name, or a TypeError naming them all.
 generated::Collective collectiveArg(const Napi::Value& value);
+// A string argument; a TypeError naming `name` otherwise.
+std::string stringArg(const Napi::Value& value, const char* name);
 // Converts a whole-number argument within [min, max] or throws.
 int64_t intArg(const Napi::Value& value, const char* name, int64_t min, int64_t max);
 
@@ -78,6 +82,7 @@ void initMapping(Napi::Env env, Napi::Object exports);
 void initDatatypes(Napi::Env env, Napi::Object exports);
 void initGroups(Napi::Env env, Napi::Object exports);
 void initMpiTopologies(Napi::Env env, Napi::Object exports);
+void initFiles(Napi::Env env, Napi::Object exports);
 void initWindows(Napi::Env env, Napi::Object exports);
 
 // The JS MpiError class (set by the TypeScript layer through setMpiErrorClass); empty until then.

@@ -13,11 +13,6 @@ namespace {
 using topology::Resolved;
 using topology::Topology;
 
-std::string stringArg(const Napi::Value& v, const char* name) {
-  if (!v.IsString()) throwType(v.Env(), std::string(name) + " must be a string");
-  return v.As<Napi::String>().Utf8Value();
-}
-
 Napi::Object topologyObject(Napi::Env env, const Topology& t) {
   auto o = Napi::Object::New(env);
   o.Set("source", t.source);

@@ -10,6 +10,7 @@ import type { Topology } from '../topology/file';
 import type { ANY_SOURCE, ANY_TAG, BufferLike, PROC_NULL, Status, UNDEFINED } from './comm';
 import type { DataBuffer, Datatype } from './datatype';
 import type { MpiError } from './errors';
+import type { Datarep, FileHints, FileModeName } from './file';
 import type { ThreadLevel } from './lifecycle';
 import type { CartInfo, Neighbors, Shift, TopologyKind } from './topology';
 
@@ -17,6 +18,8 @@ import type { CartInfo, Neighbors, Shift, TopologyKind } from './topology';
 type CommHandle = number;
 /** A group: an index into the addon's group table. */
 type GroupHandle = number;
+/** An open file: an index into the addon's file table. */
+type FileHandle = number;
 /** A window: an index into the addon's window table. */
 type WinHandle = number;
 
@@ -318,6 +321,19 @@ export interface NativeAddon {
   reduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike | null, op: number, root: number], NativeRequest>;
   reduceScatterBlock: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], NativeRequest>;
   reduceScatter: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, recvcounts: ArrayLike<number>, op: number], NativeRequest>;
+  /**
+   * A reduction's buffers checked as the reduction checks them (errors start with `what`), for one
+   * whose op runs in JS: the elements of this rank's result. recvcounts: reduce_scatter's; root: reduce's.
+   */
+  reductionShape(
+    collective: 'allreduce' | 'reduce' | 'reduce_scatter_block' | 'reduce_scatter',
+    what: string,
+    comm: CommHandle,
+    sendbuf: BufferLike | null,
+    recvbuf: BufferLike | null,
+    recvcounts: ArrayLike<number> | undefined,
+    root: number,
+  ): number;
 
   // schedules.cc
   buildSchedule(collective: CollectiveName, algorithm: string, p: number, rank: number, options?: ScheduleParams): Schedule;
@@ -421,6 +437,30 @@ export interface NativeAddon {
   neighborList(comm: CommHandle): Neighbors;
   neighborAllgather: Completing<[comm: CommHandle, sendbuf: DataBuffer, recvbuf: DataBuffer], MpiRequest>;
   neighborAlltoall: Completing<[comm: CommHandle, sendbuf: DataBuffer, recvbuf: DataBuffer], MpiRequest>;
+
+  // mpi_file.cc (offsets in etypes of the view; a closed file's handle is a TypeError)
+  /** MPI_File_open; amode: FILE_MODES flags or'ed. */
+  fileOpen(comm: CommHandle, path: string, amode: number, info: FileHints | undefined): FileHandle;
+  fileClose(file: FileHandle): void;
+  fileDelete(path: string, info: FileHints | undefined): void;
+  fileGetSize(file: FileHandle): number;
+  fileSetSize(file: FileHandle, size: number): void;
+  fileSync(file: FileHandle): void;
+  fileGetAmode(file: FileHandle): number;
+  fileSetView(file: FileHandle, disp: number, etype: Datatype, filetype: Datatype, datarep: Datarep): void;
+  /** collective: MPI_File_write_at_all, else MPI_File_write_at. */
+  fileWriteAt(file: FileHandle, offset: number, buf: DataBuffer, collective: boolean): Status;
+  fileReadAt(file: FileHandle, offset: number, buf: DataBuffer, collective: boolean): Status;
+  /** At the individual file pointer. */
+  fileWrite(file: FileHandle, buf: DataBuffer, collective: boolean): Status;
+  fileRead(file: FileHandle, buf: DataBuffer, collective: boolean): Status;
+  fileIwriteAt(file: FileHandle, offset: number, buf: DataBuffer): MpiRequest;
+  fileIreadAt(file: FileHandle, offset: number, buf: DataBuffer): MpiRequest;
+  /** whence 0 MPI_SEEK_SET, 1 MPI_SEEK_CUR, 2 MPI_SEEK_END. */
+  fileSeek(file: FileHandle, offset: number, whence: 0 | 1 | 2): void;
+  fileGetPosition(file: FileHandle): number;
+  /** The MPI_MODE_* flag of each access-mode name (the values differ between MPIs). */
+  readonly FILE_MODES: Readonly<Record<FileModeName, number>>;
 
   // mpi_win.cc (assert: the bits of src/mpi/win.ts's ASSERT_BITS; op: an index into OPS, -1 REPLACE)
   winCreate(comm: CommHandle, buffer: BufferLike, dispUnit: number, info: Record<string, string> | undefined): WinHandle;

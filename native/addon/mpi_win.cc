@@ -70,28 +70,6 @@ int assertArg(const Napi::Value& v) {
   return mode;
 }
 
-// {key: value} → an MPI_Info (MPI_INFO_NULL for undefined); the caller frees it.
-MPI_Info infoArg(const Napi::Value& v, const char* what) {
-  Napi::Env env = v.Env();
-  if (v.IsUndefined() || v.IsNull()) return MPI_INFO_NULL;
-  if (!v.IsObject() || v.IsArray()) throwType(env, std::string(what) + ": info must be an object of string keys and string values");
-  Napi::Object o = v.As<Napi::Object>();
-  Napi::Array keys = o.GetPropertyNames();
-  MPI_Info info;
-  check(env, PMPI_Info_create(&info), "MPI_Info_create");
-  for (uint32_t i = 0; i < keys.Length(); ++i) {
-    std::string key = keys.Get(i).ToString().Utf8Value();
-    Napi::Value value = o.Get(key);
-    if (!value.IsString() || key.size() >= MPI_MAX_INFO_KEY) {
-      PMPI_Info_free(&info);
-      if (!value.IsString()) throwType(env, std::string(what) + ": info." + key + " must be a string");
-      throwRange(env, std::string(what) + ": info key '" + key + "' is longer than MPI_MAX_INFO_KEY - 1 = " + std::to_string(MPI_MAX_INFO_KEY - 1));
-    }
-    PMPI_Info_set(info, key.c_str(), value.As<Napi::String>().Utf8Value().c_str());
-  }
-  return info;
-}
-
 // A node communicator: MPI_Win_allocate_shared on ranks of several nodes is erroneous, and the
 // MPI's error says little, so say which communicator to use instead.
 void requireNodeComm(Napi::Env env, MPI_Comm comm) {

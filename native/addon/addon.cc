@@ -107,6 +107,10 @@ generated::Collective collectiveArg(const Napi::Value& v) {
   return coll;
 }
 
+void setFunctions(Napi::Env env, Napi::Object exports, std::initializer_list<AddonFunction> functions) {
+  for (const AddonFunction& f : functions) exports.Set(f.name, Napi::Function::New(env, f.glue, f.name));
+}
+
 std::string stringArg(const Napi::Value& v, const char* name) {
   if (!v.IsString()) throwType(v.Env(), std::string(name) + " must be a string");
   return v.As<Napi::String>().Utf8Value();

@@ -5,6 +5,7 @@
 #include <mpi.h>
 #include <napi.h>
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,13 @@ MPI_Count matchingCount(Napi::Env env, const char* what, const BufferView& from,
                         const char* toName);
 // A collective of the registry by name, or a TypeError naming them all.
 generated::Collective collectiveArg(const Napi::Value& value);
+// A function of the addon's surface: its JS name (also the function's `name`) and its glue.
+struct AddonFunction {
+  const char* name;
+  Napi::Function::Callback glue;
+};
+// Sets each function on `exports` (one init* function's part of the surface, src/mpi/addon.ts).
+void setFunctions(Napi::Env env, Napi::Object exports, std::initializer_list<AddonFunction> functions);
 // A string argument; a TypeError naming `name` otherwise.
 std::string stringArg(const Napi::Value& value, const char* name);
 // Converts a whole-number argument within [min, max] or throws.

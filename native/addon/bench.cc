@@ -552,14 +552,14 @@ Napi::Value InstallRules(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void initBench(Napi::Env env, Napi::Object exports) {
-  exports.Set("setAlgorithm", Napi::Function::New(env, SetAlgorithm));
-  exports.Set("getAlgorithm", Napi::Function::New(env, GetAlgorithm));
-  exports.Set("takeFallback", Napi::Function::New(env, TakeFallback));
-  exports.Set("benchCollective", Napi::Function::New(env, BenchCollective));
-  exports.Set("pingPong", Napi::Function::New(env, PingPong));
-  exports.Set("pairedLink", Napi::Function::New(env, PairedLink));
-  exports.Set("combineTime", Napi::Function::New(env, CombineTime));
-  exports.Set("installRules", Napi::Function::New(env, InstallRules));
+  setFunctions(env, exports, {{"setAlgorithm", SetAlgorithm},
+                              {"getAlgorithm", GetAlgorithm},
+                              {"takeFallback", TakeFallback},
+                              {"benchCollective", BenchCollective},
+                              {"pingPong", PingPong},
+                              {"pairedLink", PairedLink},
+                              {"combineTime", CombineTime},
+                              {"installRules", InstallRules}});
 }
 
 }  // namespace topocoll::addon

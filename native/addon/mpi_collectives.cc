@@ -360,14 +360,14 @@ Napi::Value Exscan(const Napi::CallbackInfo& info) { return prefixReduction(info
 }  // namespace
 
 void initMpiCollectives(Napi::Env env, Napi::Object exports) {
-  exports.Set("gather", Napi::Function::New(env, Gather));
-  exports.Set("gatherv", Napi::Function::New(env, Gatherv));
-  exports.Set("scatter", Napi::Function::New(env, Scatter));
-  exports.Set("scatterv", Napi::Function::New(env, Scatterv));
-  exports.Set("allgatherv", Napi::Function::New(env, Allgatherv));
-  exports.Set("alltoallv", Napi::Function::New(env, Alltoallv));
-  exports.Set("scan", Napi::Function::New(env, Scan));
-  exports.Set("exscan", Napi::Function::New(env, Exscan));
+  setFunctions(env, exports, {{"gather", Gather},
+                              {"gatherv", Gatherv},
+                              {"scatter", Scatter},
+                              {"scatterv", Scatterv},
+                              {"allgatherv", Allgatherv},
+                              {"alltoallv", Alltoallv},
+                              {"scan", Scan},
+                              {"exscan", Exscan}});
 }
 
 }  // namespace topocoll::addon

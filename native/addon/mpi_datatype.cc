@@ -254,14 +254,14 @@ MPI_Count matchingCount(Napi::Env env, const char* what, const BufferView& from,
 }
 
 void initDatatypes(Napi::Env env, Napi::Object exports) {
-  exports.Set("typeContiguous", Napi::Function::New(env, TypeContiguous));
-  exports.Set("typeVector", Napi::Function::New(env, TypeVector));
-  exports.Set("typeIndexed", Napi::Function::New(env, TypeIndexed));
-  exports.Set("typeStruct", Napi::Function::New(env, TypeStruct));
-  exports.Set("typeSubarray", Napi::Function::New(env, TypeSubarray));
-  exports.Set("typeCommit", Napi::Function::New(env, TypeCommit));
-  exports.Set("typeFree", Napi::Function::New(env, TypeFree));
-  exports.Set("typeInfo", Napi::Function::New(env, TypeInfo));
+  setFunctions(env, exports, {{"typeContiguous", TypeContiguous},
+                              {"typeVector", TypeVector},
+                              {"typeIndexed", TypeIndexed},
+                              {"typeStruct", TypeStruct},
+                              {"typeSubarray", TypeSubarray},
+                              {"typeCommit", TypeCommit},
+                              {"typeFree", TypeFree},
+                              {"typeInfo", TypeInfo}});
 }
 
 }  // namespace topocoll::addon

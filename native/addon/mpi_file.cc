@@ -225,22 +225,22 @@ Napi::Value FileGetPosition(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void initFiles(Napi::Env env, Napi::Object exports) {
-  exports.Set("fileOpen", Napi::Function::New(env, FileOpen));
-  exports.Set("fileClose", Napi::Function::New(env, FileClose));
-  exports.Set("fileDelete", Napi::Function::New(env, FileDelete));
-  exports.Set("fileGetSize", Napi::Function::New(env, FileGetSize));
-  exports.Set("fileSetSize", Napi::Function::New(env, FileSetSize));
-  exports.Set("fileSync", Napi::Function::New(env, FileSync));
-  exports.Set("fileGetAmode", Napi::Function::New(env, FileGetAmode));
-  exports.Set("fileSetView", Napi::Function::New(env, FileSetView));
-  exports.Set("fileWriteAt", Napi::Function::New(env, FileAccess<true, true>));
-  exports.Set("fileReadAt", Napi::Function::New(env, FileAccess<false, true>));
-  exports.Set("fileWrite", Napi::Function::New(env, FileAccess<true, false>));
-  exports.Set("fileRead", Napi::Function::New(env, FileAccess<false, false>));
-  exports.Set("fileIwriteAt", Napi::Function::New(env, FileIaccessAt<true>));
-  exports.Set("fileIreadAt", Napi::Function::New(env, FileIaccessAt<false>));
-  exports.Set("fileSeek", Napi::Function::New(env, FileSeek));
-  exports.Set("fileGetPosition", Napi::Function::New(env, FileGetPosition));
+  setFunctions(env, exports, {{"fileOpen", FileOpen},
+                              {"fileClose", FileClose},
+                              {"fileDelete", FileDelete},
+                              {"fileGetSize", FileGetSize},
+                              {"fileSetSize", FileSetSize},
+                              {"fileSync", FileSync},
+                              {"fileGetAmode", FileGetAmode},
+                              {"fileSetView", FileSetView},
+                              {"fileWriteAt", FileAccess<true, true>},
+                              {"fileReadAt", FileAccess<false, true>},
+                              {"fileWrite", FileAccess<true, false>},
+                              {"fileRead", FileAccess<false, false>},
+                              {"fileIwriteAt", FileIaccessAt<true>},
+                              {"fileIreadAt", FileIaccessAt<false>},
+                              {"fileSeek", FileSeek},
+                              {"fileGetPosition", FileGetPosition}});
   // The access-mode flags of this MPI (their values differ between MPIs), for File.open's mode names.
   auto modes = Napi::Object::New(env);
   modes.Set("r", MPI_MODE_RDONLY);

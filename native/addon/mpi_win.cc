@@ -326,20 +326,20 @@ Napi::Value WinFree(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void initWindows(Napi::Env env, Napi::Object exports) {
-  exports.Set("winCreate", Napi::Function::New(env, WinCreate));
-  exports.Set("winAllocate", Napi::Function::New(env, WinAllocate));
-  exports.Set("winSharedQuery", Napi::Function::New(env, WinSharedQuery));
-  exports.Set("winFence", Napi::Function::New(env, WinFence));
-  exports.Set("winLock", Napi::Function::New(env, WinLock));
-  exports.Set("winUnlock", Napi::Function::New(env, WinUnlock));
-  exports.Set("winLockAll", Napi::Function::New(env, WinLockAll));
-  exports.Set("winUnlockAll", Napi::Function::New(env, WinUnlockAll));
-  exports.Set("winSync", Napi::Function::New(env, WinSync));
-  exports.Set("winFlush", Napi::Function::New(env, WinFlush));
-  exports.Set("winPut", Napi::Function::New(env, WinPut));
-  exports.Set("winGet", Napi::Function::New(env, WinGet));
-  exports.Set("winAccumulate", Napi::Function::New(env, WinAccumulate));
-  exports.Set("winFree", Napi::Function::New(env, WinFree));
+  setFunctions(env, exports, {{"winCreate", WinCreate},
+                              {"winAllocate", WinAllocate},
+                              {"winSharedQuery", WinSharedQuery},
+                              {"winFence", WinFence},
+                              {"winLock", WinLock},
+                              {"winUnlock", WinUnlock},
+                              {"winLockAll", WinLockAll},
+                              {"winUnlockAll", WinUnlockAll},
+                              {"winSync", WinSync},
+                              {"winFlush", WinFlush},
+                              {"winPut", WinPut},
+                              {"winGet", WinGet},
+                              {"winAccumulate", WinAccumulate},
+                              {"winFree", WinFree}});
 }
 
 }  // namespace topocoll::addon

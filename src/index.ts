@@ -11,6 +11,7 @@ import { attachBuffer, detachBuffer, Message, PersistentRequest, startAll } from
 import { Request, testAll, testAny, testSome, waitAll, waitAllSync, waitAny, waitSome } from './mpi/request';
 import { dimsCreate } from './mpi/topology';
 import { MAXLOC, MINLOC } from './mpi/user-op';
+import { REPLACE, Win } from './mpi/win';
 
 export type { BlockOf, BufferLike, Comparison, DataSendBuffer, SendBuffer, Status, VectorBuffer } from './mpi/comm';
 export type { BufferSpec, DataBuffer, TypeLayout } from './mpi/datatype';
@@ -20,6 +21,7 @@ export type { InitOptions, InitResult, ThreadLevel } from './mpi/lifecycle';
 export type { ObjectOp, Op } from './mpi/ops';
 export type { BufferOp, PairOp, TypedArray, UserOp } from './mpi/user-op';
 export type { SomeCompleted } from './mpi/request';
+export type { AccumulateOp, FenceAssert, LockAssert, LockType, WinOptions } from './mpi/win';
 export { Comm, IN_PLACE, ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED, MpiError, Request, abort, finalize, init, initialized, waitAll, waitAllSync, waitAny };
 export { isFinalized, queryThread, isThreadMain };
 export { waitSome, testAll, testAny, testSome };
@@ -27,6 +29,7 @@ export { Message, PersistentRequest, startAll, attachBuffer, detachBuffer };
 export { SUM, PROD, MIN, MAX, LAND, LOR, LXOR, BAND, BOR, BXOR, OPS, MINLOC, MAXLOC };
 export { Datatype, Group, dimsCreate };
 export { File };
+export { Win, REPLACE };
 
 /** MPI_COMM_WORLD (MPI is initialized on first access). */
 export declare const world: Comm;

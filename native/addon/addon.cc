@@ -172,6 +172,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   initGroups(env, exports);
   initMpiTopologies(env, exports);
   initFiles(env, exports);
+  initWindows(env, exports);
   return exports;
 }
 

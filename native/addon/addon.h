@@ -91,6 +91,7 @@ void initDatatypes(Napi::Env env, Napi::Object exports);
 void initGroups(Napi::Env env, Napi::Object exports);
 void initMpiTopologies(Napi::Env env, Napi::Object exports);
 void initFiles(Napi::Env env, Napi::Object exports);
+void initWindows(Napi::Env env, Napi::Object exports);
 
 // The JS MpiError class (set by the TypeScript layer through setMpiErrorClass); empty until then.
 Napi::FunctionReference& mpiErrorConstructor();

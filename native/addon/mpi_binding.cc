@@ -100,6 +100,26 @@ bool largeCount(Napi::Env env, MPI_Count count, const char* what) {
 
 bool absent(const Napi::Value& v) { return v.IsNull() || v.IsUndefined(); }
 
+MPI_Info infoArg(const Napi::Value& v, const char* what) {
+  Napi::Env env = v.Env();
+  if (absent(v)) return MPI_INFO_NULL;
+  if (!v.IsObject() || v.IsArray()) throwType(env, std::string(what) + ": info must be an object of string hints ({ key: 'value' })");
+  Napi::Object o = v.As<Napi::Object>();
+  Napi::Array keys = o.GetPropertyNames();
+  MPI_Info info;
+  check(env, PMPI_Info_create(&info), "MPI_Info_create");
+  for (uint32_t i = 0; i < keys.Length(); ++i) {
+    std::string key = keys.Get(i).ToString().Utf8Value();
+    Napi::Value value = o.Get(key);
+    if (!value.IsString()) {
+      PMPI_Info_free(&info);
+      throwType(env, std::string(what) + ": info." + key + " must be a string");
+    }
+    PMPI_Info_set(info, key.c_str(), value.As<Napi::String>().Utf8Value().c_str());
+  }
+  return info;
+}
+
 void sameElementType(Napi::Env env, const char* what, const BufferView& send, const BufferView& recv) {
   if (send.type != recv.type) {
     throwType(env, std::string(what) + ": sendbuf (" + elementTypeName(send.type) + ") and recvbuf (" + elementTypeName(recv.type) +
@@ -476,6 +496,18 @@ const char* mpiErrorClassName(int errorClass) {
     TOPOCOLL_ERROR_CLASS(MPI_ERR_KEYVAL)
     TOPOCOLL_ERROR_CLASS(MPI_ERR_INFO)
     TOPOCOLL_ERROR_CLASS(MPI_ERR_WIN)
+    // One-sided communication's (src/mpi/win.ts)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_BASE)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_DISP)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_SIZE)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_LOCKTYPE)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_ASSERT)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_RMA_CONFLICT)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_RMA_SYNC)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_RMA_RANGE)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_RMA_ATTACH)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_RMA_SHARED)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_RMA_FLAVOR)
 #undef TOPOCOLL_ERROR_CLASS
     default: return "MPI_ERR_UNKNOWN";
   }

@@ -41,6 +41,9 @@ bool largeCount(Napi::Env env, MPI_Count count, const char* what);
 // where a send buffer is expected), buffers of one element type, a buffer's length in elements,
 // and a buffer cut into p equal blocks (its block's elements).
 bool absent(const Napi::Value& v);
+// Hints as {key: value} strings (MPI_Info of File.open, Win.allocate, …), MPI_INFO_NULL when
+// absent; a TypeError naming `what` for anything else. The caller frees it.
+MPI_Info infoArg(const Napi::Value& v, const char* what);
 void sameElementType(Napi::Env env, const char* what, const BufferView& send, const BufferView& recv);
 void requireLength(Napi::Env env, const char* what, const char* name, const BufferView& buf, MPI_Count need);
 MPI_Count blocksOf(Napi::Env env, const char* what, const char* name, const BufferView& buf, int p);

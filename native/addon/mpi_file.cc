@@ -57,27 +57,6 @@ std::string pathArg(const Napi::Value& v, const char* what) {
 
 MPI_Offset offsetArg(const Napi::Value& v, const char* name) { return static_cast<MPI_Offset>(intArg(v, name, 0, kMaxOffset)); }
 
-// Hints as {key: value} strings (MPI_Info), or MPI_INFO_NULL when absent. The caller frees it.
-MPI_Info infoArg(const Napi::Value& v, const char* what) {
-  Napi::Env env = v.Env();
-  if (absent(v)) return MPI_INFO_NULL;
-  if (!v.IsObject() || v.IsArray()) throwType(env, std::string(what) + ": info must be an object of string hints ({ key: 'value' })");
-  Napi::Object o = v.As<Napi::Object>();
-  Napi::Array keys = o.GetPropertyNames();
-  MPI_Info info;
-  check(env, PMPI_Info_create(&info), "MPI_Info_create");
-  for (uint32_t i = 0; i < keys.Length(); ++i) {
-    std::string key = keys.Get(i).ToString().Utf8Value();
-    Napi::Value value = o.Get(key);
-    if (!value.IsString()) {
-      PMPI_Info_free(&info);
-      throwType(env, std::string(what) + ": info." + key + " must be a string");
-    }
-    PMPI_Info_set(info, key.c_str(), value.As<Napi::String>().Utf8Value().c_str());
-  }
-  return info;
-}
-
 // (comm, path, amode, info) → handle
 Napi::Value FileOpen(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();

@@ -20,6 +20,8 @@ type CommHandle = number;
 type GroupHandle = number;
 /** An open file: an index into the addon's file table. */
 type FileHandle = number;
+/** A window: an index into the addon's window table. */
+type WinHandle = number;
 
 /**
  * A collective the glue runs blocking (its last argument false: returns when done) or
@@ -481,6 +483,25 @@ export interface NativeAddon {
   fileGetPosition(file: FileHandle): number;
   /** The MPI_MODE_* flag of each access-mode name (the values differ between MPIs). */
   readonly FILE_MODES: Readonly<Record<FileModeName, number>>;
+
+  // mpi_win.cc (assert: the bits of src/mpi/win.ts's ASSERT_BITS; op: an index into OPS, -1 REPLACE)
+  winCreate(comm: CommHandle, buffer: BufferLike, dispUnit: number, info: Record<string, string> | undefined): WinHandle;
+  /** shared false: MPI_Win_allocate; true: MPI_Win_allocate_shared (comm: one node's ranks). */
+  winAllocate(comm: CommHandle, bytes: number, dispUnit: number, info: Record<string, string> | undefined, shared: boolean): { handle: WinHandle; buffer: ArrayBuffer };
+  winSharedQuery(win: WinHandle, rank: number): { buffer: ArrayBuffer; dispUnit: number };
+  winFence(win: WinHandle, assert: number): void;
+  winLock(win: WinHandle, rank: number, exclusive: boolean, assert: number): void;
+  winUnlock(win: WinHandle, rank: number): void;
+  winLockAll(win: WinHandle, assert: number): void;
+  winUnlockAll(win: WinHandle): void;
+  winSync(win: WinHandle): void;
+  /** rank absent: MPI_Win_flush_all. */
+  winFlush(win: WinHandle, rank?: number): void;
+  winPut(win: WinHandle, origin: DataBuffer, targetRank: number, targetDisp: number): void;
+  winGet(win: WinHandle, into: DataBuffer, targetRank: number, targetDisp: number): void;
+  winAccumulate(win: WinHandle, origin: DataBuffer, targetRank: number, targetDisp: number, op: number): void;
+  /** Detaches `views` (ArrayBuffers over the window's memory) once the window is freed. */
+  winFree(win: WinHandle, views: ArrayBuffer[]): void;
 
   // mpi_binding.cc
   readonly MpiRequest: new () => MpiRequest;

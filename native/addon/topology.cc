@@ -56,6 +56,10 @@ Napi::Object topologyObject(Napi::Env env, const Topology& t) {
     lo.Set("latency", l.latency);
     lo.Set("bandwidth", l.bandwidth);
     if (l.exchange_bandwidth > 0) lo.Set("exchangeBandwidth", l.exchange_bandwidth);
+    if (l.overhead > 0) lo.Set("overhead", l.overhead);
+    if (l.gap > 0) lo.Set("gap", l.gap);
+    if (l.signal_latency >= 0) lo.Set("signalLatency", l.signal_latency);
+    if (l.nic >= 0) lo.Set("nic", l.nic == 1);
     lo.Set("line", l.line);
     levels.Set(i, lo);
   }
@@ -65,6 +69,24 @@ Napi::Object topologyObject(Napi::Env env, const Topology& t) {
   if (t.virtual_nodes_line > 0) lines.Set("virtual_nodes", t.virtual_nodes_line);
   o.Set("lines", lines);
   if (t.reduce_bandwidth > 0) o.Set("reduceBandwidth", t.reduce_bandwidth);
+  if (t.copy_bandwidth > 0) o.Set("copyBandwidth", t.copy_bandwidth);
+  if (t.round_overhead > 0) o.Set("roundOverhead", t.round_overhead);
+  if (t.node.sockets > 0) {
+    auto n = Napi::Object::New(env);
+    n.Set("sockets", t.node.sockets);
+    n.Set("coresPerSocket", t.node.cores_per_socket);
+    n.Set("nics", t.node.nics);
+    o.Set("node", n);
+  }
+  if (t.network.switch_radix > 0) {
+    auto n = Napi::Object::New(env);
+    n.Set("switchRadix", t.network.switch_radix);
+    n.Set("hops", t.network.hops);
+    if (t.network.nodes_per_switch > 0) n.Set("nodesPerSwitch", t.network.nodes_per_switch);
+    n.Set("clockHz", t.network.clock);
+    n.Set("packetBytes", t.network.packet);
+    o.Set("network", n);
+  }
   if (!t.groups.empty()) {
     auto g = Napi::Object::New(env);
     for (const auto& [host, group] : t.groups) g.Set(host, group);

@@ -8,8 +8,7 @@ import { blockIsElement, collectiveInfo, COLLECTIVES, shapeOf, totalBytes, type 
 import { countsOf, placedParams, type Schedule, type ScheduleParams } from '../select/schedule';
 import { summarize, type ScheduleSummary } from '../select/summary';
 import { enginePredictions } from '../model/native';
-import { levelForScope, networkLevel } from '../model/machine';
-import { machineFromTopology } from '../model/machine-topology';
+import { levelForScope, machineFromTopology, networkLevel } from '../model/machine';
 import type { Command } from './main';
 import { parseBytes, parseOptions, UsageError } from '../config/args';
 import { installRulesFromEnvironment, loadTopology } from '../mpi/files';

@@ -8,13 +8,13 @@ import { formatBytes } from '../bench/stats';
 import type { BenchReport } from '../bench/sweep';
 import { closest, suggestion } from '../config/closest';
 import { isProfilePath, profileNames, profilePath } from '../model/machine';
+import { loadTopology } from '../mpi/files';
 import { formatSeconds, StatusLine } from '../bench/progress';
 import {
   MODEL_NAMES,
   logLogPlotSvg,
   nativeSchedules,
   registeredAlgorithms,
-  loadMachineFile,
   machineFromTopology,
   simulateCommand,
   type Machine,
@@ -105,25 +105,27 @@ interface MachineChoice {
   machine: Machine;
   /** As given: a profile's name or a file. */
   given: string;
+  /** A profile says the node's shape (`node`); a topology file without it takes --ppn. */
   kind: 'profile' | 'topology';
-  /** What a topology file says that the profile's levels cannot (a group level). */
+  /** What the file says that the models' levels cannot (a group level). */
   leftOut: string[];
 }
 
 /**
- * --machine: a shipped profile's name, a profile file, or a topology file (docs/topology.md),
- * converted to a profile's levels with `ranksPerNode` ranks per node (--ppn). A name that is
- * neither a shipped profile nor a file is a usage error (exit 2); a file that cannot be read or
- * is not valid is a failure (exit 1), as in `topology FILE`.
+ * --machine: a shipped profile's name or a topology file (docs/topology.md); a file without
+ * `node` takes its node's shape from `ranksPerNode` (--ppn). A name that is neither a shipped
+ * profile nor a file is a usage error (exit 2); a file that cannot be read or is not valid is a
+ * failure (exit 1), as in `topology FILE`.
  */
 function machineOption(given: string, ranksPerNode: number | undefined): MachineChoice {
   if (!isProfilePath(given) && !existsSync(profilePath(given))) {
     throw new UsageError(`--machine=${given} is neither a machine profile nor a file (a path with / or .yaml/.json)${suggestion(given, profileNames(), 'profiles')}`);
   }
-  const loaded = loadMachineFile(isProfilePath(given) ? given : profilePath(given));
-  if (loaded.kind === 'profile') return { machine: loaded.machine, given, kind: 'profile', leftOut: [] };
-  if (ranksPerNode === undefined) throw new UsageError(`--machine=${given} is a topology file, which does not say how many ranks a node holds: give --ppn`);
-  return { given, kind: 'topology', ...machineFromTopology(loaded.topology, ranksPerNode) };
+  const topology = loadTopology(isProfilePath(given) ? given : profilePath(given));
+  if (!topology.node && ranksPerNode === undefined) {
+    throw new UsageError(`--machine=${given} is a topology file without \`node\`, which does not say how many ranks a node holds: give --ppn`);
+  }
+  return { given, kind: topology.node ? 'profile' : 'topology', ...machineFromTopology(topology, ranksPerNode) };
 }
 
 /** The machine as --json describes it. */

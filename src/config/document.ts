@@ -30,12 +30,6 @@ export function isJsonFile(file: string): boolean {
   return file.toLowerCase().endsWith('.json');
 }
 
-/** Parses a file's text as YAML (JSON is YAML): the document as plain JS values, undefined when it holds none. */
-export function parseYamlFile(text: string, fail: Fail): unknown {
-  const { doc } = parseChecked(text, fail);
-  return doc.contents === null ? undefined : doc.toJS();
-}
-
 /**
  * A file as the engine's readers take it: JSON text with one key or value per line, and the
  * line map (json::LineMap in native/engine/topology/json.h): `lines[i]` is the file's line of the

@@ -17,7 +17,6 @@ export * from './contention';
 export * from './cost';
 export * from './engine';
 export * from './machine';
-export * from './machine-topology';
 export * from './messages';
 export * from './native';
 export * from './placement';
@@ -104,7 +103,7 @@ export function simulateCommand(args: SimulateArgs): SimulateRow[] {
   if (!Number.isInteger(bytes) || bytes < 0) throw new RangeError(`bytes must be a non-negative integer, got ${bytes}`);
   const modelName = args.model ?? 'hockney';
   if (!MODEL_NAMES.includes(modelName)) throw new Error(`unknown model '${modelName}' (valid: ${MODEL_NAMES.join(', ')})`);
-  const machine = typeof args.machine === 'string' ? loadProfile(args.machine) : args.machine;
+  const machine = typeof args.machine === 'string' ? loadProfile(args.machine, ppn) : args.machine;
   const model = costModel(modelName, machine, { rho: args.rho, p: np });
   const placement = blockPlacement(np, ppn, machine);
   const { info, list } = algorithmsOf(coll, args.algorithm, args.available);

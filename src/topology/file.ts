@@ -19,6 +19,13 @@ export interface TopologyLevel {
   readonly bandwidth: number;
   /** Bytes per second per direction while two ranks send to each other at once (the model's exchanges); absent: `bandwidth`. */
   readonly exchangeBandwidth?: number;
+  /** LogGP o and g, seconds; absent: not measured (0). */
+  readonly overhead?: number;
+  readonly gap?: number;
+  /** Seconds for a shared-memory flag set by one rank to be seen by another (a cache line's trip); absent: `latency`. */
+  readonly signalLatency?: number;
+  /** Whether messages pass through the node's network port, which its ranks share; absent: when the level joins hosts. */
+  readonly nic?: boolean;
   /** Line of the level's entry in the file (0 when built from an object). */
   readonly line: number;
 }
@@ -42,6 +49,20 @@ export interface Topology {
   readonly virtualNodes?: VirtualNodeMap;
   /** Bytes a reduce op combines per second on one rank (the model's 1/γ; `bench --calibrate` measures it); absent: the model's default. */
   readonly reduceBandwidth?: number;
+  /** Bytes per second of a local copy; absent: the narrowest level's bandwidth. */
+  readonly copyBandwidth?: number;
+  /** Seconds the executor spends entering one round of a schedule; absent: 0. */
+  readonly roundOverhead?: number;
+  /** The shape of a node, for the models (`simulate` places ranks on it); absent: --ppn ranks on one socket. */
+  readonly node?: { readonly sockets: number; readonly coresPerSocket: number; readonly nics: number };
+  /** The switch fabric, for seed 002's contention model. */
+  readonly network?: {
+    readonly switchRadix: number;
+    readonly hops: number;
+    readonly nodesPerSwitch?: number;
+    readonly clockHz: number;
+    readonly packetBytes: number;
+  };
   /** Lines of the top-level keys groups and virtual_nodes, for errors found when the topology meets a job. */
   readonly lines: { readonly groups?: number; readonly virtual_nodes?: number };
 }
@@ -75,10 +96,27 @@ export function normalizeTopology(t: Topology): Record<string, unknown> {
     latency: clean(l.latency),
     bandwidth: clean(l.bandwidth),
     ...(l.exchangeBandwidth !== undefined && { exchange_bandwidth: clean(l.exchangeBandwidth) }),
+    ...(l.overhead !== undefined && { overhead: clean(l.overhead) }),
+    ...(l.gap !== undefined && { gap: clean(l.gap) }),
+    ...(l.signalLatency !== undefined && { signal_latency: clean(l.signalLatency) }),
+    ...(l.nic !== undefined && { nic: l.nic }),
   }));
   if (t.groups) out.groups = { ...t.groups };
   if (t.virtualNodes) out.virtual_nodes = t.virtualNodes.kind === 'list' ? [...t.virtualNodes.nodes] : virtualNodeText(t.virtualNodes);
+  if (t.node) out.node = { sockets: t.node.sockets, cores_per_socket: t.node.coresPerSocket, nics: t.node.nics };
+  if (t.network) {
+    const n = t.network;
+    out.network = {
+      switch_radix: n.switchRadix,
+      hops: n.hops,
+      ...(n.nodesPerSwitch !== undefined && { nodes_per_switch: n.nodesPerSwitch }),
+      clock: clean(n.clockHz),
+      packet: clean(n.packetBytes),
+    };
+  }
+  if (t.copyBandwidth !== undefined) out.copy_bandwidth = clean(t.copyBandwidth);
   if (t.reduceBandwidth !== undefined) out.reduce_bandwidth = clean(t.reduceBandwidth);
+  if (t.roundOverhead !== undefined) out.round_overhead = clean(t.roundOverhead);
   return out;
 }
 

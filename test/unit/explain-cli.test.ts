@@ -114,7 +114,7 @@ describe('topocoll explain: the model\'s levels', () => {
     const file = path.join(repoRoot, 'examples/topology/rack-node-socket.yaml');
     const out = await run(['--coll', 'allgather', '--np', '32', '--ppn', '16', '--bytes', '1K', '--topology', file]);
     expect(out).toContain(`levels of ${file}`);
-    expect(out).toMatch(/^not modelled: level rack \(scope group\): a machine profile has one level between nodes, the widest \(spine\)$/m);
+    expect(out).toMatch(/^not modelled: level rack \(scope group\): the models have one level between nodes, the widest \(spine\)$/m);
     expect(out).toMatch(/^not modelled: level socket \(within a node\): explain's model has one level within a node, node$/m);
   });
 

@@ -4,32 +4,32 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_GAMMA,
-  MachineError,
   Topology,
   blockPlacement,
-  loadMachine,
   loadProfile,
   machineFromObject,
-  parseMachine,
+  machineFromTopology,
   placementFromNodes,
   roundRobinPlacement,
 } from '../../src/model';
-import { parseQuantity } from '../../src/config/quantity';
+import { parseTopology } from '../../src/mpi/files';
+import { TopologyError } from '../../src/topology';
 
+// A machine is a topology file (widest level first) with the node's shape.
 const twoLevel = `name: two-level
 node:
   sockets: 2
   cores_per_socket: 4
   nics: 1
 levels:
-  - name: shm
-    scope: node
-    latency: 0.5 us
-    bandwidth: 5 GB/s
   - name: net
     scope: system
     latency: 2 us
     bandwidth: 1 GB/s
+  - name: shm
+    scope: host
+    latency: 0.5 us
+    bandwidth: 5 GB/s
 network:
   switch_radix: 16
   hops: 3
@@ -38,11 +38,13 @@ network:
   packet: 64 B
 `;
 
+const parseMachine = (text: string, file: string) => machineFromTopology(parseTopology(text, file)).machine;
+
 function errorOf(text: string): string {
   try {
     parseMachine(text, 'm.yaml');
   } catch (err) {
-    expect(err).toBeInstanceOf(MachineError);
+    expect(err).toBeInstanceOf(TopologyError);
     return (err as Error).message;
   }
   throw new Error('no error');
@@ -59,18 +61,27 @@ describe('machine profiles', () => {
     expect(1 / net.beta).toBe(6343 * 2 ** 20);
     expect(net.usesNic).toBe(true);
     expect(bxj.node).toEqual({ sockets: 2, coresPerSocket: 6, nics: 1 });
-    expect(bxj.network).toEqual({ switchRadix: 16, hops: 3, nodesPerSwitch: undefined, clockHz: 312.5e6, packetBytes: 32 });
+    expect(bxj.network).toEqual({ switchRadix: 16, hops: 3, clockHz: 312.5e6, packetBytes: 32 });
+    // No copy_bandwidth: copies at the narrowest level's rate, as the engine's model.
+    expect(bxj.copyBeta).toBe(net.beta);
   });
 
-  it('parses quantities with units and refuses bare numbers', () => {
-    expect(parseQuantity('2.37 us', 'time')).toBeCloseTo(2.37e-6, 15);
-    expect(parseQuantity('3.2ns', 'time')).toBeCloseTo(3.2e-9, 18);
-    expect(parseQuantity('6343 MiB/s', 'bandwidth')).toBe(6343 * 1048576);
-    expect(parseQuantity('6343 MB/s', 'bandwidth')).toBe(6343e6);
-    expect(parseQuantity('10 Gbit/s', 'bandwidth')).toBe(1.25e9);
-    expect(parseQuantity('312.5 MHz', 'frequency')).toBe(312.5e6);
-    expect(parseQuantity('256 bit', 'size')).toBe(32);
-    expect(() => parseQuantity('2.37', 'time')).toThrow(/is not a time with a unit/);
+  it('reads quantities with units (the engine reader\'s units)', () => {
+    const m = machineFromObject({
+      node: { sockets: 1, cores_per_socket: 2 },
+      levels: [{ name: 'net', scope: 'system', latency: '3.2ns', bandwidth: '10 Gbit/s', overhead: '1 ns', gap: '0.5 ns', signal_latency: '2 ns' }],
+      network: { switch_radix: 16, hops: 3, clock: '312.5 MHz', packet: '256 bit' },
+      copy_bandwidth: '6343 MiB/s',
+      reduce_bandwidth: '6343 MB/s',
+    });
+    expect(m.levels[0].alpha).toBeCloseTo(3.2e-9, 18);
+    expect(m.levels[0].beta).toBe(1 / 1.25e9);
+    expect(m.levels[0].overhead).toBeCloseTo(1e-9, 18);
+    expect(m.levels[0].gap).toBeCloseTo(0.5e-9, 18);
+    expect(m.levels[0].signalAlpha).toBeCloseTo(2e-9, 18);
+    expect(m.network).toMatchObject({ clockHz: 312.5e6, packetBytes: 32 });
+    expect(m.copyBeta).toBe(1 / (6343 * 1048576));
+    expect(m.gamma).toBe(1 / 6343e6);
   });
 
   it('reads JSON and plain objects too', () => {
@@ -82,25 +93,30 @@ describe('machine profiles', () => {
     expect(parseMachine(json, 'j.json').levels[0].alpha).toBeCloseTo(1e-6, 15);
     expect(parseMachine(json, 'j.json').roundOverhead).toBe(0);
     expect(parseMachine(`${twoLevel}round_overhead: 30 ns\n`, 'm.yaml').roundOverhead).toBeCloseTo(30e-9, 18);
-    // γ: the profile's reduce_bandwidth, else the default the engine's model also uses.
+    // γ: the file's reduce_bandwidth, else the default the engine's model also uses.
     expect(parseMachine(json, 'j.json').gamma).toBe(DEFAULT_GAMMA);
     expect(parseMachine(`${twoLevel}reduce_bandwidth: 4 GB/s\n`, 'm.yaml').gamma).toBeCloseTo(0.25e-9, 21);
     expect(machineFromObject(JSON.parse(json)).node.nics).toBe(1);
   });
 
   it('names file, line and key in every error', () => {
-    expect(errorOf(twoLevel.replace('  nics: 1', '  nics: 1\n  corez: 3'))).toBe('m.yaml:6: node.corez: unknown key (valid: sockets, cores_per_socket, nics)');
-    expect(errorOf(twoLevel.replace('latency: 2 us', 'latency: 2'))).toBe('m.yaml:13: levels[1].latency: 2 needs a unit, e.g. "2.37 us"');
-    expect(errorOf(twoLevel.replace('latency: 2 us', 'latency: 2 parsecs'))).toMatch(/^m\.yaml:13: levels\[1\]\.latency: "2 parsecs" is not a time with a unit \(s, ms, us/);
-    expect(errorOf(twoLevel.replace('    bandwidth: 1 GB/s\n', ''))).toBe('m.yaml:11: levels[1].bandwidth: is required');
-    expect(errorOf(twoLevel.replace('scope: node', 'scope: system'))).toMatch(/^m\.yaml:12: levels\[1\]\.scope: levels must go from the innermost scope outwards/);
-    expect(errorOf(twoLevel.replace('scope: system', 'scope: warp'))).toBe('m.yaml:12: levels[1].scope: "warp" is not one of socket, node, system');
-    expect(errorOf(twoLevel.replace('  switch_radix: 16', '  switch_radix: 1'))).toBe('m.yaml:16: network.switch_radix: must be an integer >= 2, got 1');
-    expect(errorOf(`${twoLevel}  - [unclosed\n`)).toMatch(/^m\.yaml:21: not valid YAML: /);
-    expect(errorOf(`${twoLevel}round_overhead: 30\n`)).toBe('m.yaml:21: round_overhead: 30 needs a unit, e.g. "2.37 us"');
-    expect(errorOf(`${twoLevel}reduce_bandwidth: 0 GB/s\n`)).toBe('m.yaml:21: reduce_bandwidth: must be positive (bytes combined per second)');
+    expect(errorOf(twoLevel.replace('  nics: 1', '  nics: 1\n  corez: 3'))).toBe('m.yaml:6: node.corez: unknown key; valid keys: sockets, cores_per_socket, nics');
+    expect(errorOf(twoLevel.replace('latency: 2 us', 'latency: 2 parsecs'))).toMatch(/^m\.yaml:9: levels\[0\]\.latency: "2 parsecs" is not a time with a unit \(s, ms, us/);
+    expect(errorOf(twoLevel.replace('    bandwidth: 1 GB/s\n', ''))).toMatch(/^m\.yaml:7: levels\[0\]\.bandwidth: is required/);
+    expect(errorOf(twoLevel.replace('scope: host', 'scope: system'))).toMatch(/^m\.yaml:12: levels\[1\]\.scope: "system" cannot follow "system": levels go from the widest to the narrowest/);
+    expect(errorOf(twoLevel.replace('scope: system', 'scope: warp'))).toMatch(/^m\.yaml:8: levels\[0\]\.scope: "warp" is not valid; valid choices: system, group, host, virtual_node$/);
+    expect(errorOf(twoLevel.replace('    latency: 0.5 us', '    latency: 0.5 us\n    overhead: 0.3 us'))).toBe('m.yaml:14: levels[1].overhead: LogGP needs latency >= 2 x overhead');
+    expect(errorOf(twoLevel.replace('    latency: 0.5 us', '    latency: 0.5 us\n    nic: yes please'))).toMatch(/^m\.yaml:14: levels\[1\]\.nic: must be true or false, got string "yes please"$/);
+    expect(errorOf(twoLevel.replace('  switch_radix: 16', '  switch_radix: 1'))).toBe('m.yaml:16: network.switch_radix: must be a whole number >= 2, got number 1');
+    expect(errorOf(twoLevel.replace('  clock: 1 GHz', '  clock: 1 GB'))).toMatch(/^m\.yaml:19: network\.clock: "1 GB" is not a frequency with a unit \(Hz, kHz, MHz, GHz\)$/);
+    expect(errorOf(twoLevel.replace('  packet: 64 B', '  packet: 0 B'))).toBe('m.yaml:20: network.packet: must be a finite positive size, got "0 B"');
+    expect(errorOf(`${twoLevel}  - [unclosed\n`)).toMatch(/^m\.yaml:21: not valid YAML or JSON: /);
+    expect(errorOf(`${twoLevel}round_overhead: 30 parsecs\n`)).toMatch(/^m\.yaml:21: round_overhead: "30 parsecs" is not a time with a unit/);
+    expect(errorOf(`${twoLevel}reduce_bandwidth: 0 GB/s\n`)).toBe('m.yaml:21: reduce_bandwidth: must be a finite positive bandwidth, got "0 GB/s"');
     expect(errorOf(`${twoLevel}reduce_bandwidth: 0.2 ns\n`)).toMatch(/^m\.yaml:21: reduce_bandwidth: "0\.2 ns" is not a bandwidth with a unit/);
-    expect(() => loadMachine('/nonexistent/profile.yaml')).toThrow('/nonexistent/profile.yaml: cannot read: ENOENT');
+    expect(errorOf(`${twoLevel}notes: free text\n`)).toBe('m.yaml:21: notes: must be a mapping (free-form remarks), got string "free text"');
+    expect(errorOf(twoLevel.replace(/node:\n(  .*\n)+/, ''))).toMatch(/^m\.yaml: node: is not given, so the file does not say how many ranks a node holds/);
+    expect(() => loadProfile('/nonexistent/profile.yaml')).toThrow(/^\/nonexistent\/profile\.yaml: cannot read the topology file \(ENOENT\)/);
   });
 
   it('loads a profile file by path', () => {

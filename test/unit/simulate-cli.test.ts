@@ -113,24 +113,16 @@ describe('topocoll simulate', () => {
     }
   });
 
-  it('--machine takes a topology file (with --ppn) and predicts what the same levels as a profile predict', async () => {
+  it('--machine takes a topology file (with --ppn, unless it has a node) and predicts what the same levels with a node predict', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'topocoll-sim-'));
     dirs.push(dir);
     const topology = path.join(__dirname, '..', '..', 'examples', 'topology', 'two-level.yaml');
-    await expect(run(['--coll', 'allgather', '--np', '16', '--machine', topology])).rejects.toThrow(/--machine=.*two-level.yaml is a topology file, which does not say how many ranks a node holds: give --ppn/);
-    // The same machine written as a profile: the node's level copies at its bandwidth, as the conversion assumes.
-    const profile = path.join(dir, 'two-level-profile.yaml');
-    writeFileSync(
-      profile,
-      [
-        'name: two-level',
-        'node: {sockets: 1, cores_per_socket: 4}',
-        'levels:',
-        '  - {name: node, scope: node, latency: 2 us, bandwidth: 4 GB/s}',
-        '  - {name: network, scope: system, latency: 15 us, bandwidth: 1 Gbit/s}',
-        'copy_bandwidth: 4 GB/s',
-      ].join('\n'),
+    await expect(run(['--coll', 'allgather', '--np', '16', '--machine', topology])).rejects.toThrow(
+      /--machine=.*two-level.yaml is a topology file without `node`, which does not say how many ranks a node holds: give --ppn/,
     );
+    // The same file with the node's shape: a profile.
+    const profile = path.join(dir, 'two-level-profile.yaml');
+    writeFileSync(profile, `${readFileSync(topology, 'utf8')}\nnode: {sockets: 1, cores_per_socket: 4}\n`);
     const args = ['--coll', 'allgather', '--np', '16', '--ppn', '4', '--bytes', '4K', '--json', '--quiet'];
     const fromTopology = JSON.parse((await run([...args, '--machine', topology])).out);
     const fromProfile = JSON.parse((await run([...args, '--machine', profile])).out);

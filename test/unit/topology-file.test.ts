@@ -163,12 +163,12 @@ describe('topology files: valid', () => {
 describe('topology files: errors name file:line: key, with the valid choices', () => {
   const cases: Array<[string, string, string]> = [
     ['not a mapping', '[1, 2]', 'bad.json:1: must be a mapping, got a list'],
-    ['unknown top-level key', lines('{', `"levels": [${LEVEL_SYSTEM}],`, '"level": 1', '}'), 'bad.json:3: level: unknown key; valid keys: $schema, name, description, levels, groups, virtual_nodes, reduce_bandwidth'],
+    ['unknown top-level key', lines('{', `"levels": [${LEVEL_SYSTEM}],`, '"level": 1', '}'), 'bad.json:3: level: unknown key; valid keys: $schema, name, description, levels, groups, virtual_nodes, node, network, copy_bandwidth, reduce_bandwidth, round_overhead, notes'],
     ['levels missing', lines('{', '"name": "x"', '}'), 'bad.json:1: levels: is required: a list of levels, widest first'],
     ['levels not a list', lines('{', '"levels": {"a": 1}', '}'), 'bad.json:2: levels: must be a non-empty list of levels, widest first, got a mapping'],
     ['levels empty', lines('{', '"levels": []', '}'), 'bad.json:2: levels: must be a non-empty list of levels, widest first, got a list'],
     ['level not a mapping', lines('{', '"levels": [', '"network"', ']}'), 'bad.json:3: levels[0]: must be a mapping, got string "network"'],
-    ['unknown level key', lines('{"levels": [{', '"name": "a", "scope": "system", "latency": 0, "bandwidth": 1,', '"speed": 3', '}]}'), 'bad.json:3: levels[0].speed: unknown key; valid keys: name, scope, latency, bandwidth, exchange_bandwidth'],
+    ['unknown level key', lines('{"levels": [{', '"name": "a", "scope": "system", "latency": 0, "bandwidth": 1,', '"speed": 3', '}]}'), 'bad.json:3: levels[0].speed: unknown key; valid keys: name, scope, latency, bandwidth, exchange_bandwidth, overhead, gap, signal_latency, nic'],
     ['level name missing', lines('{"levels": [', '{"scope": "system", "latency": 0, "bandwidth": 1}', ']}'), 'bad.json:2: levels[0].name: is required'],
     ['level name not a string', lines('{"levels": [', '{"name": 5, "scope": "system", "latency": 0, "bandwidth": 1}', ']}'), 'bad.json:2: levels[0].name: must be a non-empty string, got number 5'],
     ['level name empty', lines('{"levels": [', '{"name": " ", "scope": "system", "latency": 0, "bandwidth": 1}', ']}'), 'bad.json:2: levels[0].name: must be a non-empty string, got string " "'],
@@ -215,7 +215,7 @@ describe('topology files: errors name file:line: key, with the valid choices', (
 
   it('YAML errors carry the YAML line of the key', () => {
     const yaml = lines('levels:', '  - name: a', '    scope: system', '    latency: 1 us', '    bandwidth: 1 GB/s', '    colour: red');
-    expect(tsError(yaml, 'x.yaml')).toBe('x.yaml:6: levels[0].colour: unknown key; valid keys: name, scope, latency, bandwidth, exchange_bandwidth');
+    expect(tsError(yaml, 'x.yaml')).toBe('x.yaml:6: levels[0].colour: unknown key; valid keys: name, scope, latency, bandwidth, exchange_bandwidth, overhead, gap, signal_latency, nic');
     expect(tsError(lines('levels:', '  - name: a', '    scope: rack'), 'x.yaml')).toBe('x.yaml:3: levels[0].scope: "rack" is not valid; valid choices: system, group, host, virtual_node');
     expect(tsError(lines('levels:', '  - name: a', '    scope: system', '    latency: 1 us'), 'x.yaml')).toMatch(/^x\.yaml:2: levels\[0\]\.bandwidth: is required/);
   });

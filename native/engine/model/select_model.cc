@@ -52,11 +52,17 @@ ModelMachine levelsFor(const ModelCall& call) {
   ModelMachine m;
   for (const topology::Level& level : topo->levels) {
     bool between_hosts = level.scope == topology::Scope::System || level.scope == topology::Scope::Group;
-    LinkCost& l = m.levels.emplace_back(LinkCost{level.latency, level.bandwidth > 0 ? 1.0 / level.bandwidth : 0.0, between_hosts});
+    bool nic = level.nic < 0 ? between_hosts : level.nic == 1;
+    LinkCost& l = m.levels.emplace_back(LinkCost{level.latency, level.bandwidth > 0 ? 1.0 / level.bandwidth : 0.0, nic});
     if (level.exchange_bandwidth > 0) l.exchange_beta = 1.0 / level.exchange_bandwidth;
+    l.signal_alpha = level.signal_latency;
+    l.overhead = level.overhead;
+    l.gap = level.gap;
   }
-  m.copy_beta = m.levels.back().beta;
+  // Without copy_bandwidth, a copy moves at the narrowest level's speed.
+  m.copy_beta = topo->copy_bandwidth > 0 ? 1.0 / topo->copy_bandwidth : m.levels.back().beta;
   if (topo->reduce_bandwidth > 0) m.gamma = 1.0 / topo->reduce_bandwidth;
+  m.round_overhead = topo->round_overhead;
   m.nic = std::move(node);
   m.level_of = [resolved, world = std::move(world)](int a, int b) { return resolved->meetLevel(world[a], world[b]); };
   return m;

@@ -16,8 +16,11 @@ namespace {
 using json::Value;
 using Type = json::Value::Type;
 
-constexpr const char* kTopKeys[] = {"$schema", "name", "description", "levels", "groups", "virtual_nodes", "reduce_bandwidth"};
-constexpr const char* kLevelKeys[] = {"name", "scope", "latency", "bandwidth", "exchange_bandwidth"};
+constexpr const char* kTopKeys[] = {"$schema",  "name",           "description",    "levels",           "groups", "virtual_nodes",
+                                    "node",     "network",        "copy_bandwidth", "reduce_bandwidth", "round_overhead", "notes"};
+constexpr const char* kLevelKeys[] = {"name", "scope", "latency", "bandwidth", "exchange_bandwidth", "overhead", "gap", "signal_latency", "nic"};
+constexpr const char* kNodeKeys[] = {"sockets", "cores_per_socket", "nics"};
+constexpr const char* kNetworkKeys[] = {"switch_radix", "hops", "nodes_per_switch", "clock", "packet"};
 constexpr const char* kScopeNames[] = {"system", "group", "host", "virtual_node"};
 constexpr const char* kVirtualNodeForms =
     "block:K (K consecutive ranks per node), cyclic:N (ranks dealt round-robin to N nodes), or a list with the node of "
@@ -28,10 +31,33 @@ struct Unit {
   double factor;
 };
 constexpr Unit kTimeUnits[] = {{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"\xC2\xB5s", 1e-6}, {"\xCE\xBCs", 1e-6}, {"ns", 1e-9}};
-// MB is 10^6 bytes; MiB is 2^20.
+// MB is 10^6 bytes; MiB is 2^20 (IMB and many papers mean 2^20 by "MB/s": write MiB/s for those).
+constexpr Unit kSizeUnits[] = {{"B", 1},         {"KB", 1e3},         {"MB", 1e6},      {"GB", 1e9},
+                               {"KiB", 1024.0},  {"MiB", 1048576.0},  {"GiB", 1073741824.0},
+                               {"bit", 1.0 / 8}, {"Kbit", 1e3 / 8},   {"Mbit", 1e6 / 8}, {"Gbit", 1e9 / 8}};
 constexpr Unit kBandwidthUnits[] = {{"B/s", 1},          {"KB/s", 1e3},         {"MB/s", 1e6},      {"GB/s", 1e9},
                                     {"KiB/s", 1024.0},   {"MiB/s", 1048576.0},  {"GiB/s", 1073741824.0},
                                     {"bit/s", 1.0 / 8},  {"Kbit/s", 1e3 / 8},   {"Mbit/s", 1e6 / 8}, {"Gbit/s", 1e9 / 8}};
+constexpr Unit kFrequencyUnits[] = {{"Hz", 1}, {"kHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}};
+
+// A dimension in messages: its name, its base unit (a bare number's), an example, its units.
+struct DimensionInfo {
+  const char* name;
+  const char* base;
+  const char* example;
+  const Unit* units;
+  size_t unit_count;
+  bool positive;  // 0 is meaningless (a rate, a size); a time may be 0
+};
+const DimensionInfo& info(Dimension dim) {
+  static const DimensionInfo kInfo[] = {
+      {"time", "seconds", "\"15 us\"", kTimeUnits, std::size(kTimeUnits), false},
+      {"bandwidth", "bytes per second", "\"1 Gbit/s\"", kBandwidthUnits, std::size(kBandwidthUnits), true},
+      {"frequency", "hertz", "\"312.5 MHz\"", kFrequencyUnits, std::size(kFrequencyUnits), true},
+      {"size", "bytes", "\"256 bit\"", kSizeUnits, std::size(kSizeUnits), true},
+  };
+  return kInfo[static_cast<int>(dim)];
+}
 
 template <size_t N>
 std::string joined(const char* const (&names)[N]) {
@@ -40,10 +66,9 @@ std::string joined(const char* const (&names)[N]) {
   return out;
 }
 
-template <size_t N>
-std::string unitNames(const Unit (&units)[N]) {
+std::string unitNames(const DimensionInfo& d) {
   std::string out;
-  for (const Unit& u : units) out += (out.empty() ? "" : ", ") + std::string(u.name);
+  for (size_t i = 0; i < d.unit_count; ++i) out += (out.empty() ? "" : ", ") + std::string(d.units[i].name);
   return out;
 }
 
@@ -117,33 +142,54 @@ class Reader {
     return true;
   }
 
-  bool quantity(const Value& obj, const char* name, const std::string& key, bool bandwidth, double* out) {
+  // A quantity at member `name` of `obj`: a number in the base unit or a string with a unit.
+  // Absent: false with an error when required, else true and *out untouched.
+  bool quantity(const Value& obj, const char* name, const std::string& key, Dimension dim, bool required, double* out) {
     const Value* v = obj.find(name);
-    std::string path = child(key, name);
-    const char* example = bandwidth ? "\"1 Gbit/s\"" : "\"15 us\"";
-    const char* base = bandwidth ? "bytes per second" : "seconds";
-    const char* dim = bandwidth ? "bandwidth" : "time";
+    const std::string path = child(key, name);
+    const DimensionInfo& d = info(dim);
     if (!v || v->type == Type::Null) {
+      if (!required) return true;
       return fail(path, v ? v->line : obj.line,
-                  std::string("is required (a number in ") + base + ", or a string with a unit such as " + example + ")");
+                  std::string("is required (a number in ") + d.base + ", or a string with a unit such as " + d.example + ")");
     }
     double value = 0;
     if (v->type == Type::Number) {
       value = v->number;
     } else if (v->type == Type::String) {
-      if (!parseQuantity(v->string, bandwidth, &value)) {
-        return fail(path, v->line, quotedJson(v->string) + " is not a " + dim + " with a unit (" +
-                                       (bandwidth ? unitNames(kBandwidthUnits) : unitNames(kTimeUnits)) + ")");
+      if (!parseQuantity(v->string, dim, &value)) {
+        return fail(path, v->line, quotedJson(v->string) + " is not a " + d.name + " with a unit (" + unitNames(d) + ")");
       }
     } else {
-      return fail(path, v->line, std::string("must be a number in ") + base + " or a string with a unit such as " + example +
+      return fail(path, v->line, std::string("must be a number in ") + d.base + " or a string with a unit such as " + d.example +
                                      ", got " + describe(*v));
     }
-    if (!std::isfinite(value) || value < 0 || (bandwidth && value == 0)) {
-      return fail(path, v->line, std::string("must be a finite ") + (bandwidth ? "positive" : "non-negative") + " " + dim +
+    if (!std::isfinite(value) || value < 0 || (d.positive && value == 0)) {
+      return fail(path, v->line, std::string("must be a finite ") + (d.positive ? "positive" : "non-negative") + " " + d.name +
                                      ", got " + (v->type == Type::String ? quotedJson(v->string) : describe(*v).substr(7)));
     }
     *out = value;
+    return true;
+  }
+
+  // A whole number >= `min` at member `name` of `obj`; absent: as quantity.
+  bool integer(const Value& obj, const char* name, const std::string& key, int min, bool required, int* out) {
+    const Value* v = obj.find(name);
+    const std::string path = child(key, name);
+    if (!v || v->type == Type::Null) return required ? fail(path, v ? v->line : obj.line, "is required") : true;
+    if (v->type != Type::Number || !v->integral || v->number < min || v->number > 999999999) {
+      return fail(path, v->line, "must be a whole number >= " + std::to_string(min) + ", got " + describe(*v));
+    }
+    *out = static_cast<int>(v->number);
+    return true;
+  }
+
+  // true or false at member `name` of `obj`; absent: *out untouched.
+  bool boolean(const Value& obj, const char* name, const std::string& key, int* out) {
+    const Value* v = obj.find(name);
+    if (!v || v->type == Type::Null) return true;
+    if (v->type != Type::Bool) return fail(child(key, name), v->line, "must be true or false, got " + describe(*v));
+    *out = v->boolean ? 1 : 0;
     return true;
   }
 
@@ -199,6 +245,26 @@ bool readVirtualNodes(Reader& r, const Value& v, NodeOverride* out) {
   return true;
 }
 
+// `node`: the shape of a node (the models place ranks on it), optional.
+bool readNode(Reader& r, const Value& root, NodeShape* out) {
+  const Value* v = root.find("node");
+  if (!v) return true;
+  if (!r.mapping(*v, "node", kNodeKeys, std::size(kNodeKeys))) return false;
+  return r.integer(*v, "sockets", "node", 1, true, &out->sockets) &&
+         r.integer(*v, "cores_per_socket", "node", 1, true, &out->cores_per_socket) && r.integer(*v, "nics", "node", 1, false, &out->nics);
+}
+
+// `network`: the switch fabric of seed 002's contention model, optional.
+bool readNetwork(Reader& r, const Value& root, Network* out) {
+  const Value* v = root.find("network");
+  if (!v) return true;
+  if (!r.mapping(*v, "network", kNetworkKeys, std::size(kNetworkKeys))) return false;
+  return r.integer(*v, "switch_radix", "network", 2, true, &out->switch_radix) && r.integer(*v, "hops", "network", 1, true, &out->hops) &&
+         r.integer(*v, "nodes_per_switch", "network", 1, false, &out->nodes_per_switch) &&
+         r.quantity(*v, "clock", "network", Dimension::Frequency, true, &out->clock) &&
+         r.quantity(*v, "packet", "network", Dimension::Size, true, &out->packet);
+}
+
 bool readTopology(Reader& r, const Value& root, const std::string& source, Topology* out) {
   Topology t;
   t.source = source;
@@ -230,9 +296,19 @@ bool readTopology(Reader& r, const Value& root, const std::string& source, Topol
     }
     if (s < 0) return r.fail(key + ".scope", lv.find("scope")->line, quotedJson(scope) + " is not valid; valid choices: " + joined(kScopeNames));
     level.scope = static_cast<Scope>(s);
-    if (!r.quantity(lv, "latency", key, false, &level.latency)) return false;
-    if (!r.quantity(lv, "bandwidth", key, true, &level.bandwidth)) return false;
-    if (lv.find("exchange_bandwidth") && !r.quantity(lv, "exchange_bandwidth", key, true, &level.exchange_bandwidth)) return false;
+    if (!r.quantity(lv, "latency", key, Dimension::Time, true, &level.latency) ||
+        !r.quantity(lv, "bandwidth", key, Dimension::Bandwidth, true, &level.bandwidth) ||
+        !r.quantity(lv, "exchange_bandwidth", key, Dimension::Bandwidth, false, &level.exchange_bandwidth) ||
+        !r.quantity(lv, "overhead", key, Dimension::Time, false, &level.overhead) ||
+        !r.quantity(lv, "gap", key, Dimension::Time, false, &level.gap) ||
+        !r.quantity(lv, "signal_latency", key, Dimension::Time, false, &level.signal_latency) ||
+        !r.boolean(lv, "nic", key, &level.nic)) {
+      return false;
+    }
+    // LogGP's L = latency - 2o must not be negative.
+    if (2 * level.overhead > level.latency) {
+      return r.fail(key + ".overhead", lv.find("overhead")->line, "LogGP needs latency >= 2 x overhead");
+    }
     if (!t.levels.empty() && static_cast<int>(level.scope) <= static_cast<int>(t.levels.back().scope)) {
       return r.fail(key + ".scope", lv.find("scope")->line,
                     quotedJson(scope) + " cannot follow " + quotedJson(scopeName(t.levels.back().scope)) +
@@ -282,7 +358,16 @@ bool readTopology(Reader& r, const Value& root, const std::string& source, Topol
   }
 
   if (!r.string(root, "name", "", false, &t.name) || !r.string(root, "description", "", false, &t.description)) return false;
-  if (root.find("reduce_bandwidth") && !r.quantity(root, "reduce_bandwidth", "", true, &t.reduce_bandwidth)) return false;
+  if (!r.quantity(root, "reduce_bandwidth", "", Dimension::Bandwidth, false, &t.reduce_bandwidth) ||
+      !r.quantity(root, "copy_bandwidth", "", Dimension::Bandwidth, false, &t.copy_bandwidth) ||
+      !r.quantity(root, "round_overhead", "", Dimension::Time, false, &t.round_overhead) ||
+      !readNode(r, root, &t.node) || !readNetwork(r, root, &t.network)) {
+    return false;
+  }
+  // Free-form remarks (figures of a paper the models do not use): any mapping.
+  if (const Value* notes = root.find("notes"); notes && notes->type != Type::Object) {
+    return r.fail("notes", notes->line, "must be a mapping (free-form remarks), got " + describe(*notes));
+  }
   *out = std::move(t);
   return true;
 }
@@ -291,8 +376,8 @@ bool readTopology(Reader& r, const Value& root, const std::string& source, Topol
 
 const char* scopeName(Scope scope) { return kScopeNames[static_cast<int>(scope)]; }
 
-bool parseQuantity(const std::string& text, bool bandwidth, double* out) {
-  // [ws] [+-] (digits[.digits] | .digits) [e[+-]digits] [ws] unit [ws], like parseQuantity in TypeScript.
+bool parseQuantity(const std::string& text, Dimension dim, double* out) {
+  // [ws] [+-] (digits[.digits] | .digits) [e[+-]digits] [ws] unit [ws]
   size_t i = text.find_first_not_of(" \t\r\n");
   if (i == std::string::npos) return false;
   size_t start = i;
@@ -323,16 +408,14 @@ bool parseQuantity(const std::string& text, bool bandwidth, double* out) {
   size_t u_end = text.find_first_of(" \t\r\n", u);
   if (u_end != std::string::npos && text.find_first_not_of(" \t\r\n", u_end) != std::string::npos) return false;
   std::string unit = text.substr(u, u_end == std::string::npos ? std::string::npos : u_end - u);
-  auto match = [&](const Unit* units, size_t n) {
-    for (size_t k = 0; k < n; ++k) {
-      if (unit == units[k].name) {
-        *out = value * units[k].factor;
-        return true;
-      }
+  const DimensionInfo& d = info(dim);
+  for (size_t k = 0; k < d.unit_count; ++k) {
+    if (unit == d.units[k].name) {
+      *out = value * d.units[k].factor;
+      return true;
     }
-    return false;
-  };
-  return bandwidth ? match(kBandwidthUnits, std::size(kBandwidthUnits)) : match(kTimeUnits, std::size(kTimeUnits));
+  }
+  return false;
 }
 
 bool parseTopologyJson(const std::string& text, const std::string& source, Topology* out, std::string* error,

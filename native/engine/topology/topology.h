@@ -24,7 +24,25 @@ struct Level {
   double latency = 0;    // seconds
   double bandwidth = 0;  // bytes per second
   double exchange_bandwidth = 0;  // per direction while a pair sends both ways at once; 0: bandwidth
+  double overhead = 0;           // LogGP o: seconds the sender is busy per message (0: not measured)
+  double gap = 0;                // LogGP g: seconds between two sends of one process (0: not measured)
+  double signal_latency = -1;    // seconds for a shared-memory flag's trip; < 0: latency
+  int nic = -1;                  // messages pass the node's network port: 1, 0; -1: when the level joins hosts
   int line = 0;
+};
+
+// The shape of a node, for the models (`topocoll simulate`): sockets == 0 when the file does not say.
+struct NodeShape {
+  int sockets = 0, cores_per_socket = 0;
+  int nics = 1;  // network ports per node; its ranks share them
+};
+
+// The switch fabric, for seed 002's contention model; switch_radix == 0 when the file does not say.
+struct Network {
+  int switch_radix = 0, hops = 0;
+  int nodes_per_switch = 0;  // 0: unknown (every message crosses `hops` switches)
+  double clock = 0;          // Hz
+  double packet = 0;         // bytes of the transfer unit
 };
 
 struct Topology {
@@ -37,6 +55,10 @@ struct Topology {
   NodeOverride virtual_nodes;
   int groups_line = 0, virtual_nodes_line = 0;
   double reduce_bandwidth = 0;  // bytes a reduce op combines per second on one rank (the model's 1/γ); 0: not given
+  double copy_bandwidth = 0;    // bytes per second of a local copy; 0: the narrowest level's bandwidth
+  double round_overhead = 0;    // seconds the executor spends entering one round of a schedule
+  NodeShape node;
+  Network network;
 };
 
 // What the engine's messages call a topology file ("<path>: cannot read the topology file ...").
@@ -54,8 +76,10 @@ bool parseTopologyText(const std::string& text, const std::string& source, Topol
 // json::readFile + parseTopologyText.
 bool readTopologyFile(const std::string& path, Topology* out, std::string* error);
 
-// "15 us" -> 1.5e-5 s, "1 Gbit/s" -> 1.25e8 B/s (the units of src/model/machine.ts).
-bool parseQuantity(const std::string& text, bool bandwidth, double* out);
+// What a quantity measures, and so which units it takes.
+enum class Dimension : int { Time, Bandwidth, Frequency, Size };
+// "15 us" -> 1.5e-5 s, "1 Gbit/s" -> 1.25e8 B/s, "312.5 MHz" -> 3.125e8 Hz, "256 bit" -> 32 B.
+bool parseQuantity(const std::string& text, Dimension dim, double* out);
 
 // A topology meeting a job: the module of every rank at every level.
 struct Resolved {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds and runs the standalone (MPI-free) native tests and benchmarks of the rank-mapping core
 # (native/engine/mapping/*.cc; the engine-facing mapping/remap/ is tested through the addon) and
-# the tests of the engine's JSON reader (native/engine/topology/json.cc), rules-file reader
+# the tests of the engine's JSON reader (native/engine/topology/json.cc), topology-file reader
+# (native/engine/topology/topology.cc), rules-file reader
 # (native/engine/rules.cc) and configuration (native/engine/config.cc). config.cc includes
 # <mpi.h>, so its test alone compiles with an MPI wrapper's flags and links the MPI library
 # (it never initializes MPI): TOPOCOLL_MPICC names the wrapper, else mpicc.openmpi, else mpicc
@@ -36,6 +37,9 @@ if [ "$mode" != "--bench-only" ]; then
     "$root/native/engine/rules.cc" "$root/native/engine/choice.cc" "$root/native/engine/topology/json.cc" \
     "$root/native/engine/algorithm_registry.cc"
   "$out/rules_test"
+  $CXX $CXXFLAGS -I"$root/native/engine" -I"$root/test/native" -o "$out/topology_test" "$root/test/native/topology_test.cc" \
+    "$root/native/engine/topology/topology.cc" "$root/native/engine/topology/json.cc" "$root/native/engine/hierarchy/node_override.cc"
+  "$out/topology_test"
   mpicc=${TOPOCOLL_MPICC:-$(command -v mpicc.openmpi || command -v mpicc || echo mpicc)}
   if mpi_compile=$("$mpicc" --showme:compile 2>/dev/null); then
     mpi_link=$("$mpicc" --showme:link)

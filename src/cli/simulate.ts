@@ -1,6 +1,6 @@
 // `topocoll simulate`: what an algorithm will cost at a scale we cannot run. Every rank's real
 // schedule (the C++ builders, through the addon) is replayed through a cost model on a machine
-// profile (profiles/*.yaml) with the ranks placed ppn per node. No MPI launch.
+// profile (profiles/*.yaml) or topology file with the ranks placed ppn per node. No MPI launch.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { readReport } from '../bench/report';
@@ -34,7 +34,7 @@ export interface SimulateOptions {
   np: number;
   ppn: number;
   bytes: number;
-  /** A shipped profile's name, a profile file, or a loaded machine. */
+  /** A shipped profile's name, a topology file, or a loaded machine. */
   machine: string | Machine;
   model: ModelName;
   rho?: number;
@@ -245,7 +245,7 @@ export const simulate: Command = {
   summary: 'predict the time of collective algorithms on a machine profile or topology file at any scale (no MPI launch)',
   usage:
     'topocoll simulate --coll <collective> --np <ranks> [--ppn <ranks per node>] [--bytes <size>] [--algorithm <name>[,<name>...]|all] ' +
-    '[--machine <profile name, profile file or topology file>] [--model hockney|loggp|contention] [--rho <load>] [--root <rank>] [--no-verify] [--json] [--quiet] ' +
+    '[--machine <profile name or topology file>] [--model hockney|loggp|contention] [--rho <load>] [--root <rank>] [--no-verify] [--json] [--quiet] ' +
     '[--sweep --out <dir>]   (with --sweep, --np and --bytes take comma-separated lists; a topology file needs --ppn; progress on stderr unless --quiet)\n' +
     '       topocoll simulate --compare <bench.json>[,<bench.json>...] [--machine <profile or topology file>] [--ppn <ranks per node>] [--model hockney|loggp] [--json]' +
     '   (predictions next to `topocoll bench --json` reports: the median of their medians; pairs of algorithms more than 20% apart, ordered as measured?)',

@@ -119,22 +119,34 @@ describe.each(FLAVOURS)('TOPOCOLL_TOPOLOGY in a C program with the preload libra
     expect(run.stdout.trim().split('\n').sort()).toEqual(Array.from({ length: np }, (_, r) => `ok ${r}`).sort());
   });
 
+  // The model's predicted time of the traced 1 MiB allreduce with `topology`.
+  const predicted = async (topology: string) => {
+    const run = await runC(topology, { TOPOCOLL_SELECT: 'model', TOPOCOLL_VERBOSE: '1' });
+    expectSuccess(run);
+    expect(run.stdout.trim().split('\n').sort()).toEqual(Array.from({ length: np }, (_, r) => `ok ${r}`).sort());
+    const line = run.stderr.split('\n').find((l) => l.includes(' allreduce 1048576 B -> '));
+    const us = /model: smallest predicted time, ([\d.]+) us/.exec(line ?? '');
+    expect(us, `no model choice traced for the allreduce:\n${run.stderr}`).not.toBeNull();
+    return Number(us![1]);
+  };
+  const oneLevel = (name: string, extra: Record<string, string>) =>
+    file(name, JSON.stringify({ levels: [{ name: 'node', scope: 'system', latency: '0.4 us', bandwidth: '8 GB/s' }], ...extra }));
+
   it("reduce_bandwidth reaches the engine's model: a slower combine, a longer predicted allreduce", async () => {
     // The same levels, γ = 1 ns/B against 0.01 ns/B; the trace names the model's predicted time.
-    const withReduce = (name: string, bandwidth: string) =>
-      file(name, JSON.stringify({ levels: [{ name: 'node', scope: 'system', latency: '0.4 us', bandwidth: '8 GB/s' }], reduce_bandwidth: bandwidth }));
-    const predicted = async (topology: string) => {
-      const run = await runC(topology, { TOPOCOLL_SELECT: 'model', TOPOCOLL_VERBOSE: '1' });
-      expectSuccess(run);
-      expect(run.stdout.trim().split('\n').sort()).toEqual(Array.from({ length: np }, (_, r) => `ok ${r}`).sort());
-      const line = run.stderr.split('\n').find((l) => l.includes(' allreduce 1048576 B -> '));
-      const us = /model: smallest predicted time, ([\d.]+) us/.exec(line ?? '');
-      expect(us, `no model choice traced for the allreduce:\n${run.stderr}`).not.toBeNull();
-      return Number(us![1]);
-    };
-    const slow = await predicted(withReduce('gamma-slow.json', '1 GB/s'));
-    const fast = await predicted(withReduce('gamma-fast.json', '100 GB/s'));
+    const slow = await predicted(oneLevel('gamma-slow.json', { reduce_bandwidth: '1 GB/s' }));
+    const fast = await predicted(oneLevel('gamma-fast.json', { reduce_bandwidth: '100 GB/s' }));
     expect(slow).toBeGreaterThan(fast);
+  });
+
+  it("round_overhead and copy_bandwidth (a machine profile's keys) reach the engine's model", async () => {
+    // Every algorithm has a round: 1 ms per round makes every prediction longer than any without.
+    const base = { reduce_bandwidth: '100 GB/s' };
+    const plain = await predicted(oneLevel('plain.json', base));
+    const rounds = await predicted(oneLevel('rounds.json', { ...base, round_overhead: '1 ms' }));
+    expect(rounds).toBeGreaterThan(plain + 1000);
+    // Copies at 1 MB/s instead of the level's 8 GB/s: every algorithm copies its 1 MiB input to the output first.
+    expect(await predicted(oneLevel('copies.json', { ...base, copy_bandwidth: '1 MB/s' }))).toBeGreaterThan(plain + 1000);
   });
 
   const failures: Array<[string, () => string, string]> = [

@@ -34,25 +34,10 @@ export interface Level {
   readonly exchangeBeta: number;
 }
 
-export interface NodeParams {
-  readonly sockets: number;
-  readonly coresPerSocket: number;
-  /** Network ports per node; ppn / nics processes share each (seed 002 §4.2). */
-  readonly nics: number;
-}
-
+/** The node's shape: sockets, cores per socket, and network ports (ppn / nics processes share each, seed 002 §4.2). */
+export type NodeParams = NonNullable<Topology['node']>;
 /** The switch fabric, for seed 002's contention model. */
-export interface NetworkParams {
-  /** k of the k x k crossbar switches. */
-  readonly switchRadix: number;
-  /** Switches a message between two nodes crosses (the maximum, unless nodesPerSwitch is known). */
-  readonly hops: number;
-  /** Nodes under one leaf switch: messages between them cross 1 switch. Unknown: every message crosses `hops`. */
-  readonly nodesPerSwitch?: number;
-  readonly clockHz: number;
-  /** Bytes of the network's transfer unit (k_p). */
-  readonly packetBytes: number;
-}
+export type NetworkParams = NonNullable<Topology['network']>;
 
 export interface Machine {
   readonly name: string;

@@ -54,13 +54,22 @@ export interface Topology {
   /** Seconds the executor spends entering one round of a schedule; absent: 0. */
   readonly roundOverhead?: number;
   /** The shape of a node, for the models (`simulate` places ranks on it); absent: --ppn ranks on one socket. */
-  readonly node?: { readonly sockets: number; readonly coresPerSocket: number; readonly nics: number };
+  readonly node?: {
+    readonly sockets: number;
+    readonly coresPerSocket: number;
+    /** Network ports per node; ppn / nics processes share each (seed 002 §4.2). */
+    readonly nics: number;
+  };
   /** The switch fabric, for seed 002's contention model. */
   readonly network?: {
+    /** k of the k x k crossbar switches. */
     readonly switchRadix: number;
+    /** Switches a message between two nodes crosses (the maximum, unless nodesPerSwitch is known). */
     readonly hops: number;
+    /** Nodes under one leaf switch: messages between them cross 1 switch. Unknown: every message crosses `hops`. */
     readonly nodesPerSwitch?: number;
     readonly clockHz: number;
+    /** Bytes of the network's transfer unit (k_p). */
     readonly packetBytes: number;
   };
   /** Lines of the top-level keys groups and virtual_nodes, for errors found when the topology meets a job. */

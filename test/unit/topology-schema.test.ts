@@ -40,6 +40,14 @@ describe('schemas/topology.schema.json', () => {
     expect(schemaErrors('topology', normalizeTopology(topologyFromObject(doc)))).toEqual([]);
   });
 
+  it.each(['bxj', 'dev-vm', 'emulated-cluster', 'emulated-cluster-2x2'])('profiles/%s.yaml (a machine profile) validates, and so does its normalized JSON', (name) => {
+    const doc = parseYaml(readFileSync(path.join(root, 'profiles', `${name}.yaml`), 'utf8'));
+    expect(schemaErrors('topology', doc)).toEqual([]);
+    expect(schemaErrors('topology', normalizeTopology(topologyFromObject(doc)))).toEqual([]);
+  });
+
+  const NODE = { sockets: 2, cores_per_socket: 6 };
+  const NETWORK = { switch_radix: 16, hops: 3, clock: '312.5 MHz', packet: '256 bit' };
   // Documents the schema judges: both must agree.
   const accepted: Array<[string, unknown]> = [
     ['numbers in base units', { levels: [L({ latency: 0, bandwidth: 1 }), H()] }],
@@ -48,6 +56,18 @@ describe('schemas/topology.schema.json', () => {
     ['a virtual node list as a string', { levels: [L(), V], virtual_nodes: '0,1,0' }],
     ['a virtual node list', { levels: [L(), V], virtual_nodes: [0, 1, 0] }],
     ['a description, a name and $schema', { $schema: 'x', name: 'n', description: 'd', levels: [L()] }],
+    [
+      'every key of the models',
+      {
+        levels: [L({ overhead: '1 us', gap: '0.5 us', nic: true }), H({ signal_latency: '0.1 us', nic: false })],
+        node: { ...NODE, nics: 2 },
+        network: { ...NETWORK, nodes_per_switch: 4 },
+        copy_bandwidth: '24 GB/s',
+        round_overhead: '25 ns',
+        notes: { anything: [1, 'x'] },
+      },
+    ],
+    ['a network in base units', { levels: [L()], network: { ...NETWORK, clock: 1e9, packet: 64 } }],
   ];
   const rejected: Array<[string, unknown]> = [
     ['no levels', { name: 'x' }],
@@ -78,6 +98,18 @@ describe('schemas/topology.schema.json', () => {
     ['a negative node', { levels: [L(), V], virtual_nodes: [0, -1] }],
     ['a fractional node', { levels: [L(), V], virtual_nodes: [0.5] }],
     ['a virtual node mapping', { levels: [L(), V], virtual_nodes: { a: 1 } }],
+    ['a node without cores_per_socket', { levels: [L()], node: { sockets: 1 } }],
+    ['a node of 0 sockets', { levels: [L()], node: { ...NODE, sockets: 0 } }],
+    ['an unknown node key', { levels: [L()], node: { ...NODE, cores: 4 } }],
+    ['a switch radix of 1', { levels: [L()], network: { ...NETWORK, switch_radix: 1 } }],
+    ['a clock in bytes', { levels: [L()], network: { ...NETWORK, clock: '1 GB' } }],
+    ['a packet in hertz', { levels: [L()], network: { ...NETWORK, packet: '1 GHz' } }],
+    ['a network without hops', { levels: [L()], network: { switch_radix: 16, clock: 1e9, packet: 64 } }],
+    ['a nic that is not a boolean', { levels: [L({ nic: 'yes' })] }],
+    ['a gap in bandwidth units', { levels: [L({ gap: '1 GB/s' })] }],
+    ['a zero copy bandwidth', { levels: [L()], copy_bandwidth: 0 }],
+    ['a round overhead without a unit', { levels: [L()], round_overhead: '25' }],
+    ['notes that are not a mapping', { levels: [L()], notes: 'text' }],
   ];
   it.each(accepted)('accepts %s, as the reader does', (_, doc) => {
     expect(schemaErrors('topology', doc)).toEqual([]);

@@ -145,8 +145,11 @@ describe.each(FLAVOURS)('TOPOCOLL_TOPOLOGY in a C program with the preload libra
     const plain = await predicted(oneLevel('plain.json', base));
     const rounds = await predicted(oneLevel('rounds.json', { ...base, round_overhead: '1 ms' }));
     expect(rounds).toBeGreaterThan(plain + 1000);
-    // Copies at 1 MB/s instead of the level's 8 GB/s: every algorithm copies its 1 MiB input to the output first.
-    expect(await predicted(oneLevel('copies.json', { ...base, copy_bandwidth: '1 MB/s' }))).toBeGreaterThan(plain + 1000);
+    // Copies at 1 MB/s instead of the level's 8 GB/s: on 3 ranks every algorithm copies (the best
+    // then costs 531 against 274 us); on 2 (MPICH) the best copies nothing.
+    const copies = await predicted(oneLevel('copies.json', { ...base, copy_bandwidth: '1 MB/s' }));
+    if (np > 2) expect(copies).toBeGreaterThan(plain);
+    else expect(copies).toBeGreaterThanOrEqual(plain);
   });
 
   const failures: Array<[string, () => string, string]> = [

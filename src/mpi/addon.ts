@@ -307,6 +307,8 @@ export interface NativeAddon {
 
   // engine_collectives.cc (sendbuf null: in place)
   readonly NativeRequest: new () => NativeRequest;
+  /** sched_yield(): between polls of awaited requests, a rank sharing this core runs. */
+  yieldProcessor(): void;
   allgather: Completing<[comm: CommHandle, sendbuf: DataBuffer | null, recvbuf: DataBuffer], NativeRequest>;
   alltoall: Completing<[comm: CommHandle, sendbuf: DataBuffer | null, recvbuf: DataBuffer], NativeRequest>;
   bcast: Completing<[comm: CommHandle, buffer: DataBuffer, root: number], NativeRequest>;
@@ -455,8 +457,11 @@ export interface NativeAddon {
   probe(comm: CommHandle, source: number, tag: number): Status;
   /** null when no message matches yet. */
   iprobe(comm: CommHandle, source: number, tag: number): Status | null;
-  /** The next matching message, whatever its size. */
-  recvBytes(comm: CommHandle, source: number, tag: number): Status & { data: Buffer };
+  /**
+   * The next matching message, whatever its size: its byte count when it fits in `scratch`
+   * (received there), else a new Buffer holding it; `envelope` gets [source, tag].
+   */
+  recvBytes(comm: CommHandle, source: number, tag: number, scratch: Buffer, envelope: Int32Array): number | Buffer;
   /** data() is the message once the request completes. */
   irecvBytes(comm: CommHandle, source: number, tag: number): MpiRequest;
   tagUpperBound(): number;

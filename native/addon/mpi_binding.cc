@@ -259,6 +259,24 @@ Napi::Object MpiRequestWrap::New(Napi::Env env, MPI_Request request, MPI_Datatyp
   return obj;
 }
 
+Napi::Object MpiRequestWrap::Reuse(Napi::Env env, const Napi::Value& spare, MPI_Request request, MPI_Datatype type) {
+  if (!spare.IsObject() || !spare.As<Napi::Object>().InstanceOf(constructor_.Value())) return New(env, request, type);
+  Napi::Object obj = spare.As<Napi::Object>();
+  MpiRequestWrap* w = Unwrap(obj);
+  const bool reusable = w->done_ && w->request_ == MPI_REQUEST_NULL && !w->persistent_ && !w->probing_ && !w->keep_ && w->data_.IsEmpty();
+  if (!reusable) return New(env, request, type);
+  if (w->ownsType_) PMPI_Type_free(&w->type_);
+  w->ownsType_ = false;
+  w->request_ = request;
+  w->type_ = type;
+  w->status_ = MPI_Status{};
+  w->done_ = false;
+  int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
+  PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
+  if (combiner != MPI_COMBINER_NAMED && PMPI_Type_dup(type, &w->type_) == MPI_SUCCESS) w->ownsType_ = true;
+  return obj;
+}
+
 Napi::Object MpiRequestWrap::NewMatchedReceive(Napi::Env env, MPI_Comm comm, int source, int tag) {
   Napi::Object obj = constructor_.New({});
   MpiRequestWrap* w = Unwrap(obj);

@@ -113,8 +113,9 @@ Napi::Value SendrecvReplace(const Napi::CallbackInfo& info) {
   return statusObject(env, status, b.type);
 }
 
-// (comm, buf, dest, tag, mode) → a started request (MPI_Isend, …), or with `persistent` an
-// inactive one that start() starts (MPI_Send_init, …)
+// (comm, buf, dest, tag, mode[, spare]) → a started request (MPI_Isend, …; made of `spare`, a
+// completed one, where it can be: MpiRequestWrap::Reuse), or with `persistent` an inactive one
+// that start() starts (MPI_Send_init, …)
 template <bool persistent>
 Napi::Value SendRequest(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -129,11 +130,12 @@ Napi::Value SendRequest(const Napi::CallbackInfo& info) {
     TOPOCOLL_SEND_MODES(rc, call, mode, m.large, Isend, Issend, Ibsend, Irsend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request)
   }
   check(env, rc, call);
-  return persistent ? MpiRequestWrap::NewPersistent(env, request, m.b.type) : MpiRequestWrap::New(env, request, m.b.type);
+  return persistent ? MpiRequestWrap::NewPersistent(env, request, m.b.type) : MpiRequestWrap::Reuse(env, info[5], request, m.b.type);
 }
 
-// (comm, buf, source, tag) → a started receive (MPI_Irecv) whose status() is the receive's, or
-// with `persistent` an inactive one (MPI_Recv_init)
+// (comm, buf, source, tag[, spare]) → a started receive (MPI_Irecv) whose status() is the
+// receive's (made of `spare` where it can be, as a send's), or with `persistent` an inactive one
+// (MPI_Recv_init)
 template <bool persistent>
 Napi::Value RecvRequest(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -144,7 +146,7 @@ Napi::Value RecvRequest(const Napi::CallbackInfo& info) {
     return MpiRequestWrap::NewPersistent(env, request, m.b.type);
   }
   check(env, TOPOCOLL_COUNT_CALL(m.large, Irecv, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request), "MPI_Irecv");
-  return MpiRequestWrap::New(env, request, m.b.type);
+  return MpiRequestWrap::Reuse(env, info[4], request, m.b.type);
 }
 
 // (requests[]) → MPI_Startall over persistent requests, each checked inactive first.

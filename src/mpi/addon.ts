@@ -438,7 +438,8 @@ export interface NativeAddon {
   recv(comm: CommHandle, buf: DataBuffer, source: number, tag: number): Status;
   sendrecv(comm: CommHandle, sendbuf: DataBuffer, dest: number, sendtag: number, recvbuf: DataBuffer, source: number, recvtag: number): Status;
   sendrecvReplace(comm: CommHandle, buf: DataBuffer, dest: number, sendtag: number, source: number, recvtag: number): Status;
-  isend(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode): MpiRequest;
+  /** `spare`: a completed request to make the new one of (MpiRequestWrap::Reuse), else a new one. */
+  isend(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode, spare?: MpiRequest): MpiRequest;
   /** Inactive persistent requests. */
   sendInit(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode): MpiRequest;
   recvInit(comm: CommHandle, buf: DataBuffer, source: number, tag: number): MpiRequest;
@@ -452,7 +453,7 @@ export interface NativeAddon {
   /** Returns the size in bytes of the buffer detached. */
   bufferDetach(): number;
   readonly BSEND_OVERHEAD: number;
-  irecv(comm: CommHandle, buf: DataBuffer, source: number, tag: number): MpiRequest;
+  irecv(comm: CommHandle, buf: DataBuffer, source: number, tag: number, spare?: MpiRequest): MpiRequest;
   /** count in bytes. */
   probe(comm: CommHandle, source: number, tag: number): Status;
   /** null when no message matches yet. */

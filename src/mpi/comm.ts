@@ -18,7 +18,7 @@ import { init } from './lifecycle';
 import { objectOpFunction, ObjectOp, Op, opIndex } from './ops';
 import { matchedMessage, persistentRequest, type Message, type PersistentRequest } from './p2p';
 import { jsOpFunction, userReduction, type BufferOp, type ReductionKind } from './user-op';
-import { Request } from './request';
+import { Request, spareRequest } from './request';
 import { deserialize, serialize, serializeTransient } from './serialize';
 
 export type BufferLike = ArrayBufferView | ArrayBuffer;
@@ -453,26 +453,26 @@ export class Comm {
   }
 
   isend(buf: DataBuffer, dest: number, tag = 0): Request<void> {
-    return new Request(addon().isend(this.handle, buf, dest, tag, STANDARD), () => undefined, [buf], 'p2p');
+    return new Request(addon().isend(this.handle, buf, dest, tag, STANDARD, spareRequest()), () => undefined, [buf], 'p2p');
   }
 
   issend(buf: DataBuffer, dest: number, tag = 0): Request<void> {
-    return new Request(addon().isend(this.handle, buf, dest, tag, SYNCHRONOUS), () => undefined, [buf], 'p2p');
+    return new Request(addon().isend(this.handle, buf, dest, tag, SYNCHRONOUS, spareRequest()), () => undefined, [buf], 'p2p');
   }
 
   /** Nonblocking buffered send (MPI_Ibsend; see bsend). */
   ibsend(buf: DataBuffer, dest: number, tag = 0): Request<void> {
-    return new Request(addon().isend(this.handle, buf, dest, tag, BUFFERED), () => undefined, [buf], 'p2p');
+    return new Request(addon().isend(this.handle, buf, dest, tag, BUFFERED, spareRequest()), () => undefined, [buf], 'p2p');
   }
 
   /** Nonblocking ready send (MPI_Irsend; see rsend). */
   irsend(buf: DataBuffer, dest: number, tag = 0): Request<void> {
-    return new Request(addon().isend(this.handle, buf, dest, tag, READY), () => undefined, [buf], 'p2p');
+    return new Request(addon().isend(this.handle, buf, dest, tag, READY, spareRequest()), () => undefined, [buf], 'p2p');
   }
 
   /** Nonblocking receive; the request resolves to the Status. */
   irecv(buf: DataBuffer, source = ANY_SOURCE, tag = ANY_TAG): Request<Status> {
-    const native = addon().irecv(this.handle, buf, source, tag);
+    const native = addon().irecv(this.handle, buf, source, tag, spareRequest());
     return new Request(native, () => native.status(), [buf], 'p2p');
   }
 

@@ -152,7 +152,10 @@ function split(data: Buffer, counts: ArrayLike<number>): unknown[] {
 // allgatherObject of a small value is one collective call (a length, then the bytes, was two);
 // the rest of a larger value follows in a second call. Blocks are per thread and used again.
 const LENGTH_BYTES = 8; // a float64: exact up to 2^53 bytes
-const BCAST_BLOCK_BYTES = 512; // one message: the block's size costs every rank little
+// One message for every rank. 512 B made the engine's rules pick a shared-memory bcast on 2 ranks,
+// whose root waits for the readers of its previous call: back-to-back bcastObjects paid a round
+// trip each (3x mpi4py), where 256 B and less go as one eager message the root does not wait for.
+const BCAST_BLOCK_BYTES = 256;
 const ALLGATHER_BLOCK_BYTES = 128; // one per rank, received by every rank
 let blocks = Buffer.allocUnsafeSlow(BCAST_BLOCK_BYTES);
 let blockLengths = new Float64Array(blocks.buffer, 0, blocks.length / LENGTH_BYTES);
@@ -777,7 +780,7 @@ export class Comm {
     const got = addon().recvBytes(this.handle, source, tag, received, receivedEnvelope);
     const data = typeof got === 'number' ? received.subarray(0, got) : got;
     const bytes = data.byteLength;
-    fillStatus(status, { source: receivedEnvelope[0], tag: receivedEnvelope[1], count: bytes, bytes, cancelled: false, error: 0 });
+    if (status) fillStatus(status, { source: receivedEnvelope[0], tag: receivedEnvelope[1], count: bytes, bytes, cancelled: false, error: 0 });
     return deserialize(data, data.buffer === received.buffer) as T;
   }
 

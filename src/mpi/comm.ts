@@ -142,7 +142,7 @@ function split(data: Buffer, counts: ArrayLike<number>): unknown[] {
   const out: unknown[] = [];
   let at = 0;
   for (let i = 0; i < counts.length; i++) {
-    out.push(deserialize(data.subarray(at, at + counts[i])));
+    out.push(deserialize(data, false, at, at + counts[i]));
     at += counts[i];
   }
   return out;
@@ -778,10 +778,9 @@ export class Comm {
   /** Receives a JS value of any size; fills `status` when given. */
   recvObject<T = unknown>(source = ANY_SOURCE, tag = ANY_TAG, status?: Partial<Status>): T {
     const got = addon().recvBytes(this.handle, source, tag, received, receivedEnvelope);
-    const data = typeof got === 'number' ? received.subarray(0, got) : got;
-    const bytes = data.byteLength;
+    const bytes = typeof got === 'number' ? got : got.byteLength;
     if (status) fillStatus(status, { source: receivedEnvelope[0], tag: receivedEnvelope[1], count: bytes, bytes, cancelled: false, error: 0 });
-    return deserialize(data, data.buffer === received.buffer) as T;
+    return (typeof got === 'number' ? deserialize(received, true, 0, got) : deserialize(got)) as T;
   }
 
   isendObject(value: unknown, dest: number, tag = 0): Request<void> {
@@ -812,7 +811,7 @@ export class Comm {
     this.bcast(block, root);
     const length = blockLengths[0];
     const head = BCAST_BLOCK_BYTES - LENGTH_BYTES;
-    if (length <= head) return atRoot ? value : (deserialize(block.subarray(LENGTH_BYTES, LENGTH_BYTES + length), true) as T);
+    if (length <= head) return atRoot ? value : (deserialize(block, true, LENGTH_BYTES, LENGTH_BYTES + length) as T);
     if (data) {
       this.bcast(data.subarray(head), root);
       return value;
@@ -869,7 +868,7 @@ export class Comm {
     for (let i = 0, at = 0; i < p; i++) {
       const start = i * ALLGATHER_BLOCK_BYTES + LENGTH_BYTES;
       if (rests[i] === 0) {
-        out.push(deserialize(all.subarray(start, start + blockLengths[(i * ALLGATHER_BLOCK_BYTES) / LENGTH_BYTES]), true) as T);
+        out.push(deserialize(all, true, start, start + blockLengths[(i * ALLGATHER_BLOCK_BYTES) / LENGTH_BYTES]) as T);
       } else {
         out.push(deserialize(Buffer.concat([all.subarray(start, start + head), tails!.subarray(at, at + rests[i])])) as T);
         at += rests[i];

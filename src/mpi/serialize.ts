@@ -44,6 +44,7 @@ const NOT_SMALL = new Error('not a small plain value');
 
 let out = Buffer.allocUnsafeSlow(256);
 let at = 0;
+let view = out.subarray(0, 0); // what serializeTransient returned last
 let encoding = false; // a getter that sends an object while we encode gets v8.serialize
 const seen: object[] = [];
 const float = new Float64Array(1);
@@ -172,7 +173,9 @@ export function serializeTransient(value: unknown): Buffer {
     out[at++] = TAG.version;
     out[at++] = VERSION;
     writeValue(value);
-    return out.subarray(0, at);
+    // The same view again for a value of the same length (a loop's messages): no new Buffer.
+    if (view.length !== at || view.buffer !== out.buffer) view = out.subarray(0, at);
+    return view;
   } catch (e) {
     if (e !== NOT_SMALL) throw e;
     return v8.serialize(value);
@@ -192,13 +195,14 @@ export function serialize(value: unknown): Buffer {
 
 let src: Buffer = out;
 let pos = 0;
+let end = 0; // the message is src[pos..end)
 
 function readVarint(): number {
   let n = 0;
   let shift = 0;
   for (;;) {
+    if (pos >= end || shift > 28) throw NOT_SMALL;
     const b = src[pos++];
-    if (b === undefined || shift > 28) throw NOT_SMALL;
     n += (b & 0x7f) * 2 ** shift;
     if (b < 0x80) return n;
     shift += 7;
@@ -206,15 +210,17 @@ function readVarint(): number {
 }
 
 function readTag(): number {
-  let tag = src[pos++];
-  while (tag === TAG.padding) tag = src[pos++];
-  return tag;
+  while (pos < end) {
+    const tag = src[pos++];
+    if (tag !== TAG.padding) return tag;
+  }
+  throw NOT_SMALL;
 }
 
 function readBytes(n: number): number {
   const start = pos;
   pos += n;
-  if (pos > src.length) throw NOT_SMALL;
+  if (pos > end) throw NOT_SMALL;
   return start;
 }
 
@@ -287,14 +293,15 @@ function readArray(): unknown[] {
 }
 
 /**
- * v8.deserialize of `data`. `transient`: the bytes will be overwritten (a receive buffer used
- * again), so what v8.deserialize returns must not alias them (it makes typed arrays over the
- * message's memory): it gets a copy.
+ * v8.deserialize of `data` (of its bytes from `start` to `end`). `transient`: the bytes will be
+ * overwritten (a receive buffer used again), so what v8.deserialize returns must not alias them
+ * (it makes typed arrays over the message's memory): it gets a copy.
  */
-export function deserialize(data: Buffer, transient = false): unknown {
-  if (KNOWN_VERSION && data[0] === TAG.version && data[1] === VERSION) {
+export function deserialize(data: Buffer, transient = false, start = 0, stop = data.length): unknown {
+  if (KNOWN_VERSION && data[start] === TAG.version && data[start + 1] === VERSION && stop <= data.length) {
     src = data;
-    pos = 2;
+    pos = start + 2;
+    end = stop;
     try {
       return readValue(readTag());
     } catch (e) {
@@ -303,5 +310,6 @@ export function deserialize(data: Buffer, transient = false): unknown {
       src = out;
     }
   }
-  return v8.deserialize(transient ? Buffer.from(data) : data);
+  const message = start === 0 && stop === data.length ? data : data.subarray(start, stop);
+  return v8.deserialize(transient ? Buffer.from(message) : message);
 }

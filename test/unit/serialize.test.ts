@@ -110,6 +110,13 @@ describe('object mode codec', () => {
     expect([...got]).toEqual([1, 2]);
   });
 
+  it('reads a message inside a larger buffer, and no further than its end', () => {
+    const m = serialize({ a: 1, b: 'x' });
+    const framed = Buffer.concat([Buffer.from([9, 9, 9]), m, Buffer.from([0x22, 0x01, 0x78])]);
+    expect(deserialize(framed, true, 3, 3 + m.length)).toEqual({ a: 1, b: 'x' });
+    expect(() => deserialize(framed, true, 3, 3 + m.length - 1)).toThrow();
+  });
+
   it('throws V8’s error for bytes that are no message', () => {
     expect(() => deserialize(Buffer.from([0xff, 0x0f, 0x6f, 0x22]))).toThrow();
     expect(() => deserialize(Buffer.from([1, 2, 3]))).toThrow();

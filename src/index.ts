@@ -2,6 +2,7 @@
 import { ANY_SOURCE, ANY_TAG, Comm, getSelf, getWorld, IN_PLACE, PROC_NULL, UNDEFINED } from './mpi/comm';
 import { Datatype } from './mpi/datatype';
 import { MpiError } from './mpi/errors';
+import { File } from './mpi/file';
 import { Group } from './mpi/group';
 import { abort, finalize, init, initialized, isFinalized, isThreadMain, queryThread } from './mpi/lifecycle';
 import { addon } from './mpi/native';
@@ -13,6 +14,7 @@ import { MAXLOC, MINLOC } from './mpi/user-op';
 
 export type { BlockOf, BufferLike, Comparison, DataSendBuffer, SendBuffer, Status, VectorBuffer } from './mpi/comm';
 export type { BufferSpec, DataBuffer, TypeLayout } from './mpi/datatype';
+export type { Datarep, FileHints, FileMode, FileModeName, FileView, Whence } from './mpi/file';
 export type { CartInfo, DistGraphOptions, Neighbors, Shift, TopologyKind } from './mpi/topology';
 export type { InitOptions, InitResult, ThreadLevel } from './mpi/lifecycle';
 export type { ObjectOp, Op } from './mpi/ops';
@@ -24,6 +26,7 @@ export { waitSome, testAll, testAny, testSome };
 export { Message, PersistentRequest, startAll, attachBuffer, detachBuffer };
 export { SUM, PROD, MIN, MAX, LAND, LOR, LXOR, BAND, BOR, BXOR, OPS, MINLOC, MAXLOC };
 export { Datatype, Group, dimsCreate };
+export { File };
 
 /** MPI_COMM_WORLD (MPI is initialized on first access). */
 export declare const world: Comm;

@@ -107,6 +107,15 @@ generated::Collective collectiveArg(const Napi::Value& v) {
   return coll;
 }
 
+void setFunctions(Napi::Env env, Napi::Object exports, std::initializer_list<AddonFunction> functions) {
+  for (const AddonFunction& f : functions) exports.Set(f.name, Napi::Function::New(env, f.glue, f.name));
+}
+
+std::string stringArg(const Napi::Value& v, const char* name) {
+  if (!v.IsString()) throwType(v.Env(), std::string(name) + " must be a string");
+  return v.As<Napi::String>().Utf8Value();
+}
+
 static std::vector<MPI_Comm>& commTable() {
   static std::vector<MPI_Comm> table{MPI_COMM_WORLD, MPI_COMM_SELF};
   return table;
@@ -162,6 +171,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   initDatatypes(env, exports);
   initGroups(env, exports);
   initMpiTopologies(env, exports);
+  initFiles(env, exports);
   return exports;
 }
 

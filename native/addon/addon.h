@@ -5,6 +5,7 @@
 #include <mpi.h>
 #include <napi.h>
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,8 @@ BufferView bufferArg(const Napi::Value& value, const char* name);
 // [buffer, count, datatype]: the datatype committed and not freed, and every byte that `count`
 // items of it reach inside the buffer (a RangeError naming `name` otherwise). mpi_datatype.cc.
 BufferView datatypeSpecArg(const Napi::Value& value, const char* name);
+// A committed datatype, not freed (a TypeError naming `name` otherwise). mpi_datatype.cc.
+MPI_Datatype committedTypeArg(const Napi::Value& value, const char* name);
 // The count of `to`'s type that carries the bytes of `n` items of `from`'s: n for buffers of one
 // type; for a spec on either side, by the bytes of the type signatures (a RangeError when they do
 // not divide); plain buffers of two element types are a TypeError.
@@ -45,6 +48,15 @@ MPI_Count matchingCount(Napi::Env env, const char* what, const BufferView& from,
                         const char* toName);
 // A collective of the registry by name, or a TypeError naming them all.
 generated::Collective collectiveArg(const Napi::Value& value);
+// A function of the addon's surface: its JS name (also the function's `name`) and its glue.
+struct AddonFunction {
+  const char* name;
+  Napi::Function::Callback glue;
+};
+// Sets each function on `exports` (one init* function's part of the surface, src/mpi/addon.ts).
+void setFunctions(Napi::Env env, Napi::Object exports, std::initializer_list<AddonFunction> functions);
+// A string argument; a TypeError naming `name` otherwise.
+std::string stringArg(const Napi::Value& value, const char* name);
 // Converts a whole-number argument within [min, max] or throws.
 int64_t intArg(const Napi::Value& value, const char* name, int64_t min, int64_t max);
 
@@ -78,6 +90,7 @@ void initMapping(Napi::Env env, Napi::Object exports);
 void initDatatypes(Napi::Env env, Napi::Object exports);
 void initGroups(Napi::Env env, Napi::Object exports);
 void initMpiTopologies(Napi::Env env, Napi::Object exports);
+void initFiles(Napi::Env env, Napi::Object exports);
 
 // The JS MpiError class (set by the TypeScript layer through setMpiErrorClass); empty until then.
 Napi::FunctionReference& mpiErrorConstructor();

@@ -10,8 +10,6 @@
 //   pairedLink(comm, peer, bytes, iterations, burst) -> {halfRttUs, perMessageUs}, every pair at once
 //   combineTime(bytes, rotateBytes, repetitions) -> seconds one reduce op takes on `bytes` of float
 //                                           SUM (the model's γ; `bench --calibrate` fits it)
-//   installRules(json, source, lines)       the Node side hands over a rules file it read (YAML
-//                                           or JSON) before loadConfig(); see rules.h
 #include <sched.h>
 
 #include <time.h>
@@ -34,7 +32,6 @@
 #include "generated/collective_calls.h"
 #include "override.h"
 #include "reduce/reduction.h"
-#include "rules.h"
 
 namespace topocoll::addon {
 namespace {
@@ -533,33 +530,16 @@ Napi::Value PairedLink(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// installRules(json, source, lines): `lines[i]` is rule i's line in the file `source`.
-Napi::Value InstallRules(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (!info[0].IsString() || !info[1].IsString()) throwType(env, "installRules(json, source, lines): json and source must be strings");
-  std::vector<int> lines;
-  if (info[2].IsArray()) {
-    auto a = info[2].As<Napi::Array>();
-    for (uint32_t i = 0; i < a.Length(); ++i) lines.push_back(static_cast<int>(intArg(a.Get(i), "lines[i]", 0, INT_MAX)));
-  }
-  std::string error;
-  if (!rules::install(info[0].As<Napi::String>().Utf8Value(), info[1].As<Napi::String>().Utf8Value(), lines, &error)) {
-    throw Napi::Error::New(env, "topocoll: TOPOCOLL_RULES: " + error);
-  }
-  return env.Undefined();
-}
-
 }  // namespace
 
 void initBench(Napi::Env env, Napi::Object exports) {
-  exports.Set("setAlgorithm", Napi::Function::New(env, SetAlgorithm));
-  exports.Set("getAlgorithm", Napi::Function::New(env, GetAlgorithm));
-  exports.Set("takeFallback", Napi::Function::New(env, TakeFallback));
-  exports.Set("benchCollective", Napi::Function::New(env, BenchCollective));
-  exports.Set("pingPong", Napi::Function::New(env, PingPong));
-  exports.Set("pairedLink", Napi::Function::New(env, PairedLink));
-  exports.Set("combineTime", Napi::Function::New(env, CombineTime));
-  exports.Set("installRules", Napi::Function::New(env, InstallRules));
+  setFunctions(env, exports, {{"setAlgorithm", SetAlgorithm},
+                              {"getAlgorithm", GetAlgorithm},
+                              {"takeFallback", TakeFallback},
+                              {"benchCollective", BenchCollective},
+                              {"pingPong", PingPong},
+                              {"pairedLink", PairedLink},
+                              {"combineTime", CombineTime}});
 }
 
 }  // namespace topocoll::addon

@@ -161,21 +161,21 @@ Napi::Value IntercommMerge(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void initComm(Napi::Env env, Napi::Object exports) {
-  exports.Set("commDup", Napi::Function::New(env, CommDup));
-  exports.Set("commSplit", Napi::Function::New(env, CommSplit));
-  exports.Set("commSplitShared", Napi::Function::New(env, CommSplitShared));
-  exports.Set("commFree", Napi::Function::New(env, CommFree));
-  exports.Set("commCompare", Napi::Function::New(env, CommCompare));
-  exports.Set("commErrorsReturn", Napi::Function::New(env, CommErrorsReturn));
-  exports.Set("commCreate", Napi::Function::New(env, CommCreate));
-  exports.Set("commCreateGroup", Napi::Function::New(env, CommCreateGroup));
-  exports.Set("commGetName", Napi::Function::New(env, CommGetName));
-  exports.Set("commSetName", Napi::Function::New(env, CommSetName));
-  exports.Set("commIsInter", Napi::Function::New(env, CommIsInter));
-  exports.Set("commRemoteSize", Napi::Function::New(env, CommRemoteSize));
-  exports.Set("commRemoteGroup", Napi::Function::New(env, CommRemoteGroup));
-  exports.Set("intercommCreate", Napi::Function::New(env, IntercommCreate));
-  exports.Set("intercommMerge", Napi::Function::New(env, IntercommMerge));
+  setFunctions(env, exports, {{"commDup", CommDup},
+                              {"commSplit", CommSplit},
+                              {"commSplitShared", CommSplitShared},
+                              {"commFree", CommFree},
+                              {"commCompare", CommCompare},
+                              {"commErrorsReturn", CommErrorsReturn},
+                              {"commCreate", CommCreate},
+                              {"commCreateGroup", CommCreateGroup},
+                              {"commGetName", CommGetName},
+                              {"commSetName", CommSetName},
+                              {"commIsInter", CommIsInter},
+                              {"commRemoteSize", CommRemoteSize},
+                              {"commRemoteGroup", CommRemoteGroup},
+                              {"intercommCreate", IntercommCreate},
+                              {"intercommMerge", IntercommMerge}});
 }
 
 }  // namespace topocoll::addon

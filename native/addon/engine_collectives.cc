@@ -92,73 +92,85 @@ Napi::Value EngineCollective(const Napi::CallbackInfo& info) {
   return complete(env, nonblocking, entry.name, [&](engine::RequestOut r) { return engineCall(coll, a, r); });
 }
 
-// A reduction's per-rank part of recvcounts: p counts >= 0, each an int (the engine's and MPI-3's).
-std::shared_ptr<std::vector<int>> partsArg(Napi::Env env, const char* what, const Napi::Value& v, int p) {
-  if (!v.IsArray() && !v.IsTypedArray()) throwType(env, std::string(what) + ": recvcounts must be an array of " + std::to_string(p) + " counts");
-  Napi::Object list = v.As<Napi::Object>();
-  const uint32_t length = list.Get("length").As<Napi::Number>().Uint32Value();
-  if (length != static_cast<uint32_t>(p)) {
-    throwRange(env, std::string(what) + ": recvcounts has " + std::to_string(length) + " entries, needs one per rank (" + std::to_string(p) + ")");
+// A reduction's buffers (comm, sendbuf | null = IN_PLACE, recvbuf[, recvcounts][, root]), checked
+// as the MPI would before the engine sees the call. The vector has n elements (allreduce, reduce:
+// the send buffer's, or in place the receive buffer's), p blocks of n (reduce_scatter_block: n is
+// the result's part) or the parts of recvcounts (reduce_scatter).
+struct ReductionBuffers {
+  CollectiveArgs a;  // comm, root, buffers and counts; the caller sets op, count and type
+  BufferView send;
+  std::shared_ptr<std::vector<int>> parts;  // reduce_scatter's recvcounts
+  MPI_Count vector = 0;                     // elements reduced
+  MPI_Count result = 0;                     // elements of this rank's result
+};
+
+ReductionBuffers reductionBuffers(Napi::Env env, Collective coll, const char* what, const Napi::Value& comm, const Napi::Value& sendbuf,
+                                  const Napi::Value& recvbuf, const Napi::Value& recvcounts, const Napi::Value& root) {
+  const generated::CollectiveEntry& entry = collectiveEntry(coll);
+  ReductionBuffers r;
+  CollectiveArgs& a = r.a;
+  a.comm = intracommArg(comm);
+  const int p = commSizeOf(a.comm);
+  if (entry.rooted) a.root = rootArg(root, a.comm);
+  const bool in_place = absent(sendbuf);
+  // A reduce's receive buffer matters at the root only.
+  const bool receives = !entry.rooted || commRankOf(a.comm) == a.root;
+  if (in_place && !receives) throwType(env, std::string(what) + ": IN_PLACE is valid only at the root");
+  if (receives && absent(recvbuf)) throwType(env, std::string(what) + ": recvbuf is required" + (entry.rooted ? " at the root" : ""));
+  BufferView recv = receives ? bufferArg(recvbuf, "recvbuf") : BufferView{};
+  r.send = in_place ? recv : bufferArg(sendbuf, "sendbuf");
+  // MPI's predefined ops combine predefined types only (both MPIs raise MPI_ERR_OP on a derived one).
+  if (r.send.spec || recv.spec) throwType(env, std::string(what) + ": reductions take typed arrays, not [buffer, count, datatype]");
+  if (!in_place && receives) sameElementType(env, what, r.send, recv);
+  r.vector = r.result = r.send.count;
+  if (coll == Collective::ReduceScatter) {
+    const std::vector<MPI_Count> counts = wholeNumbers(env, what, "recvcounts", recvcounts, p, INT_MAX);
+    r.parts = std::make_shared<std::vector<int>>(counts.begin(), counts.end());
+    r.vector = 0;
+    for (int part : *r.parts) r.vector += part;
+    r.result = (*r.parts)[commRankOf(a.comm)];
+    a.counts = r.parts->data();
+    requireLength(env, what, in_place ? "recvbuf" : "sendbuf", r.send, r.vector);
+  } else if (entry.shape == Shape::Block) {
+    r.result = blocksOf(env, what, in_place ? "recvbuf" : "sendbuf", r.send, p);
+    r.vector = r.result * p;
   }
-  auto parts = std::make_shared<std::vector<int>>(p);
-  for (int i = 0; i < p; ++i) {
-    Napi::Value c = list.Get(static_cast<uint32_t>(i));
-    const double n = c.IsNumber() ? c.As<Napi::Number>().DoubleValue() : -1;
-    if (!(n >= 0 && n <= INT_MAX && n == static_cast<int64_t>(n))) {
-      throwRange(env, std::string(what) + ": recvcounts[" + std::to_string(i) + "] must be an integer from 0 to 2^31-1");
-    }
-    (*parts)[i] = static_cast<int>(n);
-  }
-  return parts;
+  if (!in_place && receives) requireLength(env, what, "recvbuf", recv, r.result);
+  a.sendbuf = in_place ? MPI_IN_PLACE : r.send.data;
+  a.recvbuf = recv.data;
+  return r;
 }
 
-// The reductions: (comm, sendbuf | null = IN_PLACE, recvbuf[, recvcounts], op[, root], nonblocking),
-// every argument checked as the MPI would before the engine sees the call. The vector has n
-// elements (allreduce, reduce: the send buffer's, or in place the receive buffer's), p blocks of n
-// (reduce_scatter_block: n is recvbuf's part) or the parts of recvcounts (reduce_scatter).
+// The reductions: (comm, sendbuf | null = IN_PLACE, recvbuf[, recvcounts], op[, root], nonblocking).
 Napi::Value EngineReduction(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const auto coll = static_cast<Collective>(reinterpret_cast<intptr_t>(info.Data()));
   const generated::CollectiveEntry& entry = collectiveEntry(coll);
   const std::string name = jsName(entry.name);
   const char* what = name.c_str();
-  CollectiveArgs a;
-  a.comm = intracommArg(info[0]);
-  const int p = commSizeOf(a.comm);
   const bool varying = coll == Collective::ReduceScatter;
   const size_t op_at = varying ? 4 : 3;
-  if (entry.rooted) a.root = rootArg(info[op_at + 1], a.comm);
+  ReductionBuffers r = reductionBuffers(env, coll, what, info[0], info[1], info[2], varying ? info[3] : env.Undefined(),
+                                        entry.rooted ? info[op_at + 1] : env.Undefined());
   const bool nonblocking = info[op_at + (entry.rooted ? 2 : 1)].ToBoolean();
-  const bool in_place = absent(info[1]);
-  // A reduce's receive buffer matters at the root only.
-  const bool receives = !entry.rooted || commRankOf(a.comm) == a.root;
-  if (in_place && !receives) throwType(env, std::string(what) + ": IN_PLACE is valid only at the root");
-  if (receives && absent(info[2])) throwType(env, std::string(what) + ": recvbuf is required" + (entry.rooted ? " at the root" : ""));
-  BufferView recv = receives ? bufferArg(info[2], "recvbuf") : BufferView{};
-  BufferView send = in_place ? recv : bufferArg(info[1], "sendbuf");
-  // MPI's predefined ops combine predefined types only (both MPIs raise MPI_ERR_OP on a derived one).
-  if (send.spec || recv.spec) throwType(env, std::string(what) + ": reductions take typed arrays, not [buffer, count, datatype]");
-  if (!in_place && receives) sameElementType(env, what, send, recv);
-  std::shared_ptr<std::vector<int>> parts;
-  MPI_Count vector = send.count, result = send.count;  // elements reduced, and the result's
-  if (varying) {
-    parts = partsArg(env, what, info[3], p);
-    vector = 0;
-    for (int part : *parts) vector += part;
-    result = (*parts)[commRankOf(a.comm)];
-    a.counts = parts->data();
-    requireLength(env, what, in_place ? "recvbuf" : "sendbuf", send, vector);
-  } else if (entry.shape == Shape::Block) {
-    result = blocksOf(env, what, in_place ? "recvbuf" : "sendbuf", send, p);
-  }
-  if (!in_place && receives) requireLength(env, what, "recvbuf", recv, result);
-  a.op = opArg(info[op_at], send, what);
-  a.count = varying ? vector : result;
+  CollectiveArgs& a = r.a;
+  a.op = opArg(info[op_at], r.send, what);
+  a.count = varying ? r.vector : r.result;
   largeCount(env, a.count, what);
-  a.type = send.type;
-  a.sendbuf = in_place ? MPI_IN_PLACE : send.data;
-  a.recvbuf = recv.data;
-  return complete(env, nonblocking, what, [&](engine::RequestOut r) { return engineCall(coll, a, r); }, parts);
+  a.type = r.send.type;
+  return complete(env, nonblocking, what, [&](engine::RequestOut out) { return engineCall(coll, a, out); }, r.parts);
+}
+
+// reductionShape(collective, what, comm, sendbuf | null, recvbuf, recvcounts, root) -> the
+// elements of this rank's result: a reduction's buffers checked as the reduction would check them,
+// for the reductions whose op runs in JS (src/mpi/user-op.ts).
+Napi::Value ReductionShape(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const Collective coll = collectiveArg(info[0]);
+  if (!collectiveEntry(coll).reducing) throwType(env, std::string("reductionShape: ") + collectiveEntry(coll).name + " is not a reduction");
+  const std::string what = stringArg(info[1], "what");
+  const ReductionBuffers r = reductionBuffers(env, coll, what.c_str(), info[2], info[3], info[4], info[5], info[6]);
+  return Napi::Number::New(env, static_cast<double>(r.result));
 }
 
 }  // namespace
@@ -170,6 +182,7 @@ void initCollectives(Napi::Env env, Napi::Object exports) {
     const std::string name = jsName(entry.name);
     exports.Set(name, Napi::Function::New(env, entry.reducing ? EngineReduction : EngineCollective, name, reinterpret_cast<void*>(static_cast<intptr_t>(c))));
   }
+  exports.Set("reductionShape", Napi::Function::New(env, ReductionShape));
 }
 
 }  // namespace topocoll::addon

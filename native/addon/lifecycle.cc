@@ -169,19 +169,19 @@ Napi::Value BuildInfo(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void initLifecycle(Napi::Env env, Napi::Object exports) {
-  exports.Set("init", Napi::Function::New(env, Init));
-  exports.Set("finalize", Napi::Function::New(env, Finalize));
-  exports.Set("abort", Napi::Function::New(env, Abort));
-  exports.Set("state", Napi::Function::New(env, State));
-  exports.Set("commRank", Napi::Function::New(env, CommRank));
-  exports.Set("commSize", Napi::Function::New(env, CommSize));
-  exports.Set("processorName", Napi::Function::New(env, ProcessorName));
-  exports.Set("wtime", Napi::Function::New(env, Wtime));
-  exports.Set("wtick", Napi::Function::New(env, Wtick));
-  exports.Set("queryThread", Napi::Function::New(env, QueryThread));
-  exports.Set("isThreadMain", Napi::Function::New(env, IsThreadMain));
-  exports.Set("version", Napi::Function::New(env, Version));
-  exports.Set("buildInfo", Napi::Function::New(env, BuildInfo));
+  setFunctions(env, exports, {{"init", Init},
+                              {"finalize", Finalize},
+                              {"abort", Abort},
+                              {"state", State},
+                              {"commRank", CommRank},
+                              {"commSize", CommSize},
+                              {"processorName", ProcessorName},
+                              {"wtime", Wtime},
+                              {"wtick", Wtick},
+                              {"queryThread", QueryThread},
+                              {"isThreadMain", IsThreadMain},
+                              {"version", Version},
+                              {"buildInfo", BuildInfo}});
   exports.Set("threadLevels", [&] {
     auto o = Napi::Object::New(env);
     o.Set("single", static_cast<int>(MPI_THREAD_SINGLE));

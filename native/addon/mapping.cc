@@ -266,13 +266,13 @@ Napi::Value CommRankMapping(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void initMapping(Napi::Env env, Napi::Object exports) {
-  exports.Set("informationGraph", Napi::Function::New(env, InformationGraph));
-  exports.Set("partitionGraph", Napi::Function::New(env, PartitionGraph));
-  exports.Set("cutWeight", Napi::Function::New(env, CutWeight));
-  exports.Set("rankMapping", Napi::Function::New(env, RankMappingOf));
-  exports.Set("allgatherRankMapping", Napi::Function::New(env, AllgatherRankMapping));
-  exports.Set("machineCost", Napi::Function::New(env, MachineCost));
-  exports.Set("commRankMapping", Napi::Function::New(env, CommRankMapping));
+  setFunctions(env, exports, {{"informationGraph", InformationGraph},
+                              {"partitionGraph", PartitionGraph},
+                              {"cutWeight", CutWeight},
+                              {"rankMapping", RankMappingOf},
+                              {"allgatherRankMapping", AllgatherRankMapping},
+                              {"machineCost", MachineCost},
+                              {"commRankMapping", CommRankMapping}});
 }
 
 }  // namespace topocoll::addon

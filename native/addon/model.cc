@@ -1,8 +1,7 @@
-// The models' view of the engine, no MPI needed: schedules compiled for the TypeScript
-// simulator (typed arrays, no JS object per op: a pairwise alltoall on 8192 ranks has 67 M
-// messages) and the engine's own Hockney predictions (TOPOCOLL_SELECT=model, `explain`).
+// The models' view of the engine, no MPI needed: the timing model (native/engine/model/) over
+// the builders' schedules or schedules compiled in TypeScript (`topocoll simulate`, `tune`), and
+// the engine's own predictions (TOPOCOLL_SELECT=model, `explain`).
 #include <cmath>
-#include <cstring>
 
 #include "addon.h"
 #include "algorithm_registry.h"
@@ -63,48 +62,6 @@ Hierarchy hierarchyOf(const std::vector<int>& nodes, int rank) {
   std::vector<RankPlace> places(nodes.size());
   for (size_t r = 0; r < nodes.size(); ++r) places[r].node = nodes[r];
   return Hierarchy::fromPlaces(std::move(places), rank);
-}
-
-// compiledSchedule(collective, algorithm, p, rank, options) -> the CompiledRank of
-// src/model/compiled.ts (without spans): {rank, rounds, stream, tmpBlocks, unitsPerBlock, note,
-// flagSlot?, flagStage?}.
-Napi::Value CompiledSchedule(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Collective coll = collectiveArg(info[0]);
-  int algorithm = algorithmOf(coll, info[1]);
-  int p = static_cast<int>(intArg(info[2], "p", 1, 1 << 24));
-  int rank = static_cast<int>(intArg(info[3], "rank", 0, p - 1));
-  ModelOptions o;
-  optionsOf(env, info[4], p, &o);
-  o.params.rank = rank;
-  Hierarchy hierarchy;
-  if (!o.nodes.empty()) {
-    hierarchy = hierarchyOf(o.nodes, rank);
-    o.params.hierarchy = &hierarchy;
-  }
-  Schedule s;
-  model::CompactSchedule c;
-  std::string error;
-  if (!buildSchedule(coll, algorithm, o.params, &s, &error)) throwRange(env, error);
-  if (!model::compact(s, p, &c, &error)) throwRange(env, "rank " + std::to_string(rank) + ": " + error);
-  auto stream = Napi::Int32Array::New(env, c.stream.size());
-  std::memcpy(stream.Data(), c.stream.data(), c.stream.size() * sizeof(int32_t));
-  auto out = Napi::Object::New(env);
-  out.Set("rank", rank);
-  out.Set("rounds", c.rounds);
-  out.Set("stream", stream);
-  out.Set("tmpBlocks", Napi::Number::New(env, static_cast<double>(s.tmp_blocks)));
-  out.Set("unitsPerBlock", Napi::Number::New(env, static_cast<double>(s.units_per_block)));
-  out.Set("note", s.note);
-  if (!c.flag_slot.empty()) {
-    auto flag_slot = Napi::Uint8Array::New(env, c.flag_slot.size());
-    auto flag_stage = Napi::Int32Array::New(env, c.flag_stage.size());
-    std::memcpy(flag_slot.Data(), c.flag_slot.data(), c.flag_slot.size());
-    std::memcpy(flag_stage.Data(), c.flag_stage.data(), c.flag_stage.size() * sizeof(int32_t));
-    out.Set("flagSlot", flag_slot);
-    out.Set("flagStage", flag_stage);
-  }
-  return out;
 }
 
 model::LinkCost linkArg(Napi::Env env, const Napi::Value& v, const char* name) {
@@ -188,78 +145,129 @@ Napi::Value PredictAlgorithms(const Napi::CallbackInfo& info) {
   return out;
 }
 
-template <typename T>
-T typedArg(Napi::Env env, const Napi::Object& o, const char* key) {
+// An Int32Array at o[key] (machine.<key> in messages).
+Napi::Int32Array int32Arg(Napi::Env env, const Napi::Object& o, const char* key) {
   Napi::Value v = o.Get(key);
-  if (!v.IsTypedArray()) throwType(env, std::string("machine.") + key + " must be a typed array");
-  return v.As<T>();
+  if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != napi_int32_array) throwType(env, std::string("machine.") + key + " must be an Int32Array");
+  return v.As<Napi::Int32Array>();
 }
 
-// simulateHockney(collective, algorithm, p, options, machine) -> {seconds, rounds, messages,
-// bytes, alcd, note}: the timing simulation of src/model/simulate.ts for models whose message
-// time and port occupancy are both α + nβ (hockney; contention, whose switch waits add to β),
-// run in C++ over the builders' schedules: minutes of JavaScript become seconds at 8192 ranks.
-// machine: {costs: Float64Array [α, β] per (level, hops) entry, usesNic: Uint8Array per entry,
-// signalAlpha: Float64Array per entry (optional: a flag's latency, else α), exchangeBeta:
-// Float64Array per entry (optional: β of a send to a rank that sends back in the round, else β),
-// stride (hops + 1), levelByScope: [socket, node, system] level indices, node, socket, nic:
-// Int32Array per rank, hops, nodesPerSwitch (0: unknown), copyBeta, gamma (seconds per byte
-// combined), roundOverhead (optional, seconds per round entered), blockBytes, progress (optional:
-// (phase, done, total) now and then, phase 'build' counting ranks and 'replay' counting rounds of
-// all ranks)}.
-Napi::Value SimulateHockney(const Napi::CallbackInfo& info) {
+// The machine and model of simulateSchedules/simulateCompiled, as the replay takes them.
+struct Simulation {
+  model::ModelMachine machine;
+  double block_bytes = 0;
+  Napi::Function progress;
+};
+
+// machine: {levels: [{alpha, beta, exchangeBeta, signalAlpha, overhead, gap, usesNic}] (innermost
+// first), levelByScope: Int32Array [socket, node, system] level indices, node, socket, nic:
+// Int32Array per rank, hops (switches between nodes under different leaf switches),
+// nodesPerSwitch (0: unknown, every message between nodes crosses `hops`), copyBeta, gamma
+// (seconds per byte combined), roundOverhead (seconds per round entered)}. timing: {model:
+// 'hockney' | 'loggp' | 'contention', switchWait (contention: seconds of mean switch wait per byte
+// and switch crossed), blockBytes (bytes of one block; bcast, reductions: one element), progress
+// (optional: (phase, done, total) now and then)}. The level and hops of a pair of ranks are those
+// of src/model/placement.ts's Topology.
+void simulationOf(Napi::Env env, const Napi::Value& machine, const Napi::Value& timing, int p, Simulation* out) {
+  if (!machine.IsObject()) throwType(env, "machine must be an object");
+  if (!timing.IsObject()) throwType(env, "timing must be an object");
+  Napi::Object mo = machine.As<Napi::Object>(), to = timing.As<Napi::Object>();
+  model::ModelMachine& m = out->machine;
+  std::string name = to.Get("model").IsString() ? to.Get("model").As<Napi::String>().Utf8Value() : "";
+  if (name == "hockney") m.cost = model::CostModel::Hockney;
+  else if (name == "loggp") m.cost = model::CostModel::LogGP;
+  else if (name == "contention") m.cost = model::CostModel::Contention;
+  else throwType(env, "timing.model must be hockney, loggp or contention");
+  if (m.cost == model::CostModel::Contention) m.switch_wait = numberArg(env, to, "switchWait", "timing.switchWait");
+  out->block_bytes = numberArg(env, to, "blockBytes", "timing.blockBytes");
+  if (to.Has("progress") && to.Get("progress").IsFunction()) out->progress = to.Get("progress").As<Napi::Function>();
+
+  if (!mo.Get("levels").IsArray() || mo.Get("levels").As<Napi::Array>().Length() == 0) throwType(env, "machine.levels must be a non-empty array");
+  auto levels = mo.Get("levels").As<Napi::Array>();
+  auto node = int32Arg(env, mo, "node");
+  auto socket = int32Arg(env, mo, "socket");
+  auto nic = int32Arg(env, mo, "nic");
+  auto by_scope = int32Arg(env, mo, "levelByScope");
+  const int hops = static_cast<int>(intArg(mo.Get("hops"), "machine.hops", 0, 1 << 16));
+  const int per_switch = static_cast<int>(intArg(mo.Get("nodesPerSwitch"), "machine.nodesPerSwitch", 0, 1 << 24));
+  if (node.ElementLength() != size_t(p) || socket.ElementLength() != size_t(p) || nic.ElementLength() != size_t(p)) {
+    throwType(env, "machine.node, socket and nic must have one entry per rank");
+  }
+  for (int r = 0; r < p; ++r) {
+    if (node[r] < 0 || socket[r] < 0 || nic[r] < 0) throwType(env, "machine.node, socket and nic must be non-negative (rank " + std::to_string(r) + ")");
+  }
+  if (by_scope.ElementLength() != 3) throwType(env, "machine.levelByScope must have 3 entries");
+  for (size_t i = 0; i < 3; ++i) {
+    if (by_scope[i] < 0 || by_scope[i] >= static_cast<int32_t>(levels.Length())) throwType(env, "machine.levelByScope names a level that machine.levels lacks");
+  }
+  // One entry per (level, switch hops): the contention model's waits depend on the hops.
+  const int stride = hops + 1;
+  for (uint32_t i = 0; i < levels.Length(); ++i) {
+    if (!levels.Get(i).IsObject()) throwType(env, "machine.levels[" + std::to_string(i) + "] must be an object");
+    Napi::Object lo = levels.Get(i).As<Napi::Object>();
+    const std::string at = "machine.levels[" + std::to_string(i) + "].";
+    model::LinkCost l;
+    l.alpha = numberArg(env, lo, "alpha", at + "alpha");
+    l.beta = numberArg(env, lo, "beta", at + "beta");
+    l.exchange_beta = numberArg(env, lo, "exchangeBeta", at + "exchangeBeta");
+    l.signal_alpha = numberArg(env, lo, "signalAlpha", at + "signalAlpha");
+    l.overhead = numberArg(env, lo, "overhead", at + "overhead");
+    l.gap = numberArg(env, lo, "gap", at + "gap");
+    l.uses_nic = lo.Get("usesNic").ToBoolean();
+    for (int h = 0; h < stride; ++h) {
+      l.hops = h;
+      m.levels.push_back(l);
+    }
+  }
+  m.nic.assign(nic.Data(), nic.Data() + p);
+  m.copy_beta = numberArg(env, mo, "copyBeta");
+  m.gamma = numberArg(env, mo, "gamma");
+  m.round_overhead = numberArg(env, mo, "roundOverhead");
+  std::vector<int> nodes(node.Data(), node.Data() + p), sockets(socket.Data(), socket.Data() + p);
+  const int level_socket = by_scope[0], level_node = by_scope[1], level_system = by_scope[2];
+  m.level_of = [=, nodes = std::move(nodes), sockets = std::move(sockets)](int a, int b) {
+    if (nodes[a] == nodes[b]) return (sockets[a] == sockets[b] ? level_socket : level_node) * stride;
+    int h = per_switch > 0 && nodes[a] / per_switch == nodes[b] / per_switch ? 1 : hops;
+    return level_system * stride + h;
+  };
+}
+
+// Now and then: progress(phase, done, total), phase 'build' (ranks) or 'replay' (rounds of all ranks).
+void report(const Simulation& sim, const char* phase, int64_t done, int64_t total) {
+  Napi::Env env = sim.progress.Env();
+  sim.progress.Call({Napi::String::New(env, phase), Napi::Number::New(env, static_cast<double>(done)), Napi::Number::New(env, static_cast<double>(total))});
+}
+
+// Replays the packed schedules; a deadlock or a size mismatch throws a RangeError led by `what`.
+Napi::Object simulated(Napi::Env env, const std::vector<model::PackedSchedule>& schedules, const Simulation& sim, const std::string& what,
+                       const std::string& note) {
+  model::ReplayProgress replayed;
+  if (!sim.progress.IsEmpty()) replayed = [&](int64_t done, int64_t total) { report(sim, "replay", done, total); };
+  model::Prediction pr = model::predict(schedules, sim.machine, sim.block_bytes, replayed);
+  if (!pr.ok) throwRange(env, what + pr.error);
+  auto out = Napi::Object::New(env);
+  out.Set("seconds", pr.seconds);
+  out.Set("rounds", pr.rounds);
+  out.Set("messages", Napi::Number::New(env, static_cast<double>(pr.messages)));
+  out.Set("bytes", pr.bytes);
+  out.Set("alcd", pr.alcd);
+  out.Set("note", note);
+  return out;
+}
+
+// simulateSchedules(collective, algorithm, p, options, machine, timing) -> {seconds, rounds,
+// messages, bytes, alcd, note}: the timing model over the builders' schedules (options: those of
+// buildSchedule), built and packed here one rank at a time: a pairwise alltoall on 8192 ranks
+// never exists as JS objects. machine, timing: see simulationOf.
+Napi::Value SimulateSchedules(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Collective coll = collectiveArg(info[0]);
   int algorithm = algorithmOf(coll, info[1]);
   int p = static_cast<int>(intArg(info[2], "p", 1, 1 << 24));
   ModelOptions o;
   optionsOf(env, info[3], p, &o);
-  if (!info[4].IsObject()) throwType(env, "machine must be an object");
-  Napi::Object mo = info[4].As<Napi::Object>();
-  auto costs = typedArg<Napi::Float64Array>(env, mo, "costs");
-  auto uses_nic = typedArg<Napi::Uint8Array>(env, mo, "usesNic");
-  auto node = typedArg<Napi::Int32Array>(env, mo, "node");
-  auto socket = typedArg<Napi::Int32Array>(env, mo, "socket");
-  auto nic = typedArg<Napi::Int32Array>(env, mo, "nic");
-  auto by_scope = typedArg<Napi::Int32Array>(env, mo, "levelByScope");
-  int stride = static_cast<int>(intArg(mo.Get("stride"), "machine.stride", 1, 1 << 16));
-  int hops = static_cast<int>(intArg(mo.Get("hops"), "machine.hops", 0, 1 << 16));
-  int per_switch = static_cast<int>(intArg(mo.Get("nodesPerSwitch"), "machine.nodesPerSwitch", 0, 1 << 24));
-  size_t entries = uses_nic.ElementLength();
-  if (costs.ElementLength() != 2 * entries || entries % stride != 0) throwType(env, "machine.costs must hold [alpha, beta] for every usesNic entry");
-  if (node.ElementLength() != size_t(p) || socket.ElementLength() != size_t(p) || nic.ElementLength() != size_t(p)) {
-    throwType(env, "machine.node, socket and nic must have one entry per rank");
-  }
-  if (by_scope.ElementLength() != 3) throwType(env, "machine.levelByScope must have 3 entries");
-  for (size_t i = 0; i < 3; ++i) {
-    if (by_scope[i] < 0 || size_t(by_scope[i]) * stride >= entries) throwType(env, "machine.levelByScope names a level without costs");
-  }
-  if (hops >= stride) throwType(env, "machine.hops must be below machine.stride");
-
-  model::HockneyMachine m;
-  for (size_t i = 0; i < entries; ++i) m.levels.push_back({costs[2 * i], costs[2 * i + 1], uses_nic[i] != 0});
-  // Optional per-entry figures; absent, the level's alpha or beta stands in.
-  auto perEntry = [&](const char* key, double model::LinkCost::*field) {
-    if (!mo.Has(key) || mo.Get(key).IsUndefined()) return;
-    auto values = typedArg<Napi::Float64Array>(env, mo, key);
-    if (values.ElementLength() != entries) throwType(env, std::string("machine.") + key + " must have one entry per usesNic entry");
-    for (size_t i = 0; i < entries; ++i) m.levels[i].*field = values[i];
-  };
-  perEntry("signalAlpha", &model::LinkCost::signal_alpha);
-  perEntry("exchangeBeta", &model::LinkCost::exchange_beta);
-  m.nic.assign(nic.Data(), nic.Data() + p);
-  m.copy_beta = numberArg(env, mo, "copyBeta");
-  m.gamma = numberArg(env, mo, "gamma");
-  if (mo.Has("roundOverhead") && !mo.Get("roundOverhead").IsUndefined()) m.round_overhead = numberArg(env, mo, "roundOverhead");
-  // The level and switch hops of src/model/placement.ts's Topology.
-  std::vector<int> nodes(node.Data(), node.Data() + p), sockets(socket.Data(), socket.Data() + p);
-  int level_socket = by_scope[0], level_node = by_scope[1], level_system = by_scope[2];
-  m.level_of = [=, nodes = std::move(nodes), sockets = std::move(sockets)](int a, int b) {
-    if (nodes[a] == nodes[b]) return (sockets[a] == sockets[b] ? level_socket : level_node) * stride;
-    int h = per_switch > 0 && nodes[a] / per_switch == nodes[b] / per_switch ? 1 : hops;
-    return level_system * stride + h;
-  };
-  double block_bytes = numberArg(env, mo, "blockBytes");
+  Simulation sim;
+  simulationOf(env, info[4], info[5], p, &sim);
 
   Hierarchy hierarchy;
   if (!o.nodes.empty()) hierarchy = hierarchyOf(o.nodes, 0);
@@ -267,13 +275,6 @@ Napi::Value SimulateHockney(const Napi::CallbackInfo& info) {
   mapping::RankMapping remap;
   const char* remap_base = coll == Collective::Allgather ? mapping::remappedAllgatherBase(algorithm) : nullptr;
   if (remap_base) remap = mapping::allgatherRankMapping(remap_base, mapping::nodeOfSlot(o.nodes.empty() ? nullptr : &hierarchy, p));
-  // Optional: progress(phase, done, total), phase 'build' (ranks) or 'replay' (rounds of all ranks).
-  Napi::Function progress;
-  if (mo.Has("progress") && mo.Get("progress").IsFunction()) progress = mo.Get("progress").As<Napi::Function>();
-  auto report = [&](const char* phase, int64_t done, int64_t total) {
-    progress.Call({Napi::String::New(env, phase), Napi::Number::New(env, static_cast<double>(done)), Napi::Number::New(env, static_cast<double>(total))});
-  };
-  // Packed as built, one rank's Schedule and CompactSchedule at a time.
   std::vector<model::PackedSchedule> schedules(p);
   model::CompactSchedule compacted;
   std::string note, error;
@@ -287,28 +288,60 @@ Napi::Value SimulateHockney(const Napi::CallbackInfo& info) {
     if (r == 0) note = s.note;
     if (!model::compact(s, p, &compacted, &error)) throwRange(env, "rank " + std::to_string(r) + ": " + error);
     model::pack(compacted, r, &schedules[r]);
-    if (!progress.IsEmpty() && (r + 1) % 256 == 0) report("build", r + 1, p);
+    if (!sim.progress.IsEmpty() && (r + 1) % 256 == 0) report(sim, "build", r + 1, p);
   }
-  model::ReplayProgress replayed;
-  if (!progress.IsEmpty()) replayed = [&](int64_t done, int64_t total) { report("replay", done, total); };
-  model::Prediction pr = model::predict(schedules, m, block_bytes, replayed);
-  if (!pr.ok) throwRange(env, std::string(collectiveEntry(coll).name) + " " + algorithmName(coll, algorithm) + ": " + pr.error);
-  auto out = Napi::Object::New(env);
-  out.Set("seconds", pr.seconds);
-  out.Set("rounds", pr.rounds);
-  out.Set("messages", Napi::Number::New(env, static_cast<double>(pr.messages)));
-  out.Set("bytes", pr.bytes);
-  out.Set("alcd", pr.alcd);
-  out.Set("note", note);
-  return out;
+  return simulated(env, schedules, sim, std::string(collectiveEntry(coll).name) + " " + algorithmName(coll, algorithm) + ": ", note);
+}
+
+// simulateCompiled(ranks, machine, timing) -> the same, for schedules compiled in TypeScript
+// (src/model/compiled.ts; the tests' reference builders): ranks[r] = {stream: Int32Array, rounds,
+// unitsPerBlock, flags?: {slot: Uint8Array, stage: Int32Array}}.
+Napi::Value SimulateCompiled(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsArray() || info[0].As<Napi::Array>().Length() == 0) throwType(env, "ranks must be a non-empty array of compiled schedules");
+  auto ranks = info[0].As<Napi::Array>();
+  const int p = static_cast<int>(ranks.Length());
+  Simulation sim;
+  simulationOf(env, info[1], info[2], p, &sim);
+  std::vector<model::PackedSchedule> schedules(p);
+  model::CompactSchedule c;
+  std::string error;
+  for (int r = 0; r < p; ++r) {
+    const std::string at = "ranks[" + std::to_string(r) + "]";
+    if (!ranks.Get(r).IsObject()) throwType(env, at + " must be a compiled schedule");
+    Napi::Object ro = ranks.Get(r).As<Napi::Object>();
+    if (!ro.Get("stream").IsTypedArray() || ro.Get("stream").As<Napi::TypedArray>().TypedArrayType() != napi_int32_array) {
+      throwType(env, at + ".stream must be an Int32Array");
+    }
+    auto stream = ro.Get("stream").As<Napi::Int32Array>();
+    c.stream.assign(stream.Data(), stream.Data() + stream.ElementLength());
+    c.rounds = static_cast<int>(intArg(ro.Get("rounds"), (at + ".rounds").c_str(), 0, INT32_MAX));
+    c.units_per_block = intArg(ro.Get("unitsPerBlock"), (at + ".unitsPerBlock").c_str(), 1, INT32_MAX);
+    c.flag_slot.clear();
+    c.flag_stage.clear();
+    if (ro.Get("flags").IsObject()) {
+      Napi::Object fo = ro.Get("flags").As<Napi::Object>();
+      if (!fo.Get("slot").IsTypedArray() || fo.Get("slot").As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array ||
+          !fo.Get("stage").IsTypedArray() || fo.Get("stage").As<Napi::TypedArray>().TypedArrayType() != napi_int32_array) {
+        throwType(env, at + ".flags must be {slot: Uint8Array, stage: Int32Array}");
+      }
+      auto slot = fo.Get("slot").As<Napi::Uint8Array>();
+      auto stage = fo.Get("stage").As<Napi::Int32Array>();
+      c.flag_slot.assign(slot.Data(), slot.Data() + slot.ElementLength());
+      c.flag_stage.assign(stage.Data(), stage.Data() + stage.ElementLength());
+    }
+    if (!model::checkCompact(c, p, &error)) throwRange(env, "rank " + std::to_string(r) + ": " + error);
+    model::pack(c, r, &schedules[r]);
+  }
+  return simulated(env, schedules, sim, "", "");
 }
 
 }  // namespace
 
 void initModel(Napi::Env env, Napi::Object exports) {
-  exports.Set("compiledSchedule", Napi::Function::New(env, CompiledSchedule));
   exports.Set("predictAlgorithms", Napi::Function::New(env, PredictAlgorithms));
-  exports.Set("simulateHockney", Napi::Function::New(env, SimulateHockney));
+  exports.Set("simulateSchedules", Napi::Function::New(env, SimulateSchedules));
+  exports.Set("simulateCompiled", Napi::Function::New(env, SimulateCompiled));
 }
 
 }  // namespace topocoll::addon

@@ -121,6 +121,27 @@ MPI_Count blocksOf(Napi::Env env, const char* what, const char* name, const Buff
   return buf.count / p;
 }
 
+std::vector<MPI_Count> wholeNumbers(Napi::Env env, const char* what, const char* name, const Napi::Value& v, int p, MPI_Count max) {
+  if (!v.IsArray() && !v.IsTypedArray()) throwType(env, std::string(what) + ": " + name + " must be an array of " + std::to_string(p) + " numbers");
+  Napi::Object list = v.As<Napi::Object>();
+  const uint32_t length = list.Get("length").As<Napi::Number>().Uint32Value();
+  if (length != static_cast<uint32_t>(p)) {
+    throwRange(env, std::string(what) + ": " + name + " has " + std::to_string(length) + " entries, needs one per rank (" + std::to_string(p) + ")");
+  }
+  std::vector<MPI_Count> out(p);
+  for (int i = 0; i < p; ++i) {
+    Napi::Value e = list.Get(static_cast<uint32_t>(i));
+    const std::string entry = std::string(what) + ": " + name + "[" + std::to_string(i) + "]";
+    if (!e.IsNumber()) throwType(env, entry + " must be a number");
+    const double d = e.As<Napi::Number>().DoubleValue();
+    if (!(d >= 0 && d <= static_cast<double>(max)) || d != static_cast<double>(static_cast<int64_t>(d))) {
+      throwRange(env, entry + " must be a whole number from 0 to " + std::to_string(max) + " (got " + e.ToString().Utf8Value() + ")");
+    }
+    out[i] = static_cast<MPI_Count>(d);
+  }
+  return out;
+}
+
 std::string elementTypeName(MPI_Datatype t) {
   if (t == MPI_INT8_T) return "Int8Array";
   if (t == MPI_UINT8_T) return "Uint8Array";
@@ -449,6 +470,23 @@ const char* mpiErrorClassName(int errorClass) {
     TOPOCOLL_ERROR_CLASS(MPI_ERR_ARG)
     TOPOCOLL_ERROR_CLASS(MPI_ERR_TRUNCATE)
     TOPOCOLL_ERROR_CLASS(MPI_ERR_OTHER)
+    // MPI-IO's (src/mpi/file.ts)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_FILE)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_NOT_SAME)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_AMODE)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_UNSUPPORTED_DATAREP)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_UNSUPPORTED_OPERATION)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_NO_SUCH_FILE)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_FILE_EXISTS)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_BAD_FILE)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_ACCESS)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_NO_SPACE)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_QUOTA)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_READ_ONLY)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_FILE_IN_USE)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_DUP_DATAREP)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_CONVERSION)
+    TOPOCOLL_ERROR_CLASS(MPI_ERR_IO)
     TOPOCOLL_ERROR_CLASS(MPI_ERR_INTERN)
     TOPOCOLL_ERROR_CLASS(MPI_ERR_IN_STATUS)
     TOPOCOLL_ERROR_CLASS(MPI_ERR_PENDING)

@@ -44,6 +44,10 @@ bool absent(const Napi::Value& v);
 void sameElementType(Napi::Env env, const char* what, const BufferView& send, const BufferView& recv);
 void requireLength(Napi::Env env, const char* what, const char* name, const BufferView& buf, MPI_Count need);
 MPI_Count blocksOf(Napi::Env env, const char* what, const char* name, const BufferView& buf, int p);
+// One whole number per rank (counts, displacements): an array or typed array of p entries, each
+// from 0 to `max` (a TypeError for what is not such a list or not a number, a RangeError for a
+// wrong length or a value out of range).
+std::vector<MPI_Count> wholeNumbers(Napi::Env env, const char* what, const char* name, const Napi::Value& v, int p, MPI_Count max);
 
 // The JS name of a buffer's elements ("Float64Array", "bytes"), for messages.
 std::string elementTypeName(MPI_Datatype type);

@@ -42,30 +42,14 @@ struct Layout {
   }
 };
 
-std::vector<MPI_Count> wholeNumbers(Napi::Env env, const char* what, const char* name, const Napi::Value& v, int p) {
-  if (!v.IsObject() || !(v.IsArray() || v.IsTypedArray())) throwType(env, std::string(what) + ": " + name + " must be an array of " + std::to_string(p) + " numbers");
-  Napi::Object o = v.As<Napi::Object>();
-  uint32_t length = o.Get("length").As<Napi::Number>().Uint32Value();
-  if (length != static_cast<uint32_t>(p)) {
-    throwRange(env, std::string(what) + ": " + name + " has " + std::to_string(length) + " entries, needs one per rank (" + std::to_string(p) + ")");
-  }
-  std::vector<MPI_Count> out(p);
-  for (int i = 0; i < p; ++i) {
-    Napi::Value e = o.Get(static_cast<uint32_t>(i));
-    double d = e.IsNumber() ? e.As<Napi::Number>().DoubleValue() : -1;
-    if (!(d >= 0) || d != static_cast<double>(static_cast<int64_t>(d))) {
-      throwType(env, std::string(what) + ": " + name + "[" + std::to_string(i) + "] must be a whole number >= 0");
-    }
-    out[i] = static_cast<MPI_Count>(d);
-  }
-  return out;
-}
+// Counts and displacements JS holds exactly: up to 2^53 (largeCount() then decides what the MPI takes).
+constexpr MPI_Count kMaxCount = MPI_Count{1} << 53;
 
 // counts (one per rank) and displs (default: packed in rank order), checked against `buf`.
 std::shared_ptr<Layout> layoutArg(Napi::Env env, const char* what, const char* countsName, const char* displsName, const Napi::Value& countsV,
                                   const Napi::Value& displsV, int p, const BufferView& buf, const char* bufName) {
   auto L = std::make_shared<Layout>();
-  L->counts = wholeNumbers(env, what, countsName, countsV, p);
+  L->counts = wholeNumbers(env, what, countsName, countsV, p, kMaxCount);
   if (absent(displsV)) {
     MPI_Aint at = 0;
     for (MPI_Count c : L->counts) {
@@ -73,7 +57,7 @@ std::shared_ptr<Layout> layoutArg(Napi::Env env, const char* what, const char* c
       at += c;
     }
   } else {
-    for (MPI_Count d : wholeNumbers(env, what, displsName, displsV, p)) L->displs.push_back(static_cast<MPI_Aint>(d));
+    for (MPI_Count d : wholeNumbers(env, what, displsName, displsV, p, kMaxCount)) L->displs.push_back(static_cast<MPI_Aint>(d));
   }
   MPI_Count largest = 0;
   for (int i = 0; i < p; ++i) {
@@ -376,14 +360,14 @@ Napi::Value Exscan(const Napi::CallbackInfo& info) { return prefixReduction(info
 }  // namespace
 
 void initMpiCollectives(Napi::Env env, Napi::Object exports) {
-  exports.Set("gather", Napi::Function::New(env, Gather));
-  exports.Set("gatherv", Napi::Function::New(env, Gatherv));
-  exports.Set("scatter", Napi::Function::New(env, Scatter));
-  exports.Set("scatterv", Napi::Function::New(env, Scatterv));
-  exports.Set("allgatherv", Napi::Function::New(env, Allgatherv));
-  exports.Set("alltoallv", Napi::Function::New(env, Alltoallv));
-  exports.Set("scan", Napi::Function::New(env, Scan));
-  exports.Set("exscan", Napi::Function::New(env, Exscan));
+  setFunctions(env, exports, {{"gather", Gather},
+                              {"gatherv", Gatherv},
+                              {"scatter", Scatter},
+                              {"scatterv", Scatterv},
+                              {"allgatherv", Allgatherv},
+                              {"alltoallv", Alltoallv},
+                              {"scan", Scan},
+                              {"exscan", Exscan}});
 }
 
 }  // namespace topocoll::addon

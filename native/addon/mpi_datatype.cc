@@ -53,6 +53,13 @@ TypeEntry& entryArg(const Napi::Value& v, const char* name) {
   return table[i];
 }
 
+// A datatype MPI may communicate with: committed.
+const TypeEntry& committedEntryArg(const Napi::Value& v, const char* name) {
+  const TypeEntry& e = entryArg(v, name);
+  if (!e.committed) throwType(v.Env(), std::string(name) + " is not committed (call its commit())");
+  return e;
+}
+
 Napi::Value registerType(Napi::Env env, MPI_Datatype type) {
   auto& table = typeTable();
   table.push_back(describe(type, false));
@@ -202,8 +209,7 @@ BufferView datatypeSpecArg(const Napi::Value& value, const char* name) {
   std::string countName = what + ": count";
   MPI_Count count = intArg(a.Get(1u), countName.c_str(), 0, INT64_MAX / 2);
   std::string typeName = what + ": datatype";
-  const TypeEntry& e = entryArg(a.Get(2u), typeName.c_str());
-  if (!e.committed) throwType(env, typeName + " is not committed (call its commit())");
+  const TypeEntry& e = committedEntryArg(a.Get(2u), typeName.c_str());
   if (count > 0 && e.trueExtent > 0) {
     // Item i of the type starts i extents in; its bytes lie in [trueLb, trueLb + trueExtent).
     __int128 last = static_cast<__int128>(count - 1) * e.extent;
@@ -223,6 +229,8 @@ BufferView datatypeSpecArg(const Napi::Value& value, const char* name) {
   out.spec = true;
   return out;
 }
+
+MPI_Datatype committedTypeArg(const Napi::Value& value, const char* name) { return committedEntryArg(value, name).type; }
 
 MPI_Count matchingCount(Napi::Env env, const char* what, const BufferView& from, const char* fromName, MPI_Count n, const BufferView& to,
                         const char* toName) {
@@ -246,14 +254,14 @@ MPI_Count matchingCount(Napi::Env env, const char* what, const BufferView& from,
 }
 
 void initDatatypes(Napi::Env env, Napi::Object exports) {
-  exports.Set("typeContiguous", Napi::Function::New(env, TypeContiguous));
-  exports.Set("typeVector", Napi::Function::New(env, TypeVector));
-  exports.Set("typeIndexed", Napi::Function::New(env, TypeIndexed));
-  exports.Set("typeStruct", Napi::Function::New(env, TypeStruct));
-  exports.Set("typeSubarray", Napi::Function::New(env, TypeSubarray));
-  exports.Set("typeCommit", Napi::Function::New(env, TypeCommit));
-  exports.Set("typeFree", Napi::Function::New(env, TypeFree));
-  exports.Set("typeInfo", Napi::Function::New(env, TypeInfo));
+  setFunctions(env, exports, {{"typeContiguous", TypeContiguous},
+                              {"typeVector", TypeVector},
+                              {"typeIndexed", TypeIndexed},
+                              {"typeStruct", TypeStruct},
+                              {"typeSubarray", TypeSubarray},
+                              {"typeCommit", TypeCommit},
+                              {"typeFree", TypeFree},
+                              {"typeInfo", TypeInfo}});
 }
 
 }  // namespace topocoll::addon

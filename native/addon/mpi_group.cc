@@ -126,14 +126,14 @@ int registerGroup(MPI_Group group) {
 }
 
 void initGroups(Napi::Env env, Napi::Object exports) {
-  exports.Set("commGroup", Napi::Function::New(env, CommGroup));
-  exports.Set("groupSize", Napi::Function::New(env, GroupSize));
-  exports.Set("groupRank", Napi::Function::New(env, GroupRank));
-  exports.Set("groupSubset", Napi::Function::New(env, GroupSubset));
-  exports.Set("groupTranslateRanks", Napi::Function::New(env, GroupTranslateRanks));
-  exports.Set("groupCombine", Napi::Function::New(env, GroupCombine));
-  exports.Set("groupCompare", Napi::Function::New(env, GroupCompare));
-  exports.Set("groupFree", Napi::Function::New(env, GroupFree));
+  setFunctions(env, exports, {{"commGroup", CommGroup},
+                              {"groupSize", GroupSize},
+                              {"groupRank", GroupRank},
+                              {"groupSubset", GroupSubset},
+                              {"groupTranslateRanks", GroupTranslateRanks},
+                              {"groupCombine", GroupCombine},
+                              {"groupCompare", GroupCompare},
+                              {"groupFree", GroupFree}});
 }
 
 }  // namespace topocoll::addon

@@ -303,18 +303,18 @@ Napi::Value NeighborAlltoall(const Napi::CallbackInfo& info) { return neighbourC
 }  // namespace
 
 void initMpiTopologies(Napi::Env env, Napi::Object exports) {
-  exports.Set("cartCreate", Napi::Function::New(env, CartCreate));
-  exports.Set("dimsCreate", Napi::Function::New(env, DimsCreate));
-  exports.Set("cartGet", Napi::Function::New(env, CartGet));
-  exports.Set("cartCoords", Napi::Function::New(env, CartCoords));
-  exports.Set("cartRank", Napi::Function::New(env, CartRank));
-  exports.Set("cartShift", Napi::Function::New(env, CartShift));
-  exports.Set("cartSub", Napi::Function::New(env, CartSub));
-  exports.Set("distGraphCreateAdjacent", Napi::Function::New(env, DistGraphCreateAdjacent));
-  exports.Set("topologyKind", Napi::Function::New(env, TopologyKind));
-  exports.Set("neighborList", Napi::Function::New(env, NeighborList));
-  exports.Set("neighborAllgather", Napi::Function::New(env, NeighborAllgather));
-  exports.Set("neighborAlltoall", Napi::Function::New(env, NeighborAlltoall));
+  setFunctions(env, exports, {{"cartCreate", CartCreate},
+                              {"dimsCreate", DimsCreate},
+                              {"cartGet", CartGet},
+                              {"cartCoords", CartCoords},
+                              {"cartRank", CartRank},
+                              {"cartShift", CartShift},
+                              {"cartSub", CartSub},
+                              {"distGraphCreateAdjacent", DistGraphCreateAdjacent},
+                              {"topologyKind", TopologyKind},
+                              {"neighborList", NeighborList},
+                              {"neighborAllgather", NeighborAllgather},
+                              {"neighborAlltoall", NeighborAlltoall}});
 }
 
 }  // namespace topocoll::addon

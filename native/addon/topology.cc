@@ -1,9 +1,14 @@
-// The native topology reader as JavaScript sees it: for tests that hold it to the TypeScript
-// reader, for the Node path to hand over the topology TypeScript read (installTopology), and to
-// show what the engine resolved for the job.
+// The engine's readers of topology and rules files as JavaScript sees them: the one reader of each
+// format (TypeScript converts YAML to JSON with a line map and hands it here), the resolution of a
+// topology for a job, the Node path's installTopology/installRules before init, and what the
+// engine resolved for the job.
+#include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "addon.h"
+#include "rules.h"
 #include "topology/runtime.h"
 #include "topology/topology.h"
 
@@ -13,9 +18,28 @@ namespace {
 using topology::Resolved;
 using topology::Topology;
 
-std::string stringArg(const Napi::Value& v, const char* name) {
-  if (!v.IsString()) throwType(v.Env(), std::string(name) + " must be a string");
-  return v.As<Napi::String>().Utf8Value();
+// A json::LineMap argument: undefined or null (the JSON text's own lines), or one line per JSON line.
+std::optional<std::vector<int>> lineMapArg(const Napi::Value& v) {
+  if (v.IsUndefined() || v.IsNull()) return std::nullopt;
+  if (!v.IsArray()) throwType(v.Env(), "lines must be an array (the file's line of each JSON line), null or undefined");
+  auto a = v.As<Napi::Array>();
+  std::vector<int> lines(a.Length());
+  for (uint32_t i = 0; i < a.Length(); ++i) lines[i] = static_cast<int>(intArg(a.Get(i), "lines[i]", 0, INT32_MAX));
+  return lines;
+}
+
+// The (text, source, lines?) arguments of the reader entries.
+struct FileArgs {
+  std::string text, source;
+  std::optional<std::vector<int>> lines;
+  explicit FileArgs(const Napi::CallbackInfo& info)
+      : text(stringArg(info[0], "text")), source(stringArg(info[1], "source")), lines(lineMapArg(info[2])) {}
+  const std::vector<int>* lineMap() const { return lines ? &*lines : nullptr; }
+};
+
+// A reader's failure as a JavaScript Error: `prefix` + its message.
+void throwUnless(Napi::Env env, bool ok, const std::string& error, const char* prefix = "") {
+  if (!ok) throw Napi::Error::New(env, prefix + error);
 }
 
 Napi::Object topologyObject(Napi::Env env, const Topology& t) {
@@ -36,6 +60,10 @@ Napi::Object topologyObject(Napi::Env env, const Topology& t) {
     levels.Set(i, lo);
   }
   o.Set("levels", levels);
+  auto lines = Napi::Object::New(env);
+  if (t.groups_line > 0) lines.Set("groups", t.groups_line);
+  if (t.virtual_nodes_line > 0) lines.Set("virtual_nodes", t.virtual_nodes_line);
+  o.Set("lines", lines);
   if (t.reduce_bandwidth > 0) o.Set("reduceBandwidth", t.reduce_bandwidth);
   if (!t.groups.empty()) {
     auto g = Napi::Object::New(env);
@@ -62,25 +90,26 @@ Napi::Object topologyObject(Napi::Env env, const Topology& t) {
   return o;
 }
 
-Napi::Object resolvedObject(Napi::Env env, const Resolved& r) {
+// {levels: [{moduleOf, labels, parent}]}, and z (seed 004's z(p, q) for every pair) when `with_z`.
+Napi::Object resolvedObject(Napi::Env env, const Resolved& r, bool with_z) {
   auto o = Napi::Object::New(env);
+  auto ints = [&](const std::vector<int>& v) {
+    auto a = Napi::Int32Array::New(env, v.size());
+    std::copy(v.begin(), v.end(), a.Data());
+    return a;
+  };
   auto levels = Napi::Array::New(env, r.levels());
   for (int l = 0; l < r.levels(); ++l) {
     auto lo = Napi::Object::New(env);
-    auto module_of = Napi::Array::New(env, r.size);
-    for (int p = 0; p < r.size; ++p) module_of.Set(p, r.module_of[l][p]);
     auto labels = Napi::Array::New(env, r.labels[l].size());
-    auto parent = Napi::Array::New(env, r.parent[l].size());
-    for (size_t m = 0; m < r.labels[l].size(); ++m) {
-      labels.Set(m, r.labels[l][m]);
-      parent.Set(m, r.parent[l][m]);
-    }
-    lo.Set("moduleOf", module_of);
+    for (size_t m = 0; m < r.labels[l].size(); ++m) labels.Set(m, r.labels[l][m]);
+    lo.Set("moduleOf", ints(r.module_of[l]));
     lo.Set("labels", labels);
-    lo.Set("parent", parent);
+    lo.Set("parent", ints(r.parent[l]));
     levels.Set(l, lo);
   }
   o.Set("levels", levels);
+  if (!with_z) return o;
   auto z = Napi::Array::New(env, r.size);
   for (int p = 0; p < r.size; ++p) {
     auto row = Napi::Array::New(env, r.size);
@@ -89,6 +118,15 @@ Napi::Object resolvedObject(Napi::Env env, const Resolved& r) {
   }
   o.Set("z", z);
   return o;
+}
+
+std::vector<std::string> hostsArg(const Napi::Value& v) {
+  if (!v.IsArray()) throwType(v.Env(), "hosts must be an array of hostnames, one per rank");
+  auto array = v.As<Napi::Array>();
+  std::vector<std::string> hosts;
+  hosts.reserve(array.Length());
+  for (uint32_t i = 0; i < array.Length(); ++i) hosts.push_back(stringArg(array.Get(i), "hosts[i]"));
+  return hosts;
 }
 
 Topology readOrThrow(Napi::Env env, const Napi::Value& path) {
@@ -103,13 +141,12 @@ Napi::Value ParseTopologyFile(const Napi::CallbackInfo& info) {
   return topologyObject(info.Env(), readOrThrow(info.Env(), info[0]));
 }
 
-// parseTopologyText(text, source) -> the topology; for tests of the reader's error paths.
+// parseTopologyText(text, source, lines?) -> the topology; `lines`: the line map of a text converted from YAML.
 Napi::Value ParseTopologyText(const Napi::CallbackInfo& info) {
+  FileArgs a(info);
   Topology t;
   std::string error;
-  if (!topology::parseTopologyText(stringArg(info[0], "text"), stringArg(info[1], "source"), &t, &error)) {
-    throw Napi::Error::New(info.Env(), error);
-  }
+  throwUnless(info.Env(), topology::parseTopologyText(a.text, a.source, &t, &error, a.lineMap()), error);
   return topologyObject(info.Env(), t);
 }
 
@@ -117,36 +154,45 @@ Napi::Value ParseTopologyText(const Napi::CallbackInfo& info) {
 Napi::Value ResolveTopologyFile(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Topology t = readOrThrow(env, info[0]);
-  if (!info[1].IsArray()) throwType(env, "hosts must be an array of hostnames, one per rank");
-  auto array = info[1].As<Napi::Array>();
-  std::vector<std::string> hosts;
-  for (uint32_t i = 0; i < array.Length(); ++i) hosts.push_back(stringArg(array.Get(i), "hosts[i]"));
+  std::vector<std::string> hosts = hostsArg(info[1]);
   Resolved r;
   std::string error;
   if (!topology::resolveTopology(t, hosts, &r, &error)) throw Napi::Error::New(env, error);
-  return resolvedObject(env, r);
+  return resolvedObject(env, r, true);
 }
 
-// installTopology(json, source, {levels: [line...], groups, virtual_nodes}): the Node path hands
-// over what TypeScript read, with the lines of the original file, before init().
-Napi::Value InstallTopology(const Napi::CallbackInfo& info) {
+// resolveTopologyText(text, source, lines, hosts) -> {levels: [{moduleOf, labels, parent}]}: a
+// topology as parseTopologyText reads it, for a job whose rank r runs on hosts[r].
+Napi::Value ResolveTopologyText(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  topology::SourceLines lines;
-  if (info[2].IsObject()) {
-    auto o = info[2].As<Napi::Object>();
-    auto line = [&](const char* key) { return o.Has(key) && !o.Get(key).IsUndefined() ? static_cast<int>(intArg(o.Get(key), key, 0, INT32_MAX)) : 0; };
-    if (o.Has("levels") && o.Get("levels").IsArray()) {
-      auto levels = o.Get("levels").As<Napi::Array>();
-      for (uint32_t i = 0; i < levels.Length(); ++i) lines.levels.push_back(static_cast<int>(intArg(levels.Get(i), "levels[i]", 0, INT32_MAX)));
-    }
-    lines.groups = line("groups");
-    lines.virtual_nodes = line("virtual_nodes");
-  }
+  FileArgs a(info);
+  Topology t;
   std::string error;
-  if (!topology::install(stringArg(info[0], "json"), stringArg(info[1], "source"), lines, &error)) {
-    throw Napi::Error::New(env, "topocoll: " + error);
-  }
-  return env.Undefined();
+  throwUnless(env, topology::parseTopologyText(a.text, a.source, &t, &error, a.lineMap()), error);
+  Resolved r;
+  throwUnless(env, topology::resolveTopology(t, hostsArg(info[3]), &r, &error), error);
+  return resolvedObject(env, r, false);
+}
+
+// installTopology(json, source, lines?), installRules(json, source, lines?): the Node path hands
+// over TOPOCOLL_TOPOLOGY's and TOPOCOLL_RULES's files before init() and loadConfig().
+using Installer = bool (*)(const std::string&, const std::string&, const std::vector<int>*, std::string*);
+Napi::Value installFile(const Napi::CallbackInfo& info, Installer install, const char* prefix) {
+  FileArgs a(info);
+  std::string error;
+  throwUnless(info.Env(), install(a.text, a.source, a.lineMap(), &error), error, prefix);
+  return info.Env().Undefined();
+}
+
+// parseRulesText(json, source, lines?) -> the line of each rule; throws the reader's message.
+Napi::Value ParseRulesText(const Napi::CallbackInfo& info) {
+  FileArgs a(info);
+  rules::RuleSet set;
+  std::string error;
+  throwUnless(info.Env(), rules::parse(a.text, a.source, &set, &error, a.lineMap()), error);
+  auto out = Napi::Array::New(info.Env(), set.rules.size());
+  for (size_t i = 0; i < set.rules.size(); ++i) out.Set(i, set.rules[i].line);
+  return out;
 }
 
 // worldTopology() -> null, or {topology, resolved} as the engine resolved it at init.
@@ -157,7 +203,7 @@ Napi::Value WorldTopology(const Napi::CallbackInfo& info) {
   if (!t || !r) return env.Null();
   auto o = Napi::Object::New(env);
   o.Set("topology", topologyObject(env, *t));
-  o.Set("resolved", resolvedObject(env, *r));
+  o.Set("resolved", resolvedObject(env, *r, true));
   return o;
 }
 
@@ -167,7 +213,14 @@ void initTopology(Napi::Env env, Napi::Object exports) {
   exports.Set("parseTopologyFile", Napi::Function::New(env, ParseTopologyFile));
   exports.Set("parseTopologyText", Napi::Function::New(env, ParseTopologyText));
   exports.Set("resolveTopologyFile", Napi::Function::New(env, ResolveTopologyFile));
-  exports.Set("installTopology", Napi::Function::New(env, InstallTopology));
+  exports.Set("resolveTopologyText", Napi::Function::New(env, ResolveTopologyText));
+  exports.Set("installTopology", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+                return installFile(info, topology::install, "topocoll: ");
+              }));
+  exports.Set("parseRulesText", Napi::Function::New(env, ParseRulesText));
+  exports.Set("installRules", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+                return installFile(info, rules::install, "topocoll: TOPOCOLL_RULES: ");
+              }));
   exports.Set("worldTopology", Napi::Function::New(env, WorldTopology));
 }
 

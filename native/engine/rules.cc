@@ -69,7 +69,7 @@ class Reader {
   Reader(const std::string& source, std::string* error) : source_(source), error_(error) {}
 
   bool fail(int line, const std::string& key, const std::string& what) {
-    *error_ = source_ + ":" + std::to_string(line) + ": " + key + ": " + what;
+    *error_ = source_ + (line > 0 ? ":" + std::to_string(line) : "") + ": " + key + ": " + what;
     return false;
   }
 
@@ -216,14 +216,14 @@ class Reader {
 
 void buildReasons(RuleSet* set) {
   for (Rule& r : set->rules) {
-    r.reason = "rules file " + set->source + ":" + std::to_string(r.line) + (r.why.empty() ? "" : ": " + r.why);
+    r.reason = "rules file " + set->source + (r.line > 0 ? ":" + std::to_string(r.line) : "") + (r.why.empty() ? "" : ": " + r.why);
     set->needs_nodes[static_cast<int>(r.collective)] |= looksAtPlacement(r);
   }
 }
 
 }  // namespace
 
-bool parse(const std::string& text, const std::string& source, RuleSet* out, std::string* error) {
+bool parse(const std::string& text, const std::string& source, RuleSet* out, std::string* error, const std::vector<int>* lines) {
   json::Value doc;
   if (!json::parse(text, source, &doc, error)) {
     if (json::mayBeYaml(text)) {
@@ -234,6 +234,7 @@ bool parse(const std::string& text, const std::string& source, RuleSet* out, std
     }
     return false;
   }
+  if (lines) json::mapLines(&doc, *lines);
   RuleSet set;
   set.source = source;
   Reader reader(source, error);
@@ -243,13 +244,9 @@ bool parse(const std::string& text, const std::string& source, RuleSet* out, std
   return true;
 }
 
-bool install(const std::string& json_text, const std::string& source, const std::vector<int>& lines, std::string* error) {
+bool install(const std::string& json_text, const std::string& source, const std::vector<int>* lines, std::string* error) {
   auto set = std::make_unique<RuleSet>();
-  if (!parse(json_text, source, set.get(), error)) return false;
-  for (size_t i = 0; i < set->rules.size() && i < lines.size(); ++i) {
-    if (lines[i] > 0) set->rules[i].line = lines[i];
-  }
-  buildReasons(set.get());
+  if (!parse(json_text, source, set.get(), error, lines)) return false;
   g_rules = std::move(set);
   bumpSelectionEpoch();
   g_installed = true;

@@ -17,8 +17,8 @@
 // --export`).
 //
 // Two ways in, as for topology files: a preloaded C/Fortran program reads the file at init
-// (JSON only); a Node program's TypeScript reads it first (YAML or JSON), checks it with the
-// YAML's lines and installs the JSON form, so the engine does not read the file again.
+// (JSON only); a Node program's TypeScript converts YAML to JSON with a line map and installs it
+// (this reader checks it, naming the YAML's lines), so the engine does not read the file again.
 #pragma once
 
 #include <cstdint>
@@ -53,11 +53,13 @@ struct RuleSet {
 };
 
 // Parses a rules file's JSON text. On error returns false with *error = "<source>:<line>: <key>: <what>".
-bool parse(const std::string& text, const std::string& source, RuleSet* out, std::string* error);
+// `lines`, when given, is the json::LineMap of a text converted from YAML: lines are the YAML's.
+bool parse(const std::string& text, const std::string& source, RuleSet* out, std::string* error,
+           const std::vector<int>* lines = nullptr);
 
-// Installs rules given as JSON by the Node side; `lines[i]` (when > 0) is rule i's line in the
-// original file. Later loads of the same `source` keep them.
-bool install(const std::string& json_text, const std::string& source, const std::vector<int>& lines, std::string* error);
+// Installs rules given as JSON by the Node side (with the line map of a YAML file, or null).
+// Later loads of the same `source` keep them.
+bool install(const std::string& json_text, const std::string& source, const std::vector<int>* lines, std::string* error);
 
 // TOPOCOLL_RULES's value: empty = no rules; a path already installed keeps its rules; otherwise
 // the file is read and parsed. False with *error on an unreadable or malformed file.

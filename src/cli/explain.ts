@@ -10,10 +10,9 @@ import { summarize, type ScheduleSummary } from '../select/summary';
 import { enginePredictions } from '../model/native';
 import { levelForScope, networkLevel } from '../model/machine';
 import { machineFromTopology } from '../model/machine-topology';
-import { loadTopology } from '../topology/file';
 import type { Command } from './main';
 import { parseBytes, parseOptions, UsageError } from '../config/args';
-import { installRulesFromEnvironment } from '../select/rules';
+import { installRulesFromEnvironment, loadTopology } from '../mpi/files';
 
 /** The levels the model prices messages with: the engine's defaults, or a topology file's. */
 interface ModelLevels {

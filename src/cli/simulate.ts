@@ -12,7 +12,6 @@ import { formatSeconds, StatusLine } from '../bench/progress';
 import {
   MODEL_NAMES,
   logLogPlotSvg,
-  nativeCompiledSchedules,
   nativeSchedules,
   registeredAlgorithms,
   loadMachineFile,
@@ -41,8 +40,6 @@ export interface SimulateOptions {
   rho?: number;
   root?: number;
   verify?: boolean;
-  /** Time in the addon (default) or in the TypeScript engine (`js`, also used for loggp). */
-  timing?: 'native' | 'js';
   progress?: (at: SimulateProgress) => void;
 }
 
@@ -59,9 +56,8 @@ function simulateWithBuilders(o: SimulateOptions): SimulateRow[] {
     rho: o.rho,
     root: o.root,
     verify: o.verify,
-    nativeTiming: (o.timing ?? 'native') === 'native',
+    nativeBuilders: true,
     schedules: nativeSchedules,
-    compiled: nativeCompiledSchedules,
     available: registeredAlgorithms(o.coll),
     progress: o.progress,
   });
@@ -247,7 +243,7 @@ export const simulate: Command = {
   summary: 'predict the time of collective algorithms on a machine profile or topology file at any scale (no MPI launch)',
   usage:
     'topocoll simulate --coll <collective> --np <ranks> [--ppn <ranks per node>] [--bytes <size>] [--algorithm <name>[,<name>...]|all] ' +
-    '[--machine <profile name, profile file or topology file>] [--model hockney|loggp|contention] [--rho <load>] [--root <rank>] [--no-verify] [--timing native|js] [--json] [--quiet] ' +
+    '[--machine <profile name, profile file or topology file>] [--model hockney|loggp|contention] [--rho <load>] [--root <rank>] [--no-verify] [--json] [--quiet] ' +
     '[--sweep --out <dir>]   (with --sweep, --np and --bytes take comma-separated lists; a topology file needs --ppn; progress on stderr unless --quiet)\n' +
     '       topocoll simulate --compare <bench.json>[,<bench.json>...] [--machine <profile or topology file>] [--ppn <ranks per node>] [--model hockney|loggp] [--json]' +
     '   (predictions next to `topocoll bench --json` reports: the median of their medians; pairs of algorithms more than 20% apart, ordered as measured?)',
@@ -264,7 +260,6 @@ export const simulate: Command = {
       root: { type: 'int', min: 0 },
       'no-verify': { type: 'flag' },
       quiet: { type: 'flag' },
-      timing: { type: 'string', choices: ['native', 'js'] },
       json: { type: 'flag' },
       sweep: { type: 'flag' },
       out: { type: 'string' },
@@ -328,7 +323,6 @@ export const simulate: Command = {
         rho,
         root,
         verify: options['no-verify'] ? false : undefined,
-        timing: options.timing as 'native' | 'js' | undefined,
         progress: reporter.progress && ((at) => reporter.progress!(at, `${coll} on ${np} ranks${shapeOf(coll) === 'none' ? '' : `, ${formatBytes(bytes)}`}`)),
       });
 

@@ -2,27 +2,13 @@
 // job at MPI_Init, printed by describeTopology. Shown from the engine's own resolution, not a
 // second one here, so that what is printed is what the rank mapping of the remapped algorithms uses.
 import type { EngineWorldTopology, HierarchyInfo } from '../mpi/addon';
-import { describeTopology, type ResolvedLevel, type ResolvedTopology, type Topology } from '../topology';
+import { describeTopology, type ResolvedLevel, type ResolvedTopology } from '../topology';
 import type { InfoSection } from './info';
 
 /** The engine's resolution in the form src/topology/resolve.ts uses; `hosts` names each rank's host. */
 export function resolvedFromEngine(engine: EngineWorldTopology, hosts: readonly string[]): ResolvedTopology {
-  const t = engine.topology;
-  const topology: Topology = {
-    source: t.source,
-    name: t.name,
-    description: t.description,
-    levels: t.levels.map((l) => ({ name: l.name, scope: l.scope, latency: l.latency, bandwidth: l.bandwidth, line: l.line })),
-    groups: t.groups,
-    virtualNodes: t.virtualNodes,
-    lines: {},
-  };
-  const levels: ResolvedLevel[] = engine.resolved.levels.map((l, i) => ({
-    level: topology.levels[i],
-    moduleOf: Int32Array.from(l.moduleOf),
-    labels: [...l.labels],
-    parent: Int32Array.from(l.parent),
-  }));
+  const topology = engine.topology;
+  const levels: ResolvedLevel[] = engine.resolved.levels.map((l, i) => ({ level: topology.levels[i], moduleOf: l.moduleOf, labels: l.labels, parent: l.parent }));
   if (levels.length !== topology.levels.length) throw new Error(`engine topology: ${levels.length} resolved levels for ${topology.levels.length} levels`);
   if (levels.some((l) => l.moduleOf.length !== hosts.length)) throw new Error(`engine topology: resolved for a job of another size than ${hosts.length} ranks`);
   return { topology, hosts: [...hosts], size: hosts.length, levels };

@@ -1,7 +1,8 @@
 // `topocoll topology FILE`: validates a topology file (YAML or JSON) and prints it; `--json`
 // prints the normalized JSON the native engine reads (the preload library reads JSON only);
 // `--hosts` resolves it for a job and prints the tree and z(p, q).
-import { exchangeSuffix, formatBandwidth, formatSeconds, formatTree, loadTopology, meetMatrix, normalizeTopology, resolveTopology, TopologyError } from '../topology';
+import { loadTopology, resolveTopology } from '../mpi/files';
+import { exchangeSuffix, formatBandwidth, formatSeconds, formatTree, meetMatrix, normalizeTopology, TopologyError } from '../topology';
 import type { Command } from './main';
 import { parseOptions, UsageError } from '../config/args';
 

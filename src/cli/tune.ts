@@ -21,7 +21,8 @@ import { describeChanges, describeKept, shapeOf, shapeTitle, tuneReports } from 
 import { getWorld } from '../mpi/comm';
 import { init } from '../mpi/lifecycle';
 import { MPI_FLAVOUR_TITLES, type MpiFlavour } from '../select/registry';
-import { loadRules, NATIVE_PREFIX, RulesError, rulesFromObject, rulesToJson, type RulesFile } from '../select/rules';
+import { loadRules, rulesFromObject } from '../mpi/files';
+import { NATIVE_PREFIX, RulesError, rulesToJson, type RulesFile } from '../select/rules';
 import { parseOptions, UsageError, type ParsedOptions } from '../config/args';
 import { writeReportJson } from './bench';
 import type { Command } from './main';

@@ -1,11 +1,10 @@
-// The files topocoll is given (topology, rules), YAML or JSON, read the one way both readers
-// share: in time linear in the file's size (the yaml package's own duplicate-key check scans
-// every earlier key of a mapping, quadratic in a topology's groups), NUL bytes and duplicate
-// keys reported with their lines, and the line of any key path for messages.
+// The files topocoll is given (topology, rules, machine profiles), YAML or JSON, parsed the one
+// way: in time linear in the file's size (the yaml package's own duplicate-key check scans every
+// earlier key of a mapping, quadratic in a topology's groups), NUL bytes and duplicate keys
+// reported with their lines. Topology and rules files are then converted to JSON with a line map
+// (yamlToJson) for the engine's readers, which check them (native/engine/rules.cc, topology/).
 import { readFileSync } from 'node:fs';
-import { isMap, isPair, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
-
-export type KeyPath = readonly (string | number)[];
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml';
 
 /** Reports an error of the file at `line` (undefined: the whole file); each reader throws its own class. */
 export type Fail = (line: number | undefined, detail: string) => never;
@@ -23,23 +22,70 @@ export function readTextFile(file: string, what: string, fail: Fail): string {
 }
 
 /**
- * Whether the Node side hands a file to the engine's own JSON reader as it is (by its name, as
- * users see it): the same checks and messages as the TypeScript readers, and linear with a small
- * constant, where the yaml package takes about 25 s over a topology of a million hosts.
+ * Whether the Node side hands a file to the engine's reader as it is, not through yamlToJson (by
+ * its name, as users see it): the engine's JSON reader is linear with a small constant, where the
+ * yaml package takes about 25 s over a topology of a million hosts.
  */
 export function isJsonFile(file: string): boolean {
   return file.toLowerCase().endsWith('.json');
 }
 
-export interface ParsedFile {
-  /** The document as plain JS values; undefined when the file holds none (empty, comments only). */
-  readonly value: unknown;
-  /** The line of the node at `path`; for a key of a mapping, the line of the key itself. */
-  readonly lineOf: (path: KeyPath) => number | undefined;
+/** Parses a file's text as YAML (JSON is YAML): the document as plain JS values, undefined when it holds none. */
+export function parseYamlFile(text: string, fail: Fail): unknown {
+  const { doc } = parseChecked(text, fail);
+  return doc.contents === null ? undefined : doc.toJS();
 }
 
-/** Parses a file's text as YAML (JSON is YAML); syntax errors, NUL bytes and duplicate keys go to `fail`. */
-export function parseYamlFile(text: string, fail: Fail): ParsedFile {
+/**
+ * A file as the engine's readers take it: JSON text with one key or value per line, and the
+ * line map (json::LineMap in native/engine/topology/json.h): `lines[i]` is the file's line of the
+ * JSON's line i + 1 (0: none), so that the engine's messages name the file's own lines.
+ */
+export interface EngineJson {
+  readonly json: string;
+  readonly lines: readonly number[];
+}
+
+/** A file's text (YAML or JSON) as JSON for the engine's readers; undefined when it holds no document. */
+export function yamlToJson(text: string, fail: Fail): EngineJson | undefined {
+  const { doc, counter } = parseChecked(text, fail);
+  if (doc.contents === null) return undefined;
+  const out: string[] = [];
+  const lines: number[] = [];
+  const lineOf = (node: { range?: [number, number, number] | null } | null | undefined) => (node?.range ? counter.linePos(node.range[0]).line : 0);
+  // `head` opens the value's first line ('"key": ' or ''); `line`: where the value starts in the file.
+  const emit = (node: unknown, head: string, line: number, depth: number): void => {
+    const n = isAlias(node) ? node.resolve(doc) : node;
+    // An alias can name its own ancestor; the engine nests at most 64 deep anyway.
+    if (depth > 64) fail(line, 'not valid YAML or JSON: nested more than 64 deep');
+    if (isMap(n) || isSeq(n)) {
+      const [open, close] = isMap(n) ? ['{', '}'] : ['[', ']'];
+      out.push(head + open);
+      lines.push(line);
+      n.items.forEach((item, i) => {
+        if (isPair(item)) {
+          const key = isScalar(item.key) ? item.key.value : (item.key as Node | null)?.toJSON();
+          const keyLine = lineOf(item.key as Node | null) || line;
+          emit(item.value, `${JSON.stringify(String(key))}: `, keyLine, depth + 1);
+        } else {
+          emit(item, '', lineOf(item as Node) || line, depth + 1);
+        }
+        if (i + 1 < n.items.length) out[out.length - 1] += ',';
+      });
+      out.push(close);
+      lines.push(0);
+      return;
+    }
+    // A scalar (null for an empty value); numbers JSON cannot write (.inf, .nan) become null.
+    const value = isScalar(n) ? n.value : null;
+    out.push(head + (JSON.stringify(typeof value === 'bigint' ? Number(value) : value) ?? 'null'));
+    lines.push(line);
+  };
+  emit(doc.contents, '', lineOf(doc.contents as Node), 0);
+  return { json: `${out.join('\n')}\n`, lines };
+}
+
+function parseChecked(text: string, fail: Fail): { doc: Document; counter: LineCounter } {
   const counter = new LineCounter();
   const nul = text.indexOf('\0');
   if (nul >= 0) {
@@ -54,7 +100,7 @@ export function parseYamlFile(text: string, fail: Fail): ParsedFile {
     fail(counter.linePos(err.pos[0]).line, `not valid YAML or JSON: ${err.message.split('\n')[0]}`);
   }
   checkUniqueKeys(doc, (offset, detail) => fail(counter.linePos(offset).line, `not valid YAML or JSON: ${detail}`));
-  return { value: doc.contents === null ? undefined : doc.toJS(), lineOf: lineFinder(doc, counter) };
+  return { doc, counter };
 }
 
 /** Duplicate scalar keys of every mapping, hashed: one pass over the document. */
@@ -69,21 +115,4 @@ function checkUniqueKeys(doc: Document, fail: (offset: number, detail: string) =
       }
     },
   });
-}
-
-function lineFinder(doc: Document, counter: LineCounter): (path: KeyPath) => number | undefined {
-  return (path) => {
-    for (let n = path.length; n >= 0; n--) {
-      const parent = n === 0 ? undefined : doc.getIn(path.slice(0, n - 1), true);
-      if (n > 0 && isMap(parent)) {
-        const pair = parent.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === path[n - 1]);
-        const range = pair && isScalar(pair.key) ? pair.key.range : undefined;
-        if (range) return counter.linePos(range[0]).line;
-        continue;
-      }
-      const node = (n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true)) as { range?: [number, number, number] } | null;
-      if (node?.range) return counter.linePos(node.range[0]).line;
-    }
-    return undefined;
-  };
 }

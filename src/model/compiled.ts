@@ -1,8 +1,8 @@
-// Schedules compiled into typed arrays. The replayer and the simulator walk every rank's
-// schedule round by round across all ranks; JS objects per op would cost gigabytes at 8192
-// ranks (a pairwise alltoall has 67 M messages) and a cache miss per field, so each rank's
+// Schedules compiled into typed arrays. The symbolic replayer walks every rank's schedule round
+// by round across all ranks; JS objects per op would cost a cache miss per field, so each rank's
 // schedule is flattened once, right after it is built, into one interleaved stream, and the
-// Schedule objects can be dropped.
+// Schedule objects can be dropped. The same stream (without spans) is what the addon's timing
+// model takes from TypeScript (simulateCompiled; native/engine/model/hockney.h's CompactSchedule).
 import type { BlockSpan, BufferName, Schedule } from '../select/schedule';
 
 export const BUF_SEND = 0;
@@ -13,7 +13,7 @@ export const BUF_SHM = 3;
 export const BUFFER_NAMES: readonly BufferName[] = ['send', 'recv', 'tmp', 'shm'];
 
 /** Stream codes: a send's code is its peer, a receive's -1 - peer, the others these. */
-export const COPY_CODE = -0x80000000;
+const COPY_CODE = -0x80000000;
 export const SIGNAL_CODE = -0x7fffffff;
 export const WAIT_CODE = -0x7ffffffe;
 /** A reduce op: [REDUCE_CODE, units], spans like a copy's. */
@@ -75,8 +75,6 @@ export interface CompiledRank {
   readonly spans?: CompiledSpans;
   /** Present when the schedule has flag ops. */
   readonly flags?: CompiledFlags;
-  /** A fallback the algorithm took (from the builder), when compiled natively. */
-  readonly note?: string;
 }
 
 function bufferCode(name: unknown): number {

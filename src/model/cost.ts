@@ -1,6 +1,7 @@
-// Point-to-point cost models. The simulator asks two things of a model for every message: how
-// long until the receiver has it, and how long it keeps the sender's port (and, between nodes,
-// the shared NIC) busy before the next send may start.
+// Point-to-point cost models, as the simulator is told them. The timing model that prices each
+// message with them is the engine's (native/engine/model/hockney.h): per message, how long until
+// the receiver has it, and how long it keeps the sender's port (and, between nodes, the shared
+// NIC) busy before the next send may start.
 import type { Level, Machine } from './machine';
 import { meanSwitchWait, type RhoLaw, rhoAt } from './contention';
 
@@ -9,10 +10,8 @@ export const MODEL_NAMES: readonly ModelName[] = ['hockney', 'loggp', 'contentio
 
 export interface CostModel {
   readonly name: ModelName;
-  /** Seconds from the start of the send until the receiver holds all `bytes`. */
-  messageTime(bytes: number, level: Level, hops: number): number;
-  /** Seconds the send occupies the sender's port before its next send can start. */
-  occupancy(bytes: number, level: Level, hops: number): number;
+  /** contention: seconds of mean switch wait per byte and switch crossed; 0 for the others. */
+  readonly switchWait: number;
 }
 
 /**
@@ -20,21 +19,13 @@ export interface CostModel {
  * a time, start to end: this is the reading under which seed 002's eq. (2), scaled by the
  * processes sharing a NIC, matches its Tables 5-6.
  */
-export const hockney: CostModel = {
-  name: 'hockney',
-  messageTime: (bytes, level) => level.alpha + bytes * level.beta,
-  occupancy: (bytes, level) => level.alpha + bytes * level.beta,
-};
+export const hockney: CostModel = { name: 'hockney', switchWait: 0 };
 
 /**
  * LogGP (Alexandrov et al. 1995): L + 2o + (n-1)G end to end, with L + 2o = α and G = β of the
  * level; the sender is busy o + (n-1)G and sends at least g apart, so latencies overlap.
  */
-export const logGP: CostModel = {
-  name: 'loggp',
-  messageTime: (bytes, level) => level.alpha + Math.max(bytes - 1, 0) * level.beta,
-  occupancy: (bytes, level) => Math.max(level.gap, level.overhead + Math.max(bytes - 1, 0) * level.beta),
-};
+export const logGP: CostModel = { name: 'loggp', switchWait: 0 };
 
 /**
  * Seed 002's contention model: Hockney plus, for every packet, a mean M/G/1 wait w̄ at each
@@ -44,10 +35,7 @@ export const logGP: CostModel = {
 export function contentionModel(machine: Machine, rho: number): CostModel {
   const net = machine.network;
   if (!net) throw new Error(`${machine.source}: the contention model needs the network section (switch_radix, hops, clock, packet)`);
-  const waitSeconds = meanSwitchWait(rho, net.switchRadix) / net.clockHz;
-  const perPacketHop = waitSeconds / net.packetBytes;
-  const time = (bytes: number, level: Level, hops: number) => level.alpha + bytes * level.beta + bytes * hops * perPacketHop;
-  return { name: 'contention', messageTime: time, occupancy: time };
+  return { name: 'contention', switchWait: meanSwitchWait(rho, net.switchRadix) / net.clockHz / net.packetBytes };
 }
 
 export interface ModelOptions {

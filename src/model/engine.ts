@@ -1,5 +1,5 @@
-// The progression engine shared by the symbolic replayer and the timing simulator: it runs the
-// compiled schedules of all ranks the way the executor does and matches messages as MPI does
+// The progression engine of the symbolic replayer (replay.ts): it runs the compiled schedules of
+// all ranks the way the executor does and matches messages as MPI does
 // within one communicator and tag: per (source, destination) pair, sends and receives pair up
 // in posting order. A round posts its sends and receives, waits for its flag waits, then (all
 // requests complete) runs its copies, then signals its flags.
@@ -8,19 +8,16 @@
 // every message size; a schedule that only works because small messages are buffered eagerly
 // deadlocks on large ones, and the replayer must reject it.
 //
-// Which ready rank posts next does not change what matches what, but it is the order in which
-// shared resources (a node's NIC in the simulator) are handed out. By default ready ranks are
-// swept in rank order, round by round; given a key per rank (the simulator: the time it posts
-// its next round), they go by increasing key, so a port serves requests first come, first
-// served. Everything per message lives in typed arrays (8192-rank pairwise alltoall: 67 M
-// messages).
+// Which ready rank posts next does not change what matches what: ready ranks are swept in rank
+// order, round by round. The timing model runs the same progression in C++, in time order
+// (native/engine/model/hockney.cc). Everything per message lives in typed arrays.
 import { MAX_FLAG_SLOTS, ScheduleError, SIGNAL_CODE, WAIT_CODE, type CompiledRank } from './compiled';
 
 /** Ops are named by slot (see CompiledRank); a round's ops are the slots [first, end). */
 export interface EngineHooks {
   /** `rank` enters `round`; its ops are posted right after. */
   startRound(rank: number, round: number, first: number, end: number): void;
-  /** A send is posted. The value returned travels with the message (the simulator: its start time). */
+  /** A send is posted. The value returned travels with the message. */
   postSend(rank: number, slot: number, peer: number, units: number): number;
   /** The send `sendSlot` of `src`, posted in `srcRound`, meets the receive `recvSlot` of `dst`. */
   match(src: number, sendSlot: number, srcRound: number, dst: number, recvSlot: number, units: number, payload: number): void;
@@ -127,128 +124,6 @@ class RankLists {
   }
 }
 
-/**
- * Ready ranks by increasing key; equal keys in the order the ranks became ready. Regular
- * schedules make many ranks ready at the very same time, so ranks wait in one FIFO bucket per
- * distinct key and only the distinct keys go through a binary heap.
- */
-class ReadyQueue {
-  private readonly next: Int32Array;
-  private readonly bucketOf = new Map<number, number>();
-  private head = new Int32Array(64);
-  private tail = new Int32Array(64);
-  private freeBuckets: number[] = [];
-  private buckets = 0;
-  // Min-heap of the distinct keys waiting, with their buckets.
-  private heapKeys = new Float64Array(64);
-  private heapBuckets = new Int32Array(64);
-  private heapSize = 0;
-  private waiting = 0;
-  // Ranks tend to become ready in runs with the same key (the two ends of an exchange).
-  private lastKey = NaN;
-  private lastBucket = NONE;
-
-  constructor(
-    p: number,
-    private readonly key: Float64Array,
-  ) {
-    this.next = new Int32Array(p);
-  }
-
-  get length(): number {
-    return this.waiting;
-  }
-
-  push(r: number): void {
-    const k = this.key[r];
-    let b = k === this.lastKey ? this.lastBucket : this.bucketOf.get(k);
-    this.next[r] = NONE;
-    if (b === undefined) {
-      b = this.newBucket();
-      this.bucketOf.set(k, b);
-      this.head[b] = r;
-      this.heapPush(k, b);
-    } else {
-      this.next[this.tail[b]] = r;
-    }
-    this.tail[b] = r;
-    this.waiting++;
-    this.lastKey = k;
-    this.lastBucket = b;
-  }
-
-  pop(): number {
-    const b = this.heapBuckets[0];
-    const r = this.head[b];
-    this.waiting--;
-    if (r === this.tail[b]) {
-      if (this.lastBucket === b) this.lastKey = NaN;
-      this.bucketOf.delete(this.heapKeys[0]);
-      this.freeBuckets.push(b);
-      this.heapPopTop();
-    } else {
-      this.head[b] = this.next[r];
-    }
-    return r;
-  }
-
-  private newBucket(): number {
-    const free = this.freeBuckets.pop();
-    if (free !== undefined) return free;
-    if (this.buckets === this.head.length) {
-      const grow = (a: Int32Array) => {
-        const g = new Int32Array(a.length * 2);
-        g.set(a);
-        return g;
-      };
-      this.head = grow(this.head);
-      this.tail = grow(this.tail);
-    }
-    return this.buckets++;
-  }
-
-  private heapPush(k: number, b: number): void {
-    if (this.heapSize === this.heapKeys.length) {
-      const keys = new Float64Array(this.heapSize * 2);
-      keys.set(this.heapKeys);
-      const ids = new Int32Array(this.heapSize * 2);
-      ids.set(this.heapBuckets);
-      this.heapKeys = keys;
-      this.heapBuckets = ids;
-    }
-    const keys = this.heapKeys;
-    const ids = this.heapBuckets;
-    let i = this.heapSize++;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (keys[parent] <= k) break;
-      keys[i] = keys[parent];
-      ids[i] = ids[parent];
-      i = parent;
-    }
-    keys[i] = k;
-    ids[i] = b;
-  }
-
-  private heapPopTop(): void {
-    const keys = this.heapKeys;
-    const ids = this.heapBuckets;
-    const n = --this.heapSize;
-    const k = keys[n];
-    const b = ids[n];
-    let i = 0;
-    for (let child = 1; child < n; child = 2 * i + 1) {
-      if (child + 1 < n && keys[child + 1] < keys[child]) child++;
-      if (keys[child] >= k) break;
-      keys[i] = keys[child];
-      ids[i] = ids[child];
-      i = child;
-    }
-    keys[i] = k;
-    ids[i] = b;
-  }
-}
-
 /** A shared-memory flag: its stage, each raise (stage, payload) in order, and the waits on it. */
 interface FlagState {
   value: number;
@@ -277,16 +152,13 @@ class Progression {
   private readonly flags = new Map<number, FlagState>();
   /** Ranks whose round completed, to finish without recursing (signals can cascade over a node). */
   private readonly finishing: number[] = [];
-  /** Bit r: rank r is ready to post its next round (rank-order sweeps). */
+  /** Bit r: rank r is ready to post its next round. */
   private readonly ready: Uint32Array;
-  /** Ready ranks by key (keyed order), instead of the bitmap. */
-  private readonly queue?: ReadyQueue;
   private finished = 0;
 
   constructor(
     private readonly ranks: readonly CompiledRank[],
     private readonly hooks: EngineHooks,
-    order?: Float64Array,
   ) {
     const p = ranks.length;
     this.p = p;
@@ -299,7 +171,6 @@ class Progression {
     this.sendsTo = new RankLists(p);
     this.recvsAt = new RankLists(p);
     this.ready = new Uint32Array(Math.ceil(p / 32));
-    if (order) this.queue = new ReadyQueue(p, order);
   }
 
   run(): void {
@@ -307,12 +178,8 @@ class Progression {
       if (this.rounds[r] > 0) this.markReady(r);
       else this.finished++;
     }
-    const queue = this.queue;
-    if (queue) {
-      while (queue.length > 0) this.postRound(queue.pop());
-    }
     const ready = this.ready;
-    for (let progress = !queue; progress; ) {
+    for (let progress = true; progress; ) {
       progress = false;
       for (let w = 0; w < ready.length; w++) {
         // Re-read the word: posting a round may make ranks of this word ready.
@@ -328,8 +195,7 @@ class Progression {
   }
 
   private markReady(r: number): void {
-    if (this.queue) this.queue.push(r);
-    else this.ready[r >>> 5] |= 1 << (r & 31);
+    this.ready[r >>> 5] |= 1 << (r & 31);
   }
 
   private postRound(r: number): void {
@@ -517,9 +383,7 @@ class Progression {
 /**
  * Runs all ranks to completion, calling `hooks` along the way. Throws ScheduleError on a
  * deadlock (some rank can never finish) or on a receive whose size differs from its send.
- * With `order`, ready ranks post their rounds by increasing order[rank] (read when the rank
- * becomes ready); without, in rank order.
  */
-export function runSchedules(ranks: readonly CompiledRank[], hooks: EngineHooks, order?: Float64Array): void {
-  new Progression(ranks, hooks, order).run();
+export function runSchedules(ranks: readonly CompiledRank[], hooks: EngineHooks): void {
+  new Progression(ranks, hooks).run();
 }

@@ -3,14 +3,13 @@
 // point `topocoll simulate` wraps.
 import { blockIsElement, collectiveInfo, COLLECTIVES, shapeOf, type CollectiveInfo, type CollectiveName } from '../select/registry';
 import { countsOf, placedParams, type ScheduleParams } from '../select/schedule';
-import { nativeTiming, type CompiledProvider, type ScheduleProvider } from './native';
-import { rhoAt, type RhoLaw } from './contention';
+import type { ScheduleProvider } from './native';
+import type { RhoLaw } from './contention';
 import { costModel, MODEL_NAMES, type ModelName } from './cost';
 import { loadProfile, type Machine } from './machine';
 import { blockPlacement } from './placement';
 import { verifyCollective } from './replay';
-import { simulate } from './simulate';
-import { compileSchedule, type CompiledRank } from './compiled';
+import { simulate, simulateBuilt } from './simulate';
 
 export * from './alcd';
 export * from './compiled';
@@ -47,15 +46,13 @@ export interface SimulateArgs {
   readonly verify?: boolean;
   /** Every rank's schedule as objects (the symbolic replay needs them). */
   readonly schedules: ScheduleProvider;
-  /** The same schedules already flattened (faster; the addon's compiledSchedule). Default: compile `schedules`. */
-  readonly compiled?: CompiledProvider;
   /** The algorithms that have builders; 'all' means these. Default: every algorithm of the registry. */
   readonly available?: readonly string[];
   /**
-   * Run the timing in the addon (nativeTiming) where the model allows (hockney, contention with
-   * a numeric ρ). Same rules as simulate(); needed for pairwise alltoall at 8192 ranks in seconds.
+   * `schedules` are the C++ builders' (nativeSchedules): the timing builds them in the addon
+   * instead of taking them as objects, which a pairwise alltoall at 8192 ranks needs.
    */
-  readonly nativeTiming?: boolean;
+  readonly nativeBuilders?: boolean;
   /** Elements (bytes) of the node's shared data area given to shared-memory algorithms. Default 1 MiB. */
   readonly shmBytes?: number;
   /** Told where the run is, now and then (each algorithm's start, and the addon's build and replay). */
@@ -67,7 +64,7 @@ export interface SimulateProgress {
   readonly algorithm: string;
   readonly index: number;
   readonly algorithms: number;
-  /** verify: the symbolic replay; build: ranks' schedules built (done of total ranks); replay: rounds of all ranks replayed. */
+  /** verify: the symbolic replay; build: ranks' schedules built (done of total ranks); replay: rounds of all ranks replayed; timing: schedules given as objects replayed. */
   readonly phase: 'verify' | 'build' | 'replay' | 'timing';
   readonly done: number;
   readonly total: number;
@@ -143,24 +140,13 @@ export function simulateCommand(args: SimulateArgs): SimulateRow[] {
       });
       if (!check.ok) throw new Error(`${coll} ${algorithm} on ${np} ranks is wrong: ${check.error}`);
     }
-    const rho = typeof args.rho === 'number' ? args.rho : args.rho && rhoAt(args.rho, np);
-    if (args.nativeTiming && modelName !== 'loggp') {
-      const t = nativeTiming(request(0), machine, placement, modelName, blockBytes, rho, args.progress && ((phase, done, total) => tell(phase, done, total)));
-      return { algorithm, model: modelName, predicted_us: t.seconds * 1e6, rounds: t.rounds, bytes: t.bytes, messages: t.messages, alcd: t.alcd, note: t.note };
+    let result;
+    if (args.nativeBuilders) {
+      result = simulateBuilt(request(0), machine, placement, model, blockBytes, args.progress && ((phase, done, total) => tell(phase, done, total)));
+    } else {
+      tell('timing');
+      result = simulate({ p: np, schedules: scheduleFor, machine, placement, model, blockBytes });
     }
-    let note = '';
-    const compiled = (rank: number): CompiledRank => {
-      const c = args.compiled ? args.compiled(request(rank)) : undefined;
-      if (c) {
-        if (rank === 0) note = c.note ?? '';
-        return c;
-      }
-      const s = scheduleFor(rank);
-      if (rank === 0) note = s.note;
-      return compileSchedule(s, np, false);
-    };
-    tell('timing');
-    const result = simulate({ p: np, compiled, machine, placement, model, blockBytes });
     return {
       algorithm,
       model: modelName,
@@ -169,7 +155,7 @@ export function simulateCommand(args: SimulateArgs): SimulateRow[] {
       bytes: result.bytes,
       messages: result.messages,
       alcd: result.alcd,
-      note,
+      note: result.note,
     };
   });
 }

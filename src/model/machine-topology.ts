@@ -7,7 +7,8 @@
 // switch fabric and copy bandwidth of a profile; host groups of a topology file.
 import path from 'node:path';
 import { parseYamlFile, readTextFile } from '../config/document';
-import { parseTopology, TopologyError, type LevelScope, type Topology, type TopologyLevel } from '../topology/file';
+import { parseTopology } from '../mpi/files';
+import { TopologyError, type LevelScope, type Topology, type TopologyLevel } from '../topology/file';
 import { DEFAULT_GAMMA, MachineError, parseMachine, type Level, type Machine, type Scope } from './machine';
 
 /** The profile scope of each topology scope; a group (racks, leaf switches) has none. */
@@ -27,7 +28,7 @@ export interface ConvertedMachine {
  */
 export function machineFromTopology(t: Topology, ranksPerNode: number): ConvertedMachine {
   const fail = (level: TopologyLevel | undefined, key: string, detail: string): never => {
-    throw new TopologyError(t.source, level?.line || t.lines[key.split('[')[0]], key, detail);
+    throw new TopologyError(t.source, level?.line || (key === 'virtual_nodes' ? t.lines.virtual_nodes : undefined), key, detail);
   };
   const leftOut: string[] = [];
   // Messages between nodes: the widest level, even a group when the file has no system level.
@@ -104,7 +105,7 @@ export function loadMachineFile(file: string): { kind: 'profile'; machine: Machi
   try {
     value = parseYamlFile(text, () => {
       throw new Error('not YAML');
-    }).value;
+    });
   } catch {
     value = undefined; // parseMachine reports the syntax error with its line
   }

@@ -10,6 +10,7 @@ import type { Topology } from '../topology/file';
 import type { ANY_SOURCE, ANY_TAG, BufferLike, PROC_NULL, Status, UNDEFINED } from './comm';
 import type { DataBuffer, Datatype } from './datatype';
 import type { MpiError } from './errors';
+import type { Datarep, FileHints, FileModeName } from './file';
 import type { ThreadLevel } from './lifecycle';
 import type { CartInfo, Neighbors, Shift, TopologyKind } from './topology';
 
@@ -17,6 +18,8 @@ import type { CartInfo, Neighbors, Shift, TopologyKind } from './topology';
 type CommHandle = number;
 /** A group: an index into the addon's group table. */
 type GroupHandle = number;
+/** An open file: an index into the addon's file table. */
+type FileHandle = number;
 
 /**
  * A collective the glue runs blocking (its last argument false: returns when done) or
@@ -107,18 +110,25 @@ export interface HierarchyInfo {
 
 // --- native/addon/topology.cc ---
 
-/** A topology as the engine reads it: the TypeScript reader's Topology without the key lines. */
-type EngineTopology = Omit<Topology, 'lines'>;
+/** A topology resolved for a job: per level, each rank's module, the modules' labels and parents. */
+interface EngineLevels {
+  levels: Array<{ moduleOf: Int32Array; labels: string[]; parent: Int32Array }>;
+}
 
-/** A topology resolved for a job: per level, each rank's module, the modules' labels and parents; z(p, q). */
-interface EngineResolution {
-  levels: Array<{ moduleOf: number[]; labels: string[]; parent: number[] }>;
+/** The same, with z(p, q) for every pair of ranks. */
+interface EngineResolution extends EngineLevels {
   z: number[][];
 }
 
+/**
+ * The line map of JSON converted from YAML (config/document.ts yamlToJson): lines[i] is the
+ * file's line of JSON line i + 1, 0 for none; null or absent: the JSON's own lines.
+ */
+type LineMap = readonly number[] | null;
+
 /** What worldTopology() returns when the job has a topology file. */
 export interface EngineWorldTopology {
-  topology: EngineTopology;
+  topology: Topology;
   resolved: EngineResolution;
 }
 
@@ -193,45 +203,57 @@ export interface EnginePrediction {
   readonly skipped?: string;
 }
 
-/** A schedule flattened for the timing simulator (src/model/compiled.ts's CompiledRank, without spans). */
-interface NativeCompiled {
-  rank: number;
-  rounds: number;
-  stream: Int32Array;
-  tmpBlocks: number;
-  unitsPerBlock: number;
-  note: string;
-  flagSlot?: Uint8Array;
-  flagStage?: Int32Array;
+/** A schedule compiled in TypeScript (src/model/compiled.ts's CompiledRank), for simulateCompiled. */
+interface CompiledStream {
+  readonly rounds: number;
+  readonly stream: Int32Array;
+  readonly unitsPerBlock: number;
+  readonly flags?: { readonly slot: Uint8Array; readonly stage: Int32Array };
 }
 
-/** The machine of simulateHockney, per (level, switch hops) entry and per rank. */
-interface HockneyMachine {
-  /** [α, β] per entry. */
-  costs: Float64Array;
-  usesNic: Uint8Array;
-  /** A flag's latency per entry (absent: α). */
-  signalAlpha?: Float64Array;
-  /** β of a send to a rank that sends back in the round, per entry (absent: β). */
-  exchangeBeta?: Float64Array;
-  /** Switch hops + 1: entries per level. */
-  stride: number;
+/** One level of a simulated machine (src/model/machine.ts's Level). */
+interface SimulatedLevel {
+  readonly alpha: number;
+  readonly beta: number;
+  /** β of a send to a rank that sends back in the round. */
+  readonly exchangeBeta: number;
+  /** A flag's latency. */
+  readonly signalAlpha: number;
+  /** LogGP o and g. */
+  readonly overhead: number;
+  readonly gap: number;
+  readonly usesNic: boolean;
+}
+
+/** The machine of simulateSchedules and simulateCompiled: its levels and where every rank runs. */
+export interface SimulatedMachine {
+  readonly levels: readonly SimulatedLevel[];
   /** The level of the socket, node and system scopes. */
-  levelByScope: Int32Array;
-  node: Int32Array;
-  socket: Int32Array;
-  nic: Int32Array;
-  hops: number;
-  /** 0: unknown. */
-  nodesPerSwitch: number;
-  copyBeta: number;
+  readonly levelByScope: Int32Array;
+  readonly node: Int32Array;
+  readonly socket: Int32Array;
+  readonly nic: Int32Array;
+  /** Switches between nodes under different leaf switches. */
+  readonly hops: number;
+  /** Nodes under one leaf switch; 0: unknown (every message between nodes crosses `hops`). */
+  readonly nodesPerSwitch: number;
+  /** Seconds per byte copied. */
+  readonly copyBeta: number;
   /** γ: seconds per byte combined by a reduce op. */
-  gamma: number;
+  readonly gamma: number;
   /** Seconds per round entered. */
-  roundOverhead?: number;
-  blockBytes: number;
+  readonly roundOverhead: number;
+}
+
+/** The cost model and the call's block size. */
+export interface SimulationTiming {
+  readonly model: 'hockney' | 'loggp' | 'contention';
+  /** contention: seconds of mean switch wait per byte and switch crossed. */
+  readonly switchWait: number;
+  /** Bytes of one block (bcast and the reductions: one element). */
+  readonly blockBytes: number;
   /** Called now and then: 'build' counts ranks whose schedules are built, 'replay' rounds replayed of all ranks'. */
-  progress?: (phase: 'build' | 'replay', done: number, total: number) => void;
+  readonly progress?: (phase: 'build' | 'replay', done: number, total: number) => void;
 }
 
 export interface NativeTiming {
@@ -318,6 +340,19 @@ export interface NativeAddon {
   reduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike | null, op: number, root: number], NativeRequest>;
   reduceScatterBlock: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], NativeRequest>;
   reduceScatter: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, recvcounts: ArrayLike<number>, op: number], NativeRequest>;
+  /**
+   * A reduction's buffers checked as the reduction checks them (errors start with `what`), for one
+   * whose op runs in JS: the elements of this rank's result. recvcounts: reduce_scatter's; root: reduce's.
+   */
+  reductionShape(
+    collective: 'allreduce' | 'reduce' | 'reduce_scatter_block' | 'reduce_scatter',
+    what: string,
+    comm: CommHandle,
+    sendbuf: BufferLike | null,
+    recvbuf: BufferLike | null,
+    recvcounts: ArrayLike<number> | undefined,
+    root: number,
+  ): number;
 
   // schedules.cc
   buildSchedule(collective: CollectiveName, algorithm: string, p: number, rank: number, options?: ScheduleParams): Schedule;
@@ -334,11 +369,16 @@ export interface NativeAddon {
   shmNamePrefix(): string;
 
   // topology.cc
-  parseTopologyFile(path: string): EngineTopology;
-  parseTopologyText(text: string, source: string): EngineTopology;
+  parseTopologyFile(path: string): Topology;
+  parseTopologyText(text: string, source: string, lines?: LineMap): Topology;
   resolveTopologyFile(path: string, hosts: readonly string[]): EngineResolution;
-  /** Hands over a topology TypeScript read (as JSON), with the lines of the original file, before init(). */
-  installTopology(json: string, source: string, lines?: { levels?: readonly number[]; groups?: number; virtual_nodes?: number }): void;
+  resolveTopologyText(text: string, source: string, lines: LineMap, hosts: readonly string[]): EngineLevels;
+  /** Hands over TOPOCOLL_TOPOLOGY's file as JSON (with the line map of a YAML file) before init(). */
+  installTopology(json: string, source: string, lines?: LineMap): void;
+  /** Checks a rules file's JSON; the line of each rule. */
+  parseRulesText(json: string, source: string, lines?: LineMap): number[];
+  /** Hands over TOPOCOLL_RULES's file as JSON (with the line map of a YAML file) before loadConfig(). */
+  installRules(json: string, source: string, lines?: LineMap): void;
   worldTopology(): EngineWorldTopology | null;
 
   // bench.cc
@@ -353,8 +393,6 @@ export interface NativeAddon {
   combineTime(bytes: number, rotateBytes: number, repetitions: number): number;
   /** peer -1: none. */
   pairedLink(comm: CommHandle, peer: number, bytes: number, iterations: number, burst: number): { halfRttUs: number; perMessageUs: number };
-  /** Hands over a rules file TypeScript read (as JSON); lines[i] is rule i's line. */
-  installRules(json: string, source: string, lines?: readonly number[]): void;
 
   // comm.cc
   commDup(comm: CommHandle): CommHandle;
@@ -421,6 +459,30 @@ export interface NativeAddon {
   neighborList(comm: CommHandle): Neighbors;
   neighborAllgather: Completing<[comm: CommHandle, sendbuf: DataBuffer, recvbuf: DataBuffer], MpiRequest>;
   neighborAlltoall: Completing<[comm: CommHandle, sendbuf: DataBuffer, recvbuf: DataBuffer], MpiRequest>;
+
+  // mpi_file.cc (offsets in etypes of the view; a closed file's handle is a TypeError)
+  /** MPI_File_open; amode: FILE_MODES flags or'ed. */
+  fileOpen(comm: CommHandle, path: string, amode: number, info: FileHints | undefined): FileHandle;
+  fileClose(file: FileHandle): void;
+  fileDelete(path: string, info: FileHints | undefined): void;
+  fileGetSize(file: FileHandle): number;
+  fileSetSize(file: FileHandle, size: number): void;
+  fileSync(file: FileHandle): void;
+  fileGetAmode(file: FileHandle): number;
+  fileSetView(file: FileHandle, disp: number, etype: Datatype, filetype: Datatype, datarep: Datarep): void;
+  /** collective: MPI_File_write_at_all, else MPI_File_write_at. */
+  fileWriteAt(file: FileHandle, offset: number, buf: DataBuffer, collective: boolean): Status;
+  fileReadAt(file: FileHandle, offset: number, buf: DataBuffer, collective: boolean): Status;
+  /** At the individual file pointer. */
+  fileWrite(file: FileHandle, buf: DataBuffer, collective: boolean): Status;
+  fileRead(file: FileHandle, buf: DataBuffer, collective: boolean): Status;
+  fileIwriteAt(file: FileHandle, offset: number, buf: DataBuffer): MpiRequest;
+  fileIreadAt(file: FileHandle, offset: number, buf: DataBuffer): MpiRequest;
+  /** whence 0 MPI_SEEK_SET, 1 MPI_SEEK_CUR, 2 MPI_SEEK_END. */
+  fileSeek(file: FileHandle, offset: number, whence: 0 | 1 | 2): void;
+  fileGetPosition(file: FileHandle): number;
+  /** The MPI_MODE_* flag of each access-mode name (the values differ between MPIs). */
+  readonly FILE_MODES: Readonly<Record<FileModeName, number>>;
 
   // mpi_binding.cc
   readonly MpiRequest: new () => MpiRequest;
@@ -498,14 +560,16 @@ export interface NativeAddon {
   exscan: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], MpiRequest>;
 
   // model.cc
-  compiledSchedule(collective: CollectiveName, algorithm: string, p: number, rank: number, options?: ScheduleParams): NativeCompiled;
   /** The engine's Hockney model (TOPOCOLL_SELECT=model) for every algorithm; choice null above its size limit. */
   predictAlgorithms(
     collective: CollectiveName,
     p: number,
     options?: PredictionOptions,
   ): { choice: { algorithm: string; reason: string } | null; predictions: EnginePrediction[] };
-  simulateHockney(collective: CollectiveName, algorithm: string, p: number, options: ScheduleParams, machine: HockneyMachine): NativeTiming;
+  /** The timing model (native/engine/model/hockney.h) over the builders' schedules, built in C++. */
+  simulateSchedules(collective: CollectiveName, algorithm: string, p: number, options: ScheduleParams, machine: SimulatedMachine, timing: SimulationTiming): NativeTiming;
+  /** The same over schedules compiled in TypeScript (rank r's is ranks[r]); note is ''. */
+  simulateCompiled(ranks: readonly CompiledStream[], machine: SimulatedMachine, timing: SimulationTiming): NativeTiming;
 
   // mapping.cc
   informationGraph(collective: CollectiveName, algorithm: string, p: number, options?: { blockBytes?: number; count?: number; root?: number }): InformationGraph;

@@ -3,9 +3,8 @@
 // no rank waits forever for a dead one.
 import { isMainThread } from 'node:worker_threads';
 import { addon, addonLoadedInProcess, launcherFor, launcherWorldSize, loadedFlavour } from './native';
-import { installTopologyFromEnvironment } from '../topology';
 import { MPI_FLAVOUR_TITLES } from '../select/registry';
-import { installRulesFromEnvironment } from '../select/rules';
+import { installRulesFromEnvironment, installTopologyFromEnvironment } from './files';
 
 export type ThreadLevel = 'single' | 'funneled' | 'serialized' | 'multiple';
 

@@ -69,15 +69,21 @@ interface Place {
 
 type Ctor = new (n: number) => TypedArray;
 
+// The reduction whose buffer rules each kind follows (scan and exscan: allreduce's).
+const SHAPE_OF = {
+  reduce: 'reduce',
+  allreduce: 'allreduce',
+  scan: 'allreduce',
+  exscan: 'allreduce',
+  reduceScatterBlock: 'reduce_scatter_block',
+  reduceScatter: 'reduce_scatter',
+} as const satisfies Record<ReductionKind, string>;
+
 function typed(buf: unknown, name: string, what: string): TypedArray {
   if (!ArrayBuffer.isView(buf) || buf instanceof DataView) {
     throw new TypeError(`${what}: a user-defined op combines typed arrays; ${name} is ${buf === null ? 'null' : buf instanceof DataView ? 'a DataView' : typeof buf}`);
   }
   return buf as TypedArray;
-}
-
-function need(buf: TypedArray, n: number, name: string, what: string): void {
-  if (buf.length < n) throw new RangeError(`${what}: ${name} holds ${buf.length} elements, needs ${n}`);
 }
 
 const isPairOp = (fn: UserOp) => fn === PAIR_FUNCTIONS.MINLOC || fn === PAIR_FUNCTIONS.MAXLOC;
@@ -106,32 +112,18 @@ export function userReduction(
 ): UserReduction {
   const { size: p, rank: me, handle } = comm;
   const receives = kind !== 'reduce' || me === root;
-  if (sendbuf === null && !receives) throw new TypeError(`${what}: IN_PLACE is valid only at the root`);
+  const a = addon();
+  // The addon checks the buffers as the reduction would (in place, element types, lengths, counts).
+  const n = a.reductionShape(SHAPE_OF[kind], what, handle as never, sendbuf as TypedArray | null, recvbuf as TypedArray | null, recvcounts, root);
   const recv = receives ? typed(recvbuf, 'recvbuf', what) : undefined;
   const operand = sendbuf === null ? recv! : typed(sendbuf, 'sendbuf', what);
-  if (recv && recv.constructor !== operand.constructor) throw new TypeError(`${what}: sendbuf and recvbuf must have the same element type`);
   const Type = operand.constructor as Ctor;
-  // This rank's part of the result: n elements, element `first` of the reduced vector on.
-  let n: number;
-  let parts: number[] | undefined;
-  if (kind === 'reduceScatterBlock') {
-    if (operand.length % p !== 0) throw new RangeError(`${what}: ${sendbuf === null ? 'recvbuf' : 'sendbuf'} length (${operand.length}) must be a multiple of the communicator size (${p})`);
-    n = operand.length / p;
-  } else if (kind === 'reduceScatter') {
-    parts = Array.from(recvcounts ?? [], Number);
-    if (parts.length !== p || parts.some((c) => !Number.isInteger(c) || c < 0)) throw new RangeError(`${what}: recvcounts must be ${p} integers >= 0`);
-    need(operand, parts.reduce((a, b) => a + b, 0), sendbuf === null ? 'recvbuf' : 'sendbuf', what);
-    n = parts[me];
-  } else {
-    n = operand.length;
-  }
-  if (recv && sendbuf !== null) need(recv, n, 'recvbuf', what);
+  const parts = kind === 'reduceScatter' ? Array.from(recvcounts!, Number) : undefined;
   if (isPairOp(fn) && n % 2 !== 0) throw new RangeError(`${what}: MINLOC and MAXLOC combine (value, index) pairs: ${n} elements is not a whole number of pairs`);
   // The operands this rank combines, rank r's at [r n, (r + 1) n).
   const all = receives ? new Type(p * n) : new Type(0);
   const block = (r: number) => all.subarray(r * n, (r + 1) * n);
   const nb = nonblocking as true; // the request when nonblocking, else undefined
-  const a = addon();
   const mine = operand.subarray(0, kind === 'reduceScatterBlock' ? p * n : kind === 'reduceScatter' ? operand.length : n);
   let native: NativeRequest | undefined;
   switch (kind) {

@@ -1,5 +1,6 @@
-// The schedule IR as TypeScript sees it (mirror of native/engine/schedule.h). The addon's
-// buildSchedule() returns this shape; the replayer, the models and `explain` consume it.
+// The schedule IR as TypeScript sees it: the shape the addon's buildSchedule() returns (from
+// native/engine/schedule.h) and the tests' reference builders write, for the symbolic replay and
+// `explain`. The timing model takes schedules in C++ (native/engine/model/hockney.h).
 import { collectiveInfo, type CollectiveName } from './registry';
 
 /** `shm`: the data area of the node's shared-memory segment, shared by the ranks of a node. */
@@ -20,7 +21,7 @@ export type ScheduleOp =
    * Combines src into dst element by element with the call's op: `src_first` dst = src op dst
    * (MPI_Reduce_local(src, dst)), `dst_first` dst = dst op src. Runs with the copies, in order.
    */
-  | { kind: 'reduce'; src: BlockSpan; dst: BlockSpan; order: ReduceOrder }
+  | { kind: 'reduce'; src: BlockSpan; dst: BlockSpan; order: 'src_first' | 'dst_first' }
   /** Sets flag `slot` of rank `peer` (same node) to `stage` of this call, after the round's copies. */
   | { kind: 'flag_signal'; peer: number; slot: number; stage: number }
   /** Waits until flag `slot` of rank `peer` (same node) holds `stage` or more of this call, before the round's copies. */
@@ -47,9 +48,6 @@ export function placedParams(coll: CollectiveName, algorithm: string, base: Sche
   if (entry?.remapped) return { ...base, nodes };
   return base;
 }
-
-/** Which operand of a reduce op is on the left. */
-export type ReduceOrder = 'src_first' | 'dst_first';
 
 /** How a schedule uses the node's shared memory (the same for every rank of a call). */
 export type ShmUse = 'none' | 'flags' | 'data';

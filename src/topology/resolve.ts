@@ -1,7 +1,7 @@
-// A topology meets a job: given the host of every rank, which module each rank belongs to at
-// every level, and seed 004's z(p, q), the level at which two ranks meet. The native engine
-// does the same in resolveTopology (native/engine/topology/topology.cc); tests check that the two agree.
-import { keyName, TopologyError, type Topology, type TopologyLevel, type VirtualNodeMap } from './file';
+// A topology met by a job (resolved by the engine: resolveTopology in src/mpi/files.ts): which
+// module each rank belongs to at every level, and seed 004's z(p, q), the level at which two
+// ranks meet; and the resolved tree as text.
+import type { Topology, TopologyLevel } from './file';
 
 export interface ResolvedLevel {
   readonly level: TopologyLevel;
@@ -20,83 +20,6 @@ export interface ResolvedTopology {
   readonly size: number;
   /** Widest first, as in the file. */
   readonly levels: readonly ResolvedLevel[];
-}
-
-/** The virtual node of a world rank; -1 when a list does not cover it. */
-function virtualNodeOf(map: VirtualNodeMap, rank: number): number {
-  switch (map.kind) {
-    case 'block':
-      return Math.floor(rank / map.ranksPerNode);
-    case 'cyclic':
-      return rank % map.nodes;
-    case 'list':
-      return rank < map.nodes.length ? map.nodes[rank] : -1;
-  }
-}
-
-function fail(t: Topology, key: string, line: number | undefined, detail: string): never {
-  throw new TopologyError(t.source, line, key, detail);
-}
-
-/** Resolves the tree for a job whose rank r runs on hosts[r]. */
-export function resolveTopology(topology: Topology, hosts: readonly string[]): ResolvedTopology {
-  const t = topology;
-  if (hosts.length === 0) throw new TypeError('resolveTopology: hosts must name the host of at least one rank');
-  hosts.forEach((h, r) => {
-    if (typeof h !== 'string' || h === '') throw new TypeError(`resolveTopology: hosts[${r}] must be a non-empty hostname`);
-  });
-  const vn = t.virtualNodes;
-  if (vn?.kind === 'list' && vn.nodes.length < hosts.length) {
-    fail(t, 'virtual_nodes', t.lines.virtual_nodes, `the list names ${vn.nodes.length} ranks but the job has ${hosts.length}; give one node per rank, or use block:K or cyclic:N`);
-  }
-  // A module is identified by its own key appended to its parent's, so a level always nests in
-  // the one before it (a virtual node never spans hosts, whatever the map says).
-  const ownKey = (level: TopologyLevel, r: number): string => {
-    switch (level.scope) {
-      case 'system':
-        return '';
-      case 'group': {
-        const g = Object.prototype.hasOwnProperty.call(t.groups, hosts[r]) ? t.groups![hosts[r]] : undefined;
-        if (g === undefined) {
-          const known = Object.keys(t.groups!);
-          fail(t, 'groups', t.lines.groups, `host "${hosts[r]}" (rank ${r}) is in no group; groups names the hosts ${known.slice(0, 16).join(', ')}${known.length > 16 ? ', ...' : ''}`);
-        }
-        return g;
-      }
-      case 'host':
-        return hosts[r];
-      case 'virtual_node':
-        return `${hosts[r]}/${virtualNodeOf(vn!, r)}`;
-    }
-  };
-  const levels: ResolvedLevel[] = [];
-  const fullKeys: string[] = hosts.map(() => '');
-  t.levels.forEach((level, l) => {
-    const moduleOf = new Int32Array(hosts.length);
-    const ids = new Map<string, number>();
-    const labels: string[] = [];
-    const parents: number[] = [];
-    for (let r = 0; r < hosts.length; r++) {
-      const own = ownKey(level, r);
-      fullKeys[r] += `\0${own}`;
-      let id = ids.get(fullKeys[r]);
-      if (id === undefined) {
-        id = ids.size;
-        ids.set(fullKeys[r], id);
-        labels.push(level.scope === 'system' ? level.name : own);
-        parents.push(l === 0 ? -1 : levels[l - 1].moduleOf[r]);
-      }
-      moduleOf[r] = id;
-    }
-    levels.push({ level, moduleOf, labels, parent: Int32Array.from(parents) });
-  });
-  const widest = levels[0];
-  if (widest.labels.length > 1) {
-    const other = widest.moduleOf.findIndex((m) => m !== 0);
-    fail(t, keyName(['levels', 0, 'scope']), t.levels[0].line || undefined,
-      `the widest level "${widest.level.name}" (scope ${widest.level.scope}) must hold every rank, but rank 0 is in ${widest.labels[0]} and rank ${other} in ${widest.labels[widest.moduleOf[other]]}; add a wider level (scope system)`);
-  }
-  return { topology: t, hosts: [...hosts], size: hosts.length, levels };
 }
 
 /** z(p, q): the index (0 = widest) of the narrowest level whose module holds both ranks. */

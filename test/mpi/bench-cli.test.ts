@@ -7,16 +7,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fitHockney } from '../../src/bench/calibrate';
-import { validateSchema } from '../../src/bench/json-schema';
 import type { BenchReport } from '../../src/bench/sweep';
 import { COLLECTIVES } from '../../src/select/registry';
-import { matchesCall, parseRules } from '../../src/select/rules';
-import { loadTopology } from '../../src/topology';
+import { matchesCall } from '../../src/select/rules';
 import { expectSuccess, FLAVOURS, mpirun, repoRoot, runJob, type Flavour, type MpiRun } from '../helpers/mpirun';
+import { loadTopology, parseRules } from '../../src/mpi/files';
+import { schemaErrors } from '../helpers/schema';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'topocoll-bench-'));
-const BENCH_SCHEMA = JSON.parse(readFileSync(path.join(repoRoot, 'schemas/bench.schema.json'), 'utf8'));
-const RULES_SCHEMA = JSON.parse(readFileSync(path.join(repoRoot, 'schemas/rules.schema.json'), 'utf8'));
 const TIMEOUT = 90_000;
 /** What bench runs by default: the collectives with algorithms of ours. */
 const BENCHED = COLLECTIVES.filter((c) => c.algorithms.length > 0);
@@ -40,7 +38,7 @@ describe.each(FLAVOURS)('topocoll bench --quick (%s)', (flavour: Flavour) => {
     expect(run.stdout).toMatch(/^ {2}64K +[\d.]+ \([\d.]+\) .* ≈?\d[\d.]*x$/m);
 
     const report = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
-    expect(validateSchema(BENCH_SCHEMA, report)).toEqual([]);
+    expect(schemaErrors('bench', report)).toEqual([]);
     expect(report.mpi.flavour).toBe(flavour);
     expect(report.job).toEqual({ ranks: 2, nodes: 1, ranksPerNode: [2] });
     expect(report.records.length).toBeGreaterThan(0);
@@ -99,7 +97,7 @@ describe('topocoll bench with an algorithm that cannot run', () => {
     expectSuccess(run);
     expect(run.stdout).toContain('#   barrier shm_hierarchical: shared memory is off (TOPOCOLL_SHM=0)');
     const report = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
-    expect(validateSchema(BENCH_SCHEMA, report)).toEqual([]);
+    expect(schemaErrors('bench', report)).toEqual([]);
     expect(report.skipped).toEqual([{ collective: 'barrier', algorithm: 'shm_hierarchical', why: 'shared memory is off (TOPOCOLL_SHM=0)' }]);
     expect(report.records.map((r) => r.algorithm)).toEqual(['native', 'dissemination', 'recursive_doubling', 'auto']);
   });
@@ -168,7 +166,7 @@ describe('topocoll tune (Open MPI)', () => {
     }
     expect(existsSync(rulesFile)).toBe(true);
     const text = readFileSync(rulesFile, 'utf8');
-    expect(validateSchema(RULES_SCHEMA, JSON.parse(text))).toEqual([]);
+    expect(schemaErrors('rules', JSON.parse(text))).toEqual([]);
     const rules = parseRules(text, rulesFile);
     expect(rules.file.job).toMatchObject({ ranks: 2, nodes: 1 });
     expect(rules.file.machine).toHaveProperty('hostname');
@@ -203,7 +201,7 @@ describe.each(FLAVOURS)('topocoll bench --timing window (%s)', (flavour: Flavour
       reports[timing] = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
     }
     for (const [timing, report] of Object.entries(reports)) {
-      expect(validateSchema(BENCH_SCHEMA, report)).toEqual([]);
+      expect(schemaErrors('bench', report)).toEqual([]);
       expect(report.options.timing).toBe(timing);
       // Every cell is measured, or (window timing only) reported as not measured because every
       // call had a rank start late.

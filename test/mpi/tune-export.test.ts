@@ -21,10 +21,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BenchRecord, BenchReport } from '../../src/bench/sweep';
-import { parseRules } from '../../src/select/rules';
 import { expectSuccess, FLAVOURS, mpirun, repoRoot, type Flavour } from '../helpers/mpirun';
 // @ts-expect-error plain ESM build script
 import { buildPrograms } from '../c/build.mjs';
+import { parseRules } from '../../src/mpi/files';
 
 const TIMEOUT = 120_000;
 const RANKS = 3;

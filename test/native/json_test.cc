@@ -68,6 +68,18 @@ void testReadFile() {
         "%s", error.c_str());
 }
 
+// A line map (JSON line i + 1 -> the YAML's map[i]) moves every value's and key's line; what it
+// does not cover becomes 0.
+void testLineMap() {
+  json::Value v;
+  std::string error;
+  CHECK(json::parse("{\n\"a\": [\n1,\n2\n],\n\"b\": {}\n}\n", "t.json", &v, &error), "%s", error.c_str());
+  json::mapLines(&v, {10, 11, 12, 14});
+  const json::Value* a = v.find("a");
+  CHECK(v.line == 10 && v.key_lines[0] == 11 && a->line == 11 && a->items[0].line == 12 && a->items[1].line == 14, "mapped");
+  CHECK(v.key_lines[1] == 0 && v.find("b")->line == 0, "beyond the map: 0, not the JSON's line");
+}
+
 }  // namespace
 
 int main() {
@@ -76,6 +88,7 @@ int main() {
       {"a large object reads whole, find still works", testLookupAfterParse},
       {"NUL bytes, what may be YAML", testNulBytes},
       {"readFile: directories, missing files", testReadFile},
+      {"line maps", testLineMap},
   };
   return topocoll::test::runTests(tests);
 }

@@ -361,17 +361,24 @@ void testFiles() {
   CHECK(rules::current() && rules::current()->rules.size() == 1 && rules::current()->rules[0].reason == "rules file " + dir + "/good.json:2: from the file",
         "loaded");
   CHECK(selectionEpoch() > epoch, "epoch");
-  // Installed by the Node side with the YAML's lines: a later load of the same path keeps them.
+  // Installed by the Node side with the YAML's line map (JSON line i + 1 is the YAML's map[i];
+  // 0: unknown): a later load of the same path keeps them.
   const std::string json = file({"{\"collective\": \"bcast\", \"algorithm\": \"binomial\", \"why\": \"yaml\"}",
                                  "{\"collective\": \"bcast\", \"algorithm\": \"native\"}"});
-  CHECK(rules::install(json, dir + "/tuned.yaml", {7, 0}, &error), "%s", error.c_str());
+  const std::vector<int> yaml_lines = {1, 7, 0};
+  CHECK(rules::install(json, dir + "/tuned.yaml", &yaml_lines, &error), "%s", error.c_str());
   const rules::RuleSet* set = rules::current();
-  CHECK(set && set->rules.size() == 2 && set->rules[0].reason == "rules file " + dir + "/tuned.yaml:7: yaml" && set->rules[1].line == 3,
+  CHECK(set && set->rules.size() == 2 && set->rules[0].reason == "rules file " + dir + "/tuned.yaml:7: yaml" && set->rules[1].line == 0 &&
+            set->rules[1].reason == "rules file " + dir + "/tuned.yaml",
         "installed");
   CHECK(rules::loadFromEnvironment(dir + "/tuned.yaml", &error) && rules::current() == set, "kept: the YAML file is not read");
-  CHECK(!rules::install("{\"version\": 1}", "bad.yaml", {}, &error) && error == "bad.yaml:1: rules: missing (the list of rules, first match wins)" &&
+  const std::vector<int> bad_lines = {4};
+  CHECK(!rules::install("{\"version\": 1}", "bad.yaml", &bad_lines, &error) && error == "bad.yaml:4: rules: missing (the list of rules, first match wins)" &&
             rules::current() == set,
         "%s", error.c_str());
+  const std::vector<int> no_lines;
+  CHECK(!rules::install("{\"version\": 1}", "object", &no_lines, &error) && error == "object: rules: missing (the list of rules, first match wins)",
+        "no line: %s", error.c_str());
   // Empty: no rules.
   CHECK(rules::loadFromEnvironment("", &error) && rules::current() == nullptr, "cleared");
   for (const char* f : {"empty.json", "nul.json", "good.json"}) std::remove((dir + "/" + f).c_str());

@@ -2,7 +2,7 @@
 // seconds per byte a reduce op combines) as reduce_bandwidth, read back by the topology reader.
 import { describe, expect, it } from 'vitest';
 import { fitGamma, topologyYaml, type Calibration } from '../../src/bench/calibrate';
-import { parseTopology } from '../../src/topology';
+import { parseTopology } from '../../src/mpi/files';
 
 const KiB = 1024;
 const SIZES = [64 * KiB, 256 * KiB, 1024 * KiB, 4096 * KiB];

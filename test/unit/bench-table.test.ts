@@ -7,16 +7,15 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { validateSchema } from '../../src/bench/json-schema';
 import { loadWarning } from '../../src/bench/machine';
 import { formatSig, formatUs, spreadOf } from '../../src/bench/stats';
 import type { BenchRecord, BenchReport } from '../../src/bench/sweep';
 import { formatCsv, formatLongTable, formatSkipped, formatSummaryTable, isTie } from '../../src/bench/table';
 import { decide, describeKept } from '../../src/bench/tune';
+import { schemaErrors } from '../helpers/schema';
 
 const repoRoot = path.resolve(__dirname, '../..');
 const tmp = mkdtempSync(path.join(tmpdir(), 'topocoll-table-'));
-const SCHEMA = JSON.parse(readFileSync(path.join(repoRoot, 'schemas/bench.schema.json'), 'utf8'));
 
 /** A cell whose repetitions are `times` (the summary fields derived as the sweep derives them). */
 function cell(collective: BenchRecord['collective'], algorithm: string, bytes: number, times: number[], nativeMedian?: number): BenchRecord {
@@ -169,7 +168,7 @@ describe('topocoll bench --render (bin/topocoll.js over dist/)', () => {
   };
 
   it('the saved report is a valid bench report', () => {
-    expect(validateSchema(SCHEMA, saved)).toEqual([]);
+    expect(schemaErrors('bench', saved)).toEqual([]);
   });
 
   it('reproduces the tables of a saved report without measuring, and writes CSV and plots on request', () => {

@@ -7,9 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addon } from '../../src/mpi/native';
-import { loadRules, parseRules } from '../../src/select/rules';
 import { PARAMETERS, TOOL_VARIABLES } from '../../src/select/registry';
-import { loadTopology, parseTopology } from '../../src/topology';
+import { loadRules, loadTopology, parseRules, parseTopology } from '../../src/mpi/files';
 
 const native = addon();
 const tmp = mkdtempSync(path.join(tmpdir(), 'topocoll-config-'));

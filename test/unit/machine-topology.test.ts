@@ -3,7 +3,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadMachineFile, loadProfile, machineFromObject, machineFromTopology, profileNames, topologyFromMachine, type Machine } from '../../src/model';
-import { loadTopology, normalizeTopology, topologyFromObject } from '../../src/topology';
+import { normalizeTopology } from '../../src/topology';
+import { loadTopology, topologyFromObject } from '../../src/mpi/files';
 
 const examples = path.resolve(__dirname, '../../examples/topology');
 

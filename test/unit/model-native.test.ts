@@ -1,7 +1,9 @@
-// The three timings of one schedule must agree: the TypeScript simulator (src/model/simulate.ts),
-// the same rules run by the addon (nativeTiming, for 8192-rank runs), and the engine's own
-// per-level Hockney model (native/engine/model/, what TOPOCOLL_SELECT=model decides by). The
-// schedules are the real C++ builders'.
+// The timing model (native/engine/model/, one implementation) on the real C++ builders'
+// schedules, through its entries: `topocoll simulate`'s (simulateBuilt, a profile's levels),
+// schedules handed over from TypeScript (simulate), and the engine's own predictions (what
+// TOPOCOLL_SELECT=model and `explain` decide by, the engine's two levels): given the same levels,
+// they agree, and a profile's signal latency, exchange β, round overhead and γ move the
+// predictions the way they should.
 import { describe, expect, it } from 'vitest';
 import {
   alcdBruck,
@@ -10,20 +12,19 @@ import {
   alcdRecursiveDoubling,
   alcdRing,
   blockPlacement,
-  compileSchedule,
   enginePredictions,
   hockney,
-  nativeCompiledSchedules,
   nativeSchedules,
-  nativeTiming,
   registeredAlgorithms,
   simulate,
+  simulateBuilt,
   simulateCommand,
   verifyCollective,
   type Machine,
 } from '../../src/model';
 import { blockIsElement, isReduction, type CollectiveName } from '../../src/select/registry';
 import { countsOf, type ScheduleParams } from '../../src/select/schedule';
+import { addon } from '../../src/mpi/native';
 
 const INTRA = { alpha: 0.5e-6, beta: 1 / 5e9 };
 const INTER = { alpha: 2e-6, beta: 1 / 10e9 };
@@ -94,7 +95,7 @@ function paramsOf(c: Case): { params: ScheduleParams; blockBytes: number; nodes:
   return { params: { ...countsOf(c.coll, count, c.p), elementBytes, shmElements: Math.floor((1 << 20) / elementBytes), nodes }, blockBytes, nodes };
 }
 
-describe('TypeScript simulator, addon timing and engine model agree on real schedules', () => {
+describe('the timing model on real schedules: simulate and the engine model agree', () => {
   const built = (coll: CollectiveName) => registeredAlgorithms(coll);
 
   for (const c of CASES) {
@@ -105,57 +106,39 @@ describe('TypeScript simulator, addon timing and engine model agree on real sche
       const placement = blockPlacement(c.p, c.ppn, machine);
       const request = (rank: number) => ({ collective: c.coll, algorithm: c.algorithm, p: c.p, rank, params });
 
-      const ts = simulate({
-        p: c.p,
-        compiled: (rank) => compileSchedule(nativeSchedules(request(rank)), c.p, false),
-        machine,
-        placement,
-        model: hockney,
-        blockBytes,
-      });
-      expect(ts.time).toBeGreaterThan(0);
+      const timed = (m: Machine) => simulateBuilt(request(0), m, placement, hockney, blockBytes);
+      const base = timed(machine);
+      expect(base.time).toBeGreaterThan(0);
 
-      const addonTiming = nativeTiming(request(0), machine, placement, 'hockney', blockBytes);
-      expect(addonTiming.seconds).toBeCloseTo(ts.time, 12);
-      expect(addonTiming.messages).toBe(ts.messages);
-      expect(addonTiming.bytes).toBe(ts.bytes);
-      expect(addonTiming.alcd).toBeCloseTo(ts.alcd, 9);
+      // Schedules handed over as objects and compiled in TypeScript: the same stream, the same times.
+      const given = simulate({ p: c.p, schedules: (rank) => nativeSchedules(request(rank)), machine, placement, model: hockney, blockBytes });
+      expect(given).toEqual({ ...base, note: nativeSchedules(request(0)).note });
 
       const engine = enginePredictions(c.coll, c.p, { ...params, blockBytes, intra: INTRA, inter: INTER, gamma: GAMMA });
       const mine = engine.predictions.find((x) => x.algorithm === c.algorithm)!;
       expect(mine.skipped).toBeUndefined();
-      expect(mine.predicted_us! / 1e6).toBeCloseTo(ts.time, 12);
-      expect(mine.messages).toBe(ts.messages);
-      expect(mine.rounds).toBe(ts.rounds);
+      expect(mine.predicted_us! / 1e6).toBeCloseTo(base.time, 12);
+      expect(mine.messages).toBe(base.messages);
+      expect(mine.rounds).toBe(base.rounds);
 
       // A profile's signal latency (a flag's cache-line trip), exchange bandwidth (both
       // directions of a pair at once) and round overhead (the executor's work per round) price
-      // flags, exchanges and rounds alike in both simulators.
+      // flags, exchanges and rounds.
       const signalled: Machine = {
         ...machine,
         levels: machine.levels.map((l) => ({ ...l, signalAlpha: l.alpha / 4, exchangeBeta: l.beta * 2 })),
         roundOverhead: 0.03e-6,
       };
-      const tsSignalled = simulate({
-        p: c.p,
-        compiled: (rank) => compileSchedule(nativeSchedules(request(rank)), c.p, false),
-        machine: signalled,
-        placement,
-        model: hockney,
-        blockBytes,
-      });
-      expect(nativeTiming(request(0), signalled, placement, 'hockney', blockBytes).seconds).toBeCloseTo(tsSignalled.time, 12);
-      if (c.algorithm.startsWith('shm')) expect(tsSignalled.time).toBeLessThan(ts.time);
-      if (['recursive_doubling', 'pairwise', 'neighbor_exchange'].includes(c.algorithm)) expect(tsSignalled.time).toBeGreaterThan(ts.time);
+      const signalledTime = timed(signalled).time;
+      if (c.algorithm.startsWith('shm')) expect(signalledTime).toBeLessThan(base.time);
+      if (['recursive_doubling', 'pairwise', 'neighbor_exchange'].includes(c.algorithm)) expect(signalledTime).toBeGreaterThan(base.time);
 
       // γ prices the reduce ops alone: a slower combine slows every reduction, nothing else.
-      const slowCombine: Machine = { ...machine, gamma: 4 * GAMMA };
-      const tsSlow = simulate({ p: c.p, compiled: (rank) => compileSchedule(nativeSchedules(request(rank)), c.p, false), machine: slowCombine, placement, model: hockney, blockBytes });
-      expect(nativeTiming(request(0), slowCombine, placement, 'hockney', blockBytes).seconds).toBeCloseTo(tsSlow.time, 12);
+      const slowTime = timed({ ...machine, gamma: 4 * GAMMA }).time;
       const engineSlow = enginePredictions(c.coll, c.p, { ...params, blockBytes, intra: INTRA, inter: INTER, gamma: 4 * GAMMA });
-      expect(engineSlow.predictions.find((x) => x.algorithm === c.algorithm)!.predicted_us! / 1e6).toBeCloseTo(tsSlow.time, 12);
-      if (isReduction(c.coll)) expect(tsSlow.time).toBeGreaterThan(ts.time);
-      else expect(tsSlow.time).toBe(ts.time);
+      expect(engineSlow.predictions.find((x) => x.algorithm === c.algorithm)!.predicted_us! / 1e6).toBeCloseTo(slowTime, 12);
+      if (isReduction(c.coll)) expect(slowTime).toBeGreaterThan(base.time);
+      else expect(slowTime).toBe(base.time);
     });
   }
 
@@ -195,6 +178,36 @@ describe('TypeScript simulator, addon timing and engine model agree on real sche
     expect(long.pairwise).toBeLessThan(long.bruck);
   });
 
+  it('refuses malformed compiled schedules and machines with a clear message, no crash', () => {
+    const level = { alpha: 1e-6, beta: 1e-9, exchangeBeta: 1e-9, signalAlpha: 1e-6, overhead: 0, gap: 0, usesNic: false };
+    const machine = {
+      levels: [level],
+      levelByScope: Int32Array.of(0, 0, 0),
+      node: Int32Array.of(0, 0),
+      socket: Int32Array.of(0, 0),
+      nic: Int32Array.of(0, 0),
+      hops: 1,
+      nodesPerSwitch: 0,
+      copyBeta: 0,
+      gamma: 0,
+      roundOverhead: 0,
+    };
+    const timing = { model: 'hockney', switchWait: 0, blockBytes: 8 } as const;
+    // Round 0 of each: one send to the other rank and one receive from it.
+    const exchange = (peer: number) => ({ rounds: 1, unitsPerBlock: 1, stream: Int32Array.of(2, 2, peer, 1, -1 - peer, 1) });
+    expect(addon().simulateCompiled([exchange(1), exchange(0)], machine, timing)).toMatchObject({ messages: 2, seconds: 1e-6 + 8e-9 });
+    const native = addon();
+    expect(() => native.simulateCompiled([{ rounds: 1, unitsPerBlock: 1, stream: Int32Array.of(5, 0) }, exchange(0)], machine, timing)).toThrow(/rank 0: round 0 has a bad header \[5, 0\]/);
+    expect(() => native.simulateCompiled([{ ...exchange(1), stream: Int32Array.of(2, 1, 1, 1, -2, 1) }, exchange(0)], machine, timing)).toThrow(/rank 0: round 0 has a bad header \[2, 1\]/);
+    expect(() => native.simulateCompiled([exchange(7), exchange(0)], machine, timing)).toThrow(/rank 0: round 0: peer 7 is not a rank of 2/);
+    expect(() => native.simulateCompiled([{ ...exchange(1), rounds: 2 }, exchange(0)], machine, timing)).toThrow(/rank 0: the stream holds 1 rounds, not 2/);
+    expect(() => native.simulateCompiled([exchange(1), exchange(0)], { ...machine, node: Int32Array.of(0) }, timing)).toThrow(/machine.node, socket and nic must have one entry per rank/);
+    expect(() => native.simulateCompiled([exchange(1), exchange(0)], { ...machine, levelByScope: Int32Array.of(0, 0, 3) }, timing)).toThrow(/levelByScope names a level that machine.levels lacks/);
+    expect(() => native.simulateCompiled([exchange(1), exchange(0)], { ...machine, levels: [{ ...level, beta: -1 }] }, timing)).toThrow(/machine.levels\[0\].beta must be a finite non-negative number/);
+    expect(() => native.simulateCompiled([exchange(1), exchange(0)], machine, { ...timing, model: 'bogus' as 'hockney' })).toThrow(/timing.model must be hockney, loggp or contention/);
+    expect(() => native.simulateCompiled([exchange(1), exchange(0)], machine, { model: 'contention', blockBytes: 8 } as unknown as typeof timing)).toThrow(/timing.switchWait must be a finite non-negative number/);
+  });
+
   it('rejects bad machines with a clear message', () => {
     const c = CASES[0];
     const { params } = paramsOf(c);
@@ -220,7 +233,7 @@ describe('γ: the combining of reductions', () => {
   for (const model of ['hockney', 'loggp'] as const) {
     it(`simulate (${model}): raising γ raises recursive doubling's allreduce more than Rabenseifner's`, () => {
       const grown = increase((gamma) => {
-        const rows = simulateCommand({ coll: 'allreduce', algorithm: algorithms, np: p, ppn: 8, bytes, machine: withGamma(gamma), model, verify: false, schedules: nativeSchedules, compiled: nativeCompiledSchedules });
+        const rows = simulateCommand({ coll: 'allreduce', algorithm: algorithms, np: p, ppn: 8, bytes, machine: withGamma(gamma), model, verify: false, schedules: nativeSchedules, nativeBuilders: true });
         return Object.fromEntries(rows.map((r) => [r.algorithm, r.predicted_us]));
       });
       // 0.9 ns more per byte: at most 6 x 4 MiB = 22.6 ms more for recursive doubling (less where a

@@ -155,6 +155,10 @@ describe('simulator and placement', () => {
 
   it('throws on a schedule that deadlocks', () => {
     expect(() => run(4, deadlockingRingAllgather, n)).toThrow(ScheduleError);
+    // Which ranks are stuck, and on what.
+    expect(() => run(4, deadlockingRingAllgather, n)).toThrow(
+      'deadlock: 4 of 4 ranks cannot finish; rank 0 round 1 waits for a message from 3 (rank 3 is in round 1); rank 1 round 1 waits for a message from 0 (rank 0 is in round 1);',
+    );
   });
 });
 

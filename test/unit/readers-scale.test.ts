@@ -8,10 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { addon } from '../../src/mpi/native';
-import { installRulesFromEnvironment, loadRules } from '../../src/select/rules';
-import { installTopologyFromEnvironment, loadTopology, resolveTopology } from '../../src/topology';
 // @ts-expect-error plain ESM fixtures shared with bench/readers.mjs
 import { hostName, rulesText, topologyText } from '../fixtures/large-files.mjs';
+import { installRulesFromEnvironment, installTopologyFromEnvironment, loadRules, loadTopology, resolveTopology } from '../../src/mpi/files';
 
 const native = addon();
 const tmp = mkdtempSync(path.join(tmpdir(), 'topocoll-scale-'));

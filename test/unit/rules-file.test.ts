@@ -1,16 +1,13 @@
-// Rules files (TOPOCOLL_RULES): the TypeScript reader's checks and messages (file:line: key),
-// the JSON form handed to the engine, agreement with schemas/rules.schema.json, and the tuner's
+// Rules files (TOPOCOLL_RULES): the reader's checks and messages (file:line: key; the engine's
+// reader, given the YAML as JSON with a line map), the JSON form `tune` writes, agreement with
+// schemas/rules.schema.json (ajv), and the tuner's
 // decisions from a sweep (noise, merging, the defaults).
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { validateSchema } from '../../src/bench/json-schema';
 import type { BenchRecord, BenchReport } from '../../src/bench/sweep';
 import { decide, defaultChoice, describeChanges, rulesFromDecisions, tune } from '../../src/bench/tune';
-import { matchesCall, parseRules, rulesFromObject, rulesToJson, RulesError } from '../../src/select/rules';
-
-const root = path.resolve(__dirname, '../..');
-const SCHEMA = JSON.parse(readFileSync(path.join(root, 'schemas/rules.schema.json'), 'utf8'));
+import { matchesCall, rulesToJson, RulesError } from '../../src/select/rules';
+import { parseRules, rulesFromObject } from '../../src/mpi/files';
+import { schemaErrors } from '../helpers/schema';
 
 const GOOD_YAML = `# tuned
 version: 1
@@ -57,7 +54,8 @@ describe('rules file reader', () => {
   });
 
   it('demands an explicit size basis with byte bounds, and version 1', () => {
-    expect(errorOf(GOOD_YAML.replace('    basis: block\n', '')).message).toMatch(/^r\.yaml:6: rules\[0\]: basis: missing: a rule with minBytes or maxBytes must say/);
+    // Unified with the engine's form: the missing key is the key of the message (was "rules[0]: basis: missing").
+    expect(errorOf(GOOD_YAML.replace('    basis: block\n', '')).message).toMatch(/^r\.yaml:6: rules\[0\]\.basis: missing: a rule with minBytes or maxBytes must say/);
     expect(errorOf(GOOD_YAML.replace('version: 1', 'version: 2')).message).toBe('r.yaml:2: version: must be 1 (the only version this topocoll reads)');
     expect(errorOf(GOOD_YAML.replace('maxBytes: 1024', 'maxBytes: -1')).message).toMatch(/^r\.yaml:9: rules\[0\]\.maxBytes: must be a whole number in \[0, /);
     expect(errorOf('rules: [\n').message).toMatch(/^r\.yaml:\d+: not valid YAML or JSON/);
@@ -68,7 +66,7 @@ describe('rules file reader', () => {
     const json = rulesToJson(r.file);
     const back = parseRules(json, 'r.json');
     expect(back.file).toEqual(r.file);
-    expect(validateSchema(SCHEMA, JSON.parse(json))).toEqual([]);
+    expect(schemaErrors('rules', JSON.parse(json))).toEqual([]);
     // One rule per line, so the engine's lines point at rules.
     expect(json.split('\n').filter((l) => l.includes('"collective"'))).toHaveLength(2);
     expect(back.lines[1]).toBe(json.split('\n').findIndex((l) => l.includes('"bcast"')) + 1);
@@ -86,7 +84,7 @@ describe('rules file reader', () => {
       'p.yaml',
     );
     expect(r.file.rules[0]).toEqual({ collective: 'allgather', algorithm: 'ring', multiNode: true, minNodes: 2, maxNodes: 8, minRanksPerNode: 2, maxRanksPerNode: 4, mpi: 'mpich' });
-    expect(validateSchema(SCHEMA, JSON.parse(rulesToJson(r.file)))).toEqual([]);
+    expect(schemaErrors('rules', JSON.parse(rulesToJson(r.file)))).toEqual([]);
     const bad = (rule: string) => errorOf(`version: 1\nrules:\n  - ${rule}\n`).message;
     // The engine's messages (test/native/rules_test.cc), word for word.
     expect(bad('{collective: allgather, algorithm: ring, minNodes: 4, maxNodes: 2}')).toBe('r.yaml:3: rules[0].maxNodes: must not be less than minNodes');
@@ -121,10 +119,10 @@ describe('rules file reader', () => {
       { version: 1 },
     ];
     for (const c of cases) {
-      expect(validateSchema(SCHEMA, c).length, JSON.stringify(c)).toBeGreaterThan(0);
+      expect(schemaErrors('rules', c).length, JSON.stringify(c)).toBeGreaterThan(0);
       expect(() => rulesFromObject(c), JSON.stringify(c)).toThrow(RulesError);
     }
-    expect(validateSchema(SCHEMA, { version: 1, rules: [] })).toEqual([]);
+    expect(schemaErrors('rules', { version: 1, rules: [] })).toEqual([]);
   });
 });
 
@@ -187,7 +185,7 @@ describe('tune', () => {
     expect(describeChanges(decisions)).toEqual(['allgather 1 KiB..4 KiB: recursive_doubling -> ring (1.33x faster)', 'allgather 64 KiB: recursive_doubling -> native (1.80x faster)']);
     const { file } = tune(report(recs), { noiseFloor: 0.03 });
     expect(() => rulesFromObject(file)).not.toThrow();
-    expect(validateSchema(SCHEMA, JSON.parse(rulesToJson(file)))).toEqual([]);
+    expect(schemaErrors('rules', JSON.parse(rulesToJson(file)))).toEqual([]);
   });
 
   it('reports changes per run of neighbouring sizes, never across a size that keeps the default', () => {

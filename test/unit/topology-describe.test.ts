@@ -6,8 +6,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EngineWorldTopology } from '../../src/mpi/addon';
 import { addon } from '../../src/mpi/native';
-import { describeTopology, loadTopology, meetMatrix, normalizeTopology, resolveTopology } from '../../src/topology';
+import { describeTopology, meetMatrix, normalizeTopology } from '../../src/topology';
 import { resolvedFromEngine } from '../../src/cli/topology-info';
+import { loadTopology, resolveTopology } from '../../src/mpi/files';
 
 const native = addon();
 const examples = path.resolve(__dirname, '../../examples/topology');

@@ -1,12 +1,13 @@
-// Topology files: the TypeScript reader (YAML or JSON) and the engine's native JSON reader
-// (through the addon) on the same texts: valid files read the same, and every error names the
-// file, line and key, with the same message from both readers.
+// Topology files: one reader, the engine's, reached two ways on the same texts: parseTopology
+// (the text as YAML, converted to JSON with a line map) and the addon's parseTopologyText (the text
+// as JSON): valid files read the same, and every error names the file, line and key, the same both ways.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { addon } from '../../src/mpi/native';
-import { loadTopology, normalizeTopology, parseTopology, TopologyError, type Topology } from '../../src/topology';
+import { normalizeTopology, TopologyError, type Topology } from '../../src/topology';
+import { loadTopology, parseTopology } from '../../src/mpi/files';
 
 const native = addon();
 const examples = path.resolve(__dirname, '../../examples/topology');

@@ -1,5 +1,5 @@
-// A topology meets a job: modules per level, z(p, q), the tree; the TypeScript resolver and the
-// engine's (through the addon) agree on every layout tried.
+// A topology meets a job: modules per level, z(p, q), the tree. The resolver is the engine's,
+// reached through resolveTopology (the file as read, with its lines) or resolveTopologyFile.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,15 +9,13 @@ import { addon } from '../../src/mpi/native';
 import {
   formatTree,
   leafModules,
-  loadTopology,
   meetLevel,
   meetMatrix,
   normalizeTopology,
-  parseTopology,
-  resolveTopology,
   TopologyError,
   type Topology,
 } from '../../src/topology';
+import { loadTopology, parseTopology, resolveTopology } from '../../src/mpi/files';
 
 const native = addon();
 const examples = path.resolve(__dirname, '../../examples/topology');
@@ -123,7 +121,7 @@ describe('resolving a topology for a job', () => {
   });
 });
 
-describe('a topology that does not fit the job: file:line: key, the same from both resolvers', () => {
+describe('a topology that does not fit the job: file:line: key, the same both ways in', () => {
   function bothReject(t: Topology, hosts: string[]): string {
     let ts = '';
     try {
@@ -158,7 +156,9 @@ describe('a topology that does not fit the job: file:line: key, the same from bo
   });
 });
 
-describe('the engine resolves exactly as TypeScript does', () => {
+// One resolver (the engine's); these hold its two ways in to one answer (a normalized JSON file read
+// by the engine, the YAML with its line map through resolveTopology), and meetMatrix to the engine's z.
+describe('a file and its normalized JSON resolve alike', () => {
   // A small deterministic generator: the same layouts on every run.
   let seed = 12345;
   const random = (n: number) => {
@@ -183,9 +183,9 @@ describe('the engine resolves exactly as TypeScript does', () => {
       const ts = resolveTopology(t, hosts);
       const nat = native.resolveTopologyFile(file, hosts);
       expect(nat.z).toEqual(meetMatrix(ts));
-      expect(nat.levels.map((l: { moduleOf: number[] }) => l.moduleOf)).toEqual(ts.levels.map((l) => Array.from(l.moduleOf)));
-      expect(nat.levels.map((l: { labels: string[] }) => l.labels)).toEqual(ts.levels.map((l) => l.labels));
-      expect(nat.levels.map((l: { parent: number[] }) => l.parent)).toEqual(ts.levels.map((l) => Array.from(l.parent)));
+      expect(nat.levels.map((l) => Array.from(l.moduleOf))).toEqual(ts.levels.map((l) => Array.from(l.moduleOf)));
+      expect(nat.levels.map((l) => l.labels)).toEqual(ts.levels.map((l) => l.labels));
+      expect(nat.levels.map((l) => Array.from(l.parent))).toEqual(ts.levels.map((l) => Array.from(l.parent)));
     }
   });
 });

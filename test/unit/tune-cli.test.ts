@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/config/args';
 import { nativeLaunches } from '../../src/bench/native-sweep';
 import type { BenchRecord, BenchReport, SweepOptions } from '../../src/bench/sweep';
-import { parseRules } from '../../src/select/rules';
+import { parseRules } from '../../src/mpi/files';
 
 const repoRoot = path.resolve(__dirname, '../..');
 const tmp = mkdtempSync(path.join(tmpdir(), 'topocoll-tune-cli-'));

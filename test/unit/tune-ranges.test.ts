@@ -12,7 +12,8 @@ import type { BenchRecord, BenchReport } from '../../src/bench/sweep';
 import { breakpointRanges, describeChanges, tuneReports } from '../../src/bench/tune';
 import { addon, loadedFlavour } from '../../src/mpi/native';
 import type { CollectiveName, MpiFlavour } from '../../src/select/registry';
-import { matchesCall, rulesFromObject, rulesToJson, type FileRule } from '../../src/select/rules';
+import { matchesCall, rulesToJson, type FileRule } from '../../src/select/rules';
+import { rulesFromObject } from '../../src/mpi/files';
 
 function record(collective: CollectiveName, algorithm: string, bytes: number, median: number, ranks: number, times = [median, median, median]): BenchRecord {
   return {

@@ -10,8 +10,8 @@
 
 namespace topocoll::model {
 
-HockneyMachine twoLevelMachine(std::vector<int> node_of_rank, LinkCost intra, LinkCost inter) {
-  HockneyMachine m;
+ModelMachine twoLevelMachine(std::vector<int> node_of_rank, LinkCost intra, LinkCost inter) {
+  ModelMachine m;
   intra.uses_nic = false;
   inter.uses_nic = true;
   m.levels = {intra, inter};
@@ -85,6 +85,41 @@ namespace {
 
 bool isRecv(int32_t code) { return code < 0 && code > kReduceCode; }
 
+}  // namespace
+
+bool checkCompact(const CompactSchedule& c, int p, std::string* error) {
+  const size_t slots = c.stream.size() / 2;
+  const bool has_flags = !c.flag_slot.empty();
+  if (c.units_per_block < 1) return *error = "unitsPerBlock must be positive", false;
+  if (has_flags && (c.flag_slot.size() != slots || c.flag_stage.size() != slots)) {
+    return *error = "flag slots and stages must have one entry per op slot", false;
+  }
+  int rounds = 0;
+  for (size_t header = 0; header < slots; ++rounds) {
+    const int32_t ops = c.stream[2 * header], awaited = c.stream[2 * header + 1];
+    const auto badHeader = [&] {
+      return *error = "round " + std::to_string(rounds) + " has a bad header [" + std::to_string(ops) + ", " + std::to_string(awaited) + "]", false;
+    };
+    if (ops < 0 || static_cast<size_t>(ops) > slots - header - 1) return badHeader();
+    int32_t waits_for = 0;  // sends, receives and flag waits: what the round awaits
+    for (size_t slot = header + 1; slot <= header + static_cast<size_t>(ops); ++slot) {
+      const int32_t code = c.stream[2 * slot], word = c.stream[2 * slot + 1];
+      const bool flag = code == kSignalCode || code == kWaitCode;
+      const int64_t peer = code >= 0 ? code : isRecv(code) ? -1 - static_cast<int64_t>(code) : flag ? word : 0;
+      if (peer < 0 || peer >= p) return *error = "round " + std::to_string(rounds) + ": peer " + std::to_string(peer) + " is not a rank of " + std::to_string(p), false;
+      if (!flag && word < 0) return *error = "round " + std::to_string(rounds) + ": negative count " + std::to_string(word), false;
+      if (flag && !has_flags) return *error = "round " + std::to_string(rounds) + " has flag ops but no flag slots", false;
+      waits_for += code >= 0 || isRecv(code) || code == kWaitCode;
+    }
+    if (awaited != waits_for) return badHeader();
+    header += 1 + static_cast<size_t>(ops);
+  }
+  if (rounds != c.rounds) return *error = "the stream holds " + std::to_string(rounds) + " rounds, not " + std::to_string(c.rounds), false;
+  return true;
+}
+
+namespace {
+
 // PackedSchedule: per round varint(ops), varint(ops awaited); per op varint(head), head =
 // zigzag(peer - previous peer of the kind) << 4 | same count << 3 | kind, then varint(count)
 // unless it repeats the kind's previous one; flag ops then varint(flag slot) and the stage as
@@ -149,10 +184,11 @@ int32_t unpackRound(const uint8_t*& in, PackState& state, std::vector<PackedOp>&
   return awaited;
 }
 
-// The progression of src/model/engine.ts with the timing hooks of src/model/simulate.ts.
+// The progression of the schedules, in time order, with the timing model's costs. (The symbolic
+// replay, src/model/engine.ts, matches messages the same way, in rank order.)
 class Replay {
  public:
-  Replay(const std::vector<PackedSchedule>& schedules, const HockneyMachine& machine, double block_bytes, const ReplayProgress& progress)
+  Replay(const std::vector<PackedSchedule>& schedules, const ModelMachine& machine, double block_bytes, const ReplayProgress& progress)
       : s_(schedules), m_(machine), block_bytes_(block_bytes), p_(static_cast<int>(schedules.size())), progress_(progress),
         cursor_(p_), state_(p_), round_(p_, 0), pending_(p_, 0), copied_(p_, 0), combined_(p_, 0), round_start_(p_, 0.0), round_end_(p_, 0.0),
         port_free_(p_, 0.0), recv_free_(p_, 0.0), sends_to_(p_), recvs_at_(p_), signals_(p_) {
@@ -180,7 +216,7 @@ class Replay {
       // Every 2^16 rounds: a few calls a second at most.
       if (progress_ && (++posted_ & 0xffff) == 0) progress_(posted_, total_rounds_);
     }
-    if (error_.empty() && finished_ < p_) error_ = "deadlock: " + std::to_string(p_ - finished_) + " of " + std::to_string(p_) + " ranks cannot finish";
+    if (error_.empty() && finished_ < p_) error_ = describeDeadlock();
     if (!error_.empty()) {
       out.error = error_;
       return out;
@@ -197,6 +233,7 @@ class Replay {
   struct Entry {
     int peer;       // sends: the sender; receives: the source awaited
     int32_t units;
+    int round;      // the poster's round
     double start;   // sends: when the message started
     bool exchange;  // sends: the sender also receives from the destination in its round
   };
@@ -215,6 +252,22 @@ class Replay {
     return static_cast<double>(units) * block_bytes_ / static_cast<double>(s_[r].units_per_block);
   }
   const LinkCost& link(int a, int b) const { return m_.levels[m_.level_of(a, b)]; }
+
+  // Seconds from the start of a send until the receiver holds all its bytes.
+  double messageTime(const LinkCost& l, double bytes, bool exchange) const {
+    const double beta = l.betaOf(exchange);
+    switch (m_.cost) {
+      case CostModel::LogGP: return l.alpha + std::max(bytes - 1, 0.0) * beta;
+      case CostModel::Contention: return l.alpha + bytes * beta + bytes * l.hops * m_.switch_wait;
+      default: return l.alpha + bytes * beta;
+    }
+  }
+
+  // Seconds the send keeps the sender's port (and the node's, between nodes) busy.
+  double occupancy(const LinkCost& l, double bytes, bool exchange) const {
+    if (m_.cost != CostModel::LogGP) return messageTime(l, bytes, exchange);
+    return std::max(l.gap, l.overhead + std::max(bytes - 1, 0.0) * l.betaOf(exchange));
+  }
   int nicOf(int r) const { return r < static_cast<int>(m_.nic.size()) ? m_.nic[r] : -1; }
 
   // The replay sweeps all ranks in time order, so each rank's next round is a cache miss (a
@@ -262,28 +315,27 @@ class Replay {
   void postSend(int r, int dst, int32_t units, bool exchange) {
     double bytes = bytesOf(r, units);
     const LinkCost& l = link(r, dst);
-    double cost = l.alpha + bytes * l.betaOf(exchange);
     int nic = l.uses_nic ? nicOf(r) : -1;
     double start = std::max(round_start_[r], port_free_[r]);
     if (nic >= 0) start = std::max(start, nic_free_[nic]);
-    double busy_until = start + cost;
+    double busy_until = start + occupancy(l, bytes, exchange);
     port_free_[r] = busy_until;
     if (nic >= 0) nic_free_[nic] = busy_until;
     round_end_[r] = std::max(round_end_[r], busy_until);
-    Entry e{-1, 0, 0, false};
+    Entry e{};
     if (take(recvs_at_[dst], r, &e)) {
-      matched(r, units, dst, e.units, start, exchange);
+      matched(r, units, round_[r], dst, e.units, start, exchange);
     } else {
-      sends_to_[dst].push_back({r, units, start, exchange});
+      sends_to_[dst].push_back({r, units, round_[r], start, exchange});
     }
   }
 
   void postRecv(int r, int src, int32_t units) {
-    Entry e{-1, 0, 0, false};
+    Entry e{};
     if (take(sends_to_[r], src, &e)) {
-      matched(src, e.units, r, units, e.start, e.exchange);
+      matched(src, e.units, e.round, r, units, e.start, e.exchange);
     } else {
-      recvs_at_[r].push_back({src, units, 0, false});
+      recvs_at_[r].push_back({src, units, round_[r], 0, false});
     }
   }
 
@@ -297,16 +349,16 @@ class Replay {
     return false;
   }
 
-  void matched(int src, int32_t sent, int dst, int32_t expected, double start, bool exchange) {
+  void matched(int src, int32_t sent, int src_round, int dst, int32_t expected, double start, bool exchange) {
     if (sent != expected) {
-      fail("rank " + std::to_string(dst) + " expects " + std::to_string(expected) + " units from " + std::to_string(src) +
-           ", which sends " + std::to_string(sent));
+      fail("rank " + std::to_string(dst) + " round " + std::to_string(round_[dst]) + ": receive from " + std::to_string(src) + " expects " +
+           std::to_string(expected) + " units but the matching send (rank " + std::to_string(src) + " round " + std::to_string(src_round) +
+           ") carries " + std::to_string(sent));
       return;
     }
     double bytes = bytesOf(src, sent);
     const LinkCost& l = link(src, dst);
-    double cost = l.alpha + bytes * l.betaOf(exchange);
-    double done = std::max(start + cost, recv_free_[dst] + cost);
+    double done = std::max(start + messageTime(l, bytes, exchange), recv_free_[dst] + occupancy(l, bytes, exchange));
     recv_free_[dst] = done;
     round_end_[dst] = std::max(round_end_[dst], done);
     ++messages_;
@@ -365,12 +417,46 @@ class Replay {
     }
   }
 
+  // Which ranks cannot finish and why (the first four): the message, the send or the flag each
+  // one waits for.
+  std::string describeDeadlock() const {
+    auto state = [&](int r) {
+      return round_[r] >= s_[r].rounds ? "rank " + std::to_string(r) + " has finished" : "rank " + std::to_string(r) + " is in round " + std::to_string(round_[r]);
+    };
+    std::vector<int> send_dst(p_, -1);  // per sender: the destination of its first unmatched send
+    std::vector<int32_t> send_units(p_, 0);
+    for (int dst = 0; dst < p_; ++dst) {
+      for (const Entry& e : sends_to_[dst]) {
+        if (send_dst[e.peer] < 0) send_dst[e.peer] = dst, send_units[e.peer] = e.units;
+      }
+    }
+    std::vector<std::string> first_wait(p_);
+    for (const auto& [key, f] : flags_) {
+      for (const auto& [waiter, wanted] : f.waiters) {
+        if (!first_wait[waiter].empty()) continue;
+        first_wait[waiter] = "waits for flag " + std::to_string(key.second) + " of rank " + std::to_string(key.first) + " to reach stage " +
+                             std::to_string(wanted) + " (it holds " + std::to_string(f.value) + ")";
+      }
+    }
+    std::string stuck;
+    int n_stuck = 0;
+    for (int r = 0; r < p_; ++r) {
+      if (round_[r] >= s_[r].rounds || ++n_stuck > 4) continue;
+      std::string why = "waits";
+      if (!recvs_at_[r].empty()) why = "waits for a message from " + std::to_string(recvs_at_[r].front().peer) + " (" + state(recvs_at_[r].front().peer) + ")";
+      else if (send_dst[r] >= 0) why = "its send of " + std::to_string(send_units[r]) + " units to " + std::to_string(send_dst[r]) + " is never received (" + state(send_dst[r]) + ")";
+      else if (!first_wait[r].empty()) why = first_wait[r];
+      stuck += (stuck.empty() ? "" : "; ") + ("rank " + std::to_string(r) + " round " + std::to_string(round_[r]) + " " + why);
+    }
+    return "deadlock: " + std::to_string(n_stuck) + " of " + std::to_string(p_) + " ranks cannot finish; " + stuck + (n_stuck > 4 ? "; \xe2\x80\xa6" : "");
+  }
+
   void fail(std::string why) {
     if (error_.empty()) error_ = std::move(why);
   }
 
   const std::vector<PackedSchedule>& s_;
-  const HockneyMachine& m_;
+  const ModelMachine& m_;
   double block_bytes_;
   int p_;
   const ReplayProgress& progress_;
@@ -430,12 +516,12 @@ void pack(const CompactSchedule& c, int rank, PackedSchedule* out) {
   out->units_per_block = c.units_per_block;
 }
 
-Prediction predict(const std::vector<PackedSchedule>& schedules, const HockneyMachine& machine, double block_bytes, const ReplayProgress& progress) {
+Prediction predict(const std::vector<PackedSchedule>& schedules, const ModelMachine& machine, double block_bytes, const ReplayProgress& progress) {
   if (schedules.empty()) return Prediction{true, "", 0, 0, 0, 0, 0};
   return Replay(schedules, machine, block_bytes, progress).run();
 }
 
-Prediction predict(const std::vector<Schedule>& schedules, const HockneyMachine& machine, double block_bytes) {
+Prediction predict(const std::vector<Schedule>& schedules, const ModelMachine& machine, double block_bytes) {
   const int p = static_cast<int>(schedules.size());
   std::vector<PackedSchedule> packed(p);
   CompactSchedule compacted;

@@ -1,19 +1,24 @@
-// Per-level Hockney cost of a collective: every rank's schedule replayed through α + nβ, with α
-// and β those of the level a message crosses (intra-node or inter-node, or the topology file's
-// levels). The timing rules are those of the TypeScript simulator (src/model/simulate.ts with
-// the hockney model), so that `topocoll simulate` and TOPOCOLL_SELECT=model agree:
-// - a rank posts a round's sends when it enters the round; a send starts when the sender's port
-//   is free and, for a level that leaves the node, when the node's network port is free; it keeps
-//   both busy α + nβ and arrives α + nβ after it starts;
-// - a receiver takes one message at a time: a message completes no earlier than α + nβ after
-//   the previous one it received;
+// The timing model of collectives, the one implementation behind TOPOCOLL_SELECT=model, `explain`
+// and `topocoll simulate`/`tune` (through the addon): every rank's schedule replayed with a cost
+// model pricing each message at the level it crosses (intra-node or inter-node, a topology file's
+// levels, or a profile's levels and switch hops). Cost models: Hockney (α + nβ), LogGP (L + 2o =
+// α, G = β: α + (n-1)β to arrive, the port busy max(g, o + (n-1)β)) and seed 002's contention
+// model (Hockney plus n x hops x the mean switch wait per byte). Timing rules:
+// - a rank posts a round's sends when it enters the round, the round overhead (the executor's
+//   own work) after leaving the previous one; a send starts when the sender's port is free and,
+//   for a level that leaves the node, when the node's network port is free; it keeps both busy
+//   for the model's occupancy and arrives the model's message time after it starts;
+// - a receiver takes one message at a time: a message completes no earlier than its occupancy
+//   after the previous one it received (fan-in);
 // - a round ends when its last send has left and its last message (or flag) has arrived; its
 //   copies then take bytes x copy β and its reduce ops bytes x γ, on the rank that combines (a
 //   send to a rank the sender also receives from in the round costs the level's exchange β); a
 //   flag signal reaches its waiters the signal latency of their level later (a cache line's
 //   trip, which profiles may give apart from α);
 // - messages match per (source, destination) pair in posting order, and ready ranks post their
-//   next round in order of the time they enter it (first come, first served at shared ports).
+//   next round in order of the time they enter it (first come, first served at shared ports:
+//   time order when ranks enter a round together, as in the regular schedules of collectives,
+//   an approximation otherwise).
 #pragma once
 
 #include <climits>
@@ -32,6 +37,9 @@ struct LinkCost {
   bool uses_nic = false;   // the messages of this level leave the node through its shared port
   double signal_alpha = -1;  // seconds for a shared-memory flag to reach a reader; < 0: alpha
   double exchange_beta = -1;  // beta while the pair also sends the other way in the round; < 0: beta
+  double overhead = 0;       // LogGP o: seconds the sender is busy besides (n-1)β
+  double gap = 0;            // LogGP g: seconds between two sends of one port, at least
+  int hops = 0;              // switches a message of this entry crosses (the contention model's waits)
   double signalAlpha() const { return signal_alpha < 0 ? alpha : signal_alpha; }
   double betaOf(bool exchange) const { return exchange && exchange_beta >= 0 ? exchange_beta : beta; }
 };
@@ -41,8 +49,12 @@ struct LinkCost {
 // development VM. The TypeScript models default to the same (DEFAULT_GAMMA, src/model/machine.ts).
 inline constexpr double kDefaultGamma = 0.2e-9;
 
+enum class CostModel : uint8_t { Hockney, LogGP, Contention };
+
 // A communicator's ranks on a machine: the level every pair of ranks talks through.
-struct HockneyMachine {
+struct ModelMachine {
+  CostModel cost = CostModel::Hockney;
+  double switch_wait = 0;                 // contention: seconds of mean switch wait per byte and switch crossed
   std::vector<LinkCost> levels;
   std::function<int(int, int)> level_of;  // (rank a, rank b) -> index into levels
   std::vector<int> nic;                   // per rank: the network port it shares (its node)
@@ -53,7 +65,7 @@ struct HockneyMachine {
 
 // Two levels: ranks on one node (intra) and ranks on different nodes (inter, through the node's
 // port). node_of_rank gives every rank's node; copies cost the intra-node β.
-HockneyMachine twoLevelMachine(std::vector<int> node_of_rank, LinkCost intra, LinkCost inter);
+ModelMachine twoLevelMachine(std::vector<int> node_of_rank, LinkCost intra, LinkCost inter);
 
 struct Prediction {
   bool ok = false;
@@ -65,7 +77,8 @@ struct Prediction {
   double alcd = 0;       // average |src - dst| of the messages (seed 000)
 };
 
-// A schedule as the replay needs it, two words per op (the layout of src/model/compiled.ts): per
+// A schedule as the replay needs it, two words per op (the layout of src/model/compiled.ts, which
+// the addon's simulateCompiled takes from the TypeScript builders of the tests): per
 // round a header [ops, ops awaited], then per op [peer, units] for a send, [-1 - peer, units] for
 // a receive, [kCopyCode | kReduceCode, units], or [kSignalCode | kWaitCode, flag owner]. A pairwise
 // alltoall on 8192 ranks is 1 GB this way, against 9 GB of Schedule objects.
@@ -85,6 +98,10 @@ struct CompactSchedule {
 // False with *error when a count or stage does not fit the compact form or a peer is not a rank.
 bool compact(const Schedule& s, int p, CompactSchedule* out, std::string* error);
 
+// False with *error when a compact schedule handed over from outside (the addon) is malformed:
+// a round's ops past the stream's end, a peer that is not a rank of p, flag arrays too short.
+bool checkCompact(const CompactSchedule& c, int p, std::string* error);
+
 // The replay's own form of a CompactSchedule, a few bytes per op where the compact form takes
 // eight: varints, each peer as the difference from the previous peer of its kind, and a count
 // left out when it repeats the previous one of its kind. Every rank of a pairwise alltoall on
@@ -103,8 +120,8 @@ using ReplayProgress = std::function<void(int64_t done, int64_t total)>;
 
 // Replays the schedules of ranks 0 ... p-1 (schedules[r] is rank r's). block_bytes: bytes of one
 // block (allgather/alltoall: one rank's block; bcast: one element).
-Prediction predict(const std::vector<PackedSchedule>& schedules, const HockneyMachine& machine, double block_bytes,
+Prediction predict(const std::vector<PackedSchedule>& schedules, const ModelMachine& machine, double block_bytes,
                    const ReplayProgress& progress = nullptr);
-Prediction predict(const std::vector<Schedule>& schedules, const HockneyMachine& machine, double block_bytes);
+Prediction predict(const std::vector<Schedule>& schedules, const ModelMachine& machine, double block_bytes);
 
 }  // namespace topocoll::model

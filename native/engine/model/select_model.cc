@@ -36,7 +36,7 @@ std::vector<int> worldRanks(MPI_Comm comm, int p) {
 }
 
 // The levels of the call's machine: the tools', the topology file's, or the defaults.
-HockneyMachine levelsFor(const ModelCall& call) {
+ModelMachine levelsFor(const ModelCall& call) {
   const int p = call.params.p;
   std::vector<int> node = mapping::nodeOfSlot(call.hierarchy, p);
   const topology::Topology* topo = topology::current();
@@ -49,7 +49,7 @@ HockneyMachine levelsFor(const ModelCall& call) {
   for (int w : world) {
     if (w < 0 || w >= resolved->size) return twoLevelMachine(std::move(node), kDefaultIntraNode, kDefaultInterNode);
   }
-  HockneyMachine m;
+  ModelMachine m;
   for (const topology::Level& level : topo->levels) {
     bool between_hosts = level.scope == topology::Scope::System || level.scope == topology::Scope::Group;
     LinkCost& l = m.levels.emplace_back(LinkCost{level.latency, level.bandwidth > 0 ? 1.0 / level.bandwidth : 0.0, between_hosts});
@@ -64,8 +64,8 @@ HockneyMachine levelsFor(const ModelCall& call) {
 
 }  // namespace
 
-HockneyMachine machineFor(const ModelCall& call) {
-  HockneyMachine m = levelsFor(call);
+ModelMachine machineFor(const ModelCall& call) {
+  ModelMachine m = levelsFor(call);
   if (call.gamma >= 0) m.gamma = call.gamma;
   return m;
 }
@@ -73,7 +73,7 @@ HockneyMachine machineFor(const ModelCall& call) {
 std::vector<AlgorithmPrediction> predictAll(const ModelCall& call, const Config& cfg) {
   std::vector<AlgorithmPrediction> out;
   const int p = call.params.p;
-  HockneyMachine machine = machineFor(call);
+  ModelMachine machine = machineFor(call);
   const auto& entry = collectiveEntry(call.coll);
   for (int a = 0; a < entry.algorithm_count; ++a) {
     AlgorithmPrediction ap;

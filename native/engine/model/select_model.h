@@ -88,6 +88,6 @@ bool chooseByModel(const ModelCall& call, const Config& cfg, Choice* out);
 // The machine the model sees for the call: the topology file's levels (and reduce bandwidth)
 // when one is loaded, the tools' levels and γ when given, else the defaults; nodes from the
 // hierarchy.
-HockneyMachine machineFor(const ModelCall& call);
+ModelMachine machineFor(const ModelCall& call);
 
 }  // namespace topocoll::model

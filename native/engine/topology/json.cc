@@ -381,6 +381,13 @@ bool parse(const std::string& text, const std::string& source, Value* out, std::
   return true;
 }
 
+void mapLines(Value* v, const LineMap& map) {
+  auto mapped = [&](int line) { return line >= 1 && static_cast<size_t>(line) <= map.size() ? map[line - 1] : 0; };
+  v->line = mapped(v->line);
+  for (int& line : v->key_lines) line = mapped(line);
+  for (Value& item : v->items) mapLines(&item, map);
+}
+
 bool mayBeYaml(const std::string& text) {
   size_t first = text.find_first_not_of(" \t\r\n");
   return first != std::string::npos && text[first] != '{' && text[first] != '[' && text.find('\0') == std::string::npos;

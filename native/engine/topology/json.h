@@ -37,6 +37,15 @@ const char* describe(Value::Type type);
 // false and sets *error to "<source>:<line>: not valid JSON: <what>".
 bool parse(const std::string& text, const std::string& source, Value* out, std::string* error);
 
+// The lines of the file a JSON text was made from: the Node side converts YAML to JSON with one
+// value or key per line and says, for JSON line i + 1, the file's line map[i] (0: unknown). The
+// readers then name the file's lines in their messages, not the JSON's.
+using LineMap = std::vector<int>;
+
+// Rewrites the lines of `v`, its keys and everything inside it through `map`; a line the map does
+// not cover becomes 0 (unknown), which messages leave out.
+void mapLines(Value* v, const LineMap& map);
+
 // Whether text that failed to parse may be YAML (which only the Node side reads): it does not
 // start like JSON and holds no NUL byte (a binary or damaged file is neither).
 bool mayBeYaml(const std::string& text);

@@ -65,12 +65,9 @@ int gatherHosts(MPI_Comm world, std::vector<std::string>* hosts) {
 
 }  // namespace
 
-bool install(const std::string& json_text, const std::string& source, const SourceLines& lines, std::string* error) {
+bool install(const std::string& json_text, const std::string& source, const std::vector<int>* lines, std::string* error) {
   auto t = std::make_unique<Topology>();
-  if (!parseTopologyJson(json_text, source, t.get(), error)) return false;
-  for (size_t i = 0; i < lines.levels.size() && i < t->levels.size(); ++i) t->levels[i].line = lines.levels[i];
-  if (lines.groups) t->groups_line = lines.groups;
-  if (lines.virtual_nodes) t->virtual_nodes_line = lines.virtual_nodes;
+  if (!parseTopologyText(json_text, source, t.get(), error, lines)) return false;
   g_installed = std::move(t);
   return true;
 }

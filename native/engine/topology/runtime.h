@@ -2,8 +2,8 @@
 // for the engine's rank mapping and hierarchy detection to look up.
 //
 // Two ways in: a preloaded C/Fortran program has no Node, so initialize() reads the file itself
-// (JSON); a Node program's TypeScript reads it first (YAML or JSON, before MPI_Init) and hands
-// the normalized form to install(), so initialize() does not read the file again.
+// (JSON); a Node program's TypeScript reads it first (before MPI_Init), converting YAML to JSON
+// with a line map, and hands it to install(), so initialize() does not read the file again.
 #pragma once
 
 #include <mpi.h>
@@ -15,16 +15,10 @@
 
 namespace topocoll::topology {
 
-// Where the original file (YAML, say) has the things that can still fail when the topology
-// meets the job, so that those errors name its lines rather than the normalized JSON's.
-struct SourceLines {
-  std::vector<int> levels;  // per level; missing entries keep the JSON's lines
-  int groups = 0, virtual_nodes = 0;
-};
-
-// Installs a topology given as normalized JSON; `source` names the original file. Before
-// initialize(); false with *error on bad JSON.
-bool install(const std::string& json_text, const std::string& source, const SourceLines& lines, std::string* error);
+// Installs a topology given as JSON by the Node side; `source` names the original file, and
+// `lines` (null for a JSON file) is the line map of one converted from YAML (json::LineMap).
+// Before initialize(); false with *error on a bad topology.
+bool install(const std::string& json_text, const std::string& source, const std::vector<int>* lines, std::string* error);
 
 // Called by engine::initialize() after MPI_Init; collective over `world`, and every rank returns
 // the same result. Without a topology (no TOPOCOLL_TOPOLOGY, nothing installed) it does nothing.

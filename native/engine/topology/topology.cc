@@ -56,7 +56,7 @@ std::string quotedJson(const std::string& s) {
   return out + "\"";
 }
 
-// How the TypeScript reader describes a value: number 5, string "x", a list, a mapping, nothing.
+// A value in messages: number 5, string "x", a list, a mapping, nothing.
 std::string describe(const Value& v) {
   switch (v.type) {
     case Type::Null: return "nothing";
@@ -335,16 +335,19 @@ bool parseQuantity(const std::string& text, bool bandwidth, double* out) {
   return bandwidth ? match(kBandwidthUnits, std::size(kBandwidthUnits)) : match(kTimeUnits, std::size(kTimeUnits));
 }
 
-bool parseTopologyJson(const std::string& text, const std::string& source, Topology* out, std::string* error) {
+bool parseTopologyJson(const std::string& text, const std::string& source, Topology* out, std::string* error,
+                       const std::vector<int>* lines) {
   Value root;
   if (!json::parse(text, source, &root, error)) return false;
+  if (lines) json::mapLines(&root, *lines);
   Reader r(source, error);
   return readTopology(r, root, source, out);
 }
 
-bool parseTopologyText(const std::string& text, const std::string& source, Topology* out, std::string* error) {
-  if (parseTopologyJson(text, source, out, error)) return true;
-  // Not JSON and not even starting like JSON: a YAML file, which only the TypeScript side reads.
+bool parseTopologyText(const std::string& text, const std::string& source, Topology* out, std::string* error,
+                       const std::vector<int>* lines) {
+  if (parseTopologyJson(text, source, out, error, lines)) return true;
+  // Not JSON and not even starting like JSON: a YAML file, which only Node converts (yamlToJson).
   if (error->find("not valid JSON") != std::string::npos && json::mayBeYaml(text)) {
     *error = source +
              ": this looks like YAML; the engine reads topology files as JSON only when no Node runs the program (a "

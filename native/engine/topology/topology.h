@@ -1,8 +1,8 @@
 // Topology files (TOPOCOLL_TOPOLOGY): the machine as a tree of levels, widest first, each with
 // the latency and bandwidth of its links (seed 004's t_l, b_l), and how a job's ranks fall into
-// the modules of each level: by host group, host, or virtual node. The TypeScript side
-// (src/topology/) reads the same format from YAML or JSON; this reader takes JSON (the preload
-// path has no Node) and reports errors as "file:line: key: message", as the TypeScript does.
+// the modules of each level: by host group, host, or virtual node. This is the one reader of the
+// format: it takes JSON (the preload path has no Node); the TypeScript side (src/topology/)
+// converts YAML to JSON with a line map and hands it here. Errors read "file:line: key: message".
 // Format and rules: docs/topology.md, schemas/topology.schema.json.
 #pragma once
 
@@ -42,11 +42,15 @@ struct Topology {
 // What the engine's messages call a topology file ("<path>: cannot read the topology file ...").
 inline constexpr const char* kFileKind = "topology file";
 
-// Parses a topology from JSON text; `source` names it in errors. False with *error set.
-bool parseTopologyJson(const std::string& text, const std::string& source, Topology* out, std::string* error);
+// Parses a topology from JSON text; `source` names it in errors. False with *error set. `lines`,
+// when given, is the json::LineMap of a text the Node side converted from YAML: messages and
+// Level::line then name the YAML's lines.
+bool parseTopologyJson(const std::string& text, const std::string& source, Topology* out, std::string* error,
+                       const std::vector<int>* lines = nullptr);
 // The same, and text that is not JSON and does not start like JSON (YAML) gets a message saying
 // how to convert it.
-bool parseTopologyText(const std::string& text, const std::string& source, Topology* out, std::string* error);
+bool parseTopologyText(const std::string& text, const std::string& source, Topology* out, std::string* error,
+                       const std::vector<int>* lines = nullptr);
 // json::readFile + parseTopologyText.
 bool readTopologyFile(const std::string& path, Topology* out, std::string* error);
 

@@ -32,7 +32,7 @@ import topocoll, {
   wtick,
   wtime,
 } from 'topocoll';
-import { check, report, throws } from './checks.mjs';
+import { check, report, throws, throwsMpi } from './checks.mjs';
 
 const cjs = createRequire(import.meta.url)('topocoll');
 const BIG_BYTES = Number(process.env.BINDING_BIG_BYTES ?? 4 << 20);
@@ -56,15 +56,6 @@ function sameArray(name, got, want) {
     if (g[i] !== w[i] && !(Number.isNaN(g[i]) && Number.isNaN(w[i]))) return check(name, false, `[${i}] = ${g[i]}, want ${w[i]}`);
   }
   check(name, true);
-}
-
-function throwsMpi(name, fn, errorClassName, pattern) {
-  try {
-    fn();
-    check(name, false, 'did not throw');
-  } catch (e) {
-    check(name, e instanceof MpiError && e.errorClassName === errorClassName && pattern.test(e.message), `${e?.constructor?.name} ${e?.errorClassName}: ${e?.message}`);
-  }
 }
 
 // --- element types and reference reductions ---
@@ -680,6 +671,8 @@ section('object');
   }
   throws('counts beyond the buffer', () => world.allgatherv(new Int32Array(1), { buffer: new Int32Array(p - 1 || 0), counts: upTo(p).map(() => 1) }), RangeError, /block ends at/);
   throws('counts of the wrong length', () => world.allgatherv(new Int32Array(1), { buffer: new Int32Array(p + 1), counts: [1, 1, 1, 1, 1, 1, 1, 1, 1].slice(0, p + 1) }), RangeError, /needs one per rank/);
+  throws('a negative count', () => world.allgatherv(new Int32Array(1), { buffer: new Int32Array(p), counts: upTo(p).map(() => -1) }), RangeError, /allgatherv: counts\[0\] must be a whole number from 0 to 9007199254740992 \(got -1\)/);
+  throws('a count not a number', () => world.allgatherv(new Int32Array(1), { buffer: new Int32Array(p), counts: upTo(p).map(() => '1') }), TypeError, /allgatherv: counts\[0\] must be a number/);
   if (p > 1) throws('reduceScatterBlock not a multiple', () => world.reduceScatterBlock(new Int32Array(p + 1), new Int32Array(p + 1)), RangeError, /must be a multiple of the communicator size/);
   const detached = new ArrayBuffer(8);
   structuredClone(detached, { transfer: [detached] });

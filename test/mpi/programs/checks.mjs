@@ -1,3 +1,6 @@
+// 'topocoll/manual': importing it starts no MPI, so a program may still choose its thread level.
+import { MpiError } from 'topocoll/manual';
+
 // What the binding's test programs share: checks counted per rank and failures kept (the first
 // 40) for the one JSON line each rank prints ({..., checks, failures}).
 export const report = { checks: 0, failures: [] };
@@ -14,5 +17,15 @@ export function throws(name, fn, cls, pattern) {
     check(name, false, 'did not throw');
   } catch (e) {
     check(name, e instanceof cls && pattern.test(e.message), `${e?.constructor?.name}: ${e?.message}`);
+  }
+}
+
+// `fn` throws an MpiError of class `errorClassName` whose message matches `pattern`.
+export function throwsMpi(name, fn, errorClassName, pattern) {
+  try {
+    fn();
+    check(name, false, 'did not throw');
+  } catch (e) {
+    check(name, e instanceof MpiError && e.errorClassName === errorClassName && pattern.test(e.message), `${e?.constructor?.name} ${e?.errorClassName}: ${e?.message}`);
   }
 }

@@ -128,7 +128,7 @@ function refuses(what, fn, type, pattern) {
 }
 const v = new Int32Array(p * 2);
 refuses('reduceScatter recvcounts length', () => world.reduceScatter(v, new Int32Array(2), Array(p + 1).fill(1)), RangeError, /recvcounts has \d+ entries, needs one per rank/);
-refuses('reduceScatter negative count', () => world.reduceScatter(v, new Int32Array(2), Array(p).fill(-1)), RangeError, /recvcounts\[0\] must be an integer/);
+refuses('reduceScatter negative count', () => world.reduceScatter(v, new Int32Array(2), Array(p).fill(-1)), RangeError, /recvcounts\[0\] must be a whole number from 0 to 2147483647 \(got -1\)/);
 refuses('reduceScatter short sendbuf', () => world.reduceScatter(v, new Int32Array(3), Array(p).fill(3)), RangeError, /sendbuf holds \d+ elements, needs/);
 if (p > 1) refuses('reduceScatterBlock uneven', () => world.reduceScatterBlock(new Int32Array(p * 2 + 1), new Int32Array(2)), RangeError, /multiple of the communicator size/);
 refuses('allreduce mixed types', () => world.allreduce(new Int32Array(2), new Float64Array(2)), TypeError, /same element type/);

@@ -3,7 +3,8 @@
 // per rank; an allgather through the engine checks that the job still works.
 const tc = require('../../../dist/index.js');
 const { addon } = require('../../../dist/mpi/native.js');
-const { loadTopology, resolveTopology, meetMatrix } = require('../../../dist/topology/index.js');
+const { loadTopology, resolveTopology } = require('../../../dist/mpi/files.js');
+const { meetMatrix } = require('../../../dist/topology/index.js');
 
 const { world } = tc;
 const NAME_BYTES = 256;

@@ -119,6 +119,12 @@ async function run(mode, blocking, nonblocking) {
   refuses('odd pairs', () => world.allreduce(new Float64Array(3), new Float64Array(3), 'MINLOC'), RangeError, /not a whole number of pairs/);
   refuses('mixed types', () => world.allreduce(new Float64Array(4), new Float32Array(4), matmul), TypeError, /same element type/);
   refuses('short recvbuf', () => world.allreduce(new Float64Array(8), new Float64Array(4), matmul), RangeError, /recvbuf holds 4 elements, needs 8/);
+  // The same checks, wording and error classes as the reductions with MPI's ops.
+  refuses('recvcounts of the wrong length', () => world.reduceScatter(new Float64Array(4), new Float64Array(4), [4, ...Array(p).fill(0)], matmul), RangeError, /reduceScatter: recvcounts has \d+ entries, needs one per rank/);
+  refuses('a negative count', () => world.ireduceScatter(IN_PLACE, new Float64Array(4), Array(p).fill(-1), matmul), RangeError, /ireduceScatter: recvcounts\[0\] must be a whole number from 0 to/);
+  if (p > 1) refuses('not a multiple of p', () => world.reduceScatterBlock(new Float64Array(4 * p + 1), new Float64Array(4), matmul), RangeError, /sendbuf length \(\d+\) must be a multiple of the communicator size/);
+  refuses('a root out of range', () => world.reduce(new Float64Array(4), new Float64Array(4), matmul, p), tc.MpiError, /^root = \d+ is not a rank of this communicator; valid: \[0, \d+\]/);
+  if (p > 1) refuses('IN_PLACE off the root', () => world.reduce(IN_PLACE, null, matmul, (me + 1) % p), TypeError, /reduce: IN_PLACE is valid only at the root/);
   refuses('an unknown op', () => world.allreduce(new Float64Array(4), new Float64Array(4), 'AVG'), TypeError, /op "AVG" is not valid; valid choices: SUM.*MINLOC, MAXLOC, or a function/);
   console.log(JSON.stringify({ rank: me, cases, bad }));
 })();

@@ -101,6 +101,8 @@ class MpiRequestWrap : public Napi::ObjectWrap<MpiRequestWrap> {
   Napi::Value Free(const Napi::CallbackInfo& info);
   void receiveMatched(Napi::Env env, MPI_Message message, const MPI_Status& probed);
   void finish(Napi::Env env, int code, const char* what);
+  // type_ ← `type`, or a duplicate of a derived one (released with the request or its next type).
+  void adoptType(MPI_Datatype type);
 
   MPI_Request request_ = MPI_REQUEST_NULL;
   MPI_Status status_{};

@@ -21,8 +21,14 @@
 // difference to the wait() form is what awaiting costs; the one between wait() and the blocking
 // call is the MPI's own (Open MPI runs nonblocking collectives in libnbc, blocking ones in tuned).
 //
+// A third table sets object mode (v8.serialize) against mpi4py's pickle path, in the same launches:
+// a ping-pong round trip of {a: 1, b: 'x'} between ranks 0 and 1 (sendObject/recvObject, mpi4py's
+// comm.send/comm.recv), bcastObject and allgatherObject of that object, allreduceObject of the
+// rank's number with SUM (comm.bcast, comm.allgather, comm.allreduce); --reps repetitions of
+// --object-calls calls, the ratio node/mpi4py of the medians over launches.
+//
 // Options: --mpi openmpi|mpich (default openmpi) --np 2 --runs 7 --reps 11 --small 4000 --large 40
-//          --large-bytes 1048576 --async-calls 200 --async-blocks 25
+//          --large-bytes 1048576 --async-calls 200 --async-blocks 25 --object-calls 2000
 //          --programs node,c+engine,c,mpi4py (default all)
 //          --json <file> (default results/binding-bench.json)
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -53,6 +59,7 @@ const { values: o } = parseArgs({
     'large-bytes': { type: 'string', default: String(1 << 20) },
     'async-calls': { type: 'string', default: '200' },
     'async-blocks': { type: 'string', default: '25' },
+    'object-calls': { type: 'string', default: '2000' },
     programs: { type: 'string', default: 'node,c+engine,c,mpi4py' },
     json: { type: 'string', default: path.join(root, 'results', 'binding-bench.json') },
   },
@@ -63,6 +70,7 @@ const reps = Number(o.reps);
 const largeBytes = Number(o['large-bytes']);
 const asyncCalls = Number(o['async-calls']);
 const asyncBlocks = Number(o['async-blocks']);
+const objectCalls = Number(o['object-calls']);
 
 // Node alone, in threes: the blocking call, the request completed by wait(), the request awaited.
 const ASYNC_CASES = ['allreduce', 'iallreduce + wait', 'await iallreduce', 'halo by sendrecv', 'halo by waitAllSync', 'halo by Promise.all'];
@@ -116,6 +124,43 @@ async function asyncCases(world, wtime, waitAllSync) {
   return ASYNC_CASES.map((op, k) => ({ op, bytes: 8, us: us[k] }));
 }
 
+// Object mode, as mpi4py's lowercase methods do it (MPI4PY below, line for line).
+const OBJECT_CASES = ['ping-pong', 'bcastObject', 'allgatherObject', 'allreduceObject'];
+
+function objectCases(world, wtime) {
+  const value = { a: 1, b: 'x' };
+  const run = {
+    'ping-pong': () => {
+      if (world.rank === 0) {
+        world.sendObject(value, 1, 0);
+        return world.recvObject(1, 0);
+      }
+      if (world.rank === 1) {
+        const got = world.recvObject(0, 0);
+        world.sendObject(got, 0, 0);
+      }
+      return value;
+    },
+    bcastObject: () => world.bcastObject(world.rank === 0 ? value : null, 0),
+    allgatherObject: () => world.allgatherObject(value)[world.size - 1],
+    allreduceObject: () => world.allreduceObject(world.rank + 1, 'SUM'),
+  };
+  return OBJECT_CASES.map((op) => {
+    const us = [];
+    let got;
+    for (let r = -1; r < reps; r++) {
+      const n = r < 0 ? Math.max(10, objectCalls >> 3) : objectCalls;
+      world.barrier();
+      const t0 = wtime();
+      for (let i = 0; i < n; i++) got = run[op]();
+      if (r >= 0) us.push(((wtime() - t0) / n) * 1e6);
+    }
+    const ok = op === 'allreduceObject' ? got === (world.size * (world.size + 1)) / 2 : got?.a === 1 && got?.b === 'x';
+    if (!ok) throw new Error(`bench:binding: ${op} received ${JSON.stringify(got)}`);
+    return { op, us };
+  });
+}
+
 // --- the Node worker: the C program's loops, line for line ---
 async function nodeWorker() {
   const { world, wtime, waitAllSync } = createRequire(import.meta.url)(path.join(root, 'dist', 'index.js'));
@@ -138,15 +183,16 @@ async function nodeWorker() {
     }
     results.push({ op, bytes, us });
   }
+  const objectResults = objectCases(world, wtime);
   const asyncResults = await asyncCases(world, wtime, waitAllSync);
-  if (world.rank === 0) console.log(JSON.stringify({ program: 'node', results, asyncResults }));
+  if (world.rank === 0) console.log(JSON.stringify({ program: 'node', results, asyncResults, objectResults }));
 }
 
 // The same loops in mpi4py (buffers: bytearrays, MPI.BYTE).
 const MPI4PY = `
 import json, sys
 from mpi4py import MPI
-small, large, reps, large_bytes = map(int, sys.argv[1:5])
+small, large, reps, large_bytes, object_calls = map(int, sys.argv[1:6])
 comm = MPI.COMM_WORLD
 results = []
 for op, b in [("barrier", 0), ("bcast", 8), ("allgather", 8), ("bcast", large_bytes), ("allgather", large_bytes)]:
@@ -168,7 +214,33 @@ for op, b in [("barrier", 0), ("bcast", 8), ("allgather", 8), ("bcast", large_by
             for i in range(n): comm.Allgather(sbuf, rbuf)
         if r >= 0: us.append((MPI.Wtime() - t0) / n * 1e6)
     results.append({"op": op, "bytes": b, "us": us})
-if comm.rank == 0: print(json.dumps({"program": "mpi4py", "results": results}))
+value = {"a": 1, "b": "x"}
+def ping_pong():
+    if comm.rank == 0:
+        comm.send(value, 1, 0)
+        return comm.recv(source=1, tag=0)
+    if comm.rank == 1:
+        comm.send(comm.recv(source=0, tag=0), 0, 0)
+    return value
+object_cases = {
+    "ping-pong": ping_pong,
+    "bcastObject": lambda: comm.bcast(value if comm.rank == 0 else None, 0),
+    "allgatherObject": lambda: comm.allgather(value)[comm.size - 1],
+    "allreduceObject": lambda: comm.allreduce(comm.rank + 1, MPI.SUM),
+}
+object_results = []
+for op, call in object_cases.items():
+    us = []
+    for r in range(-1, reps):
+        n = max(10, object_calls >> 3) if r < 0 else object_calls
+        comm.Barrier()
+        t0 = MPI.Wtime()
+        for i in range(n): got = call()
+        if r >= 0: us.append((MPI.Wtime() - t0) / n * 1e6)
+    want = comm.size * (comm.size + 1) // 2 if op == "allreduceObject" else value
+    if got != want: raise SystemExit("bench:binding: %s received %r" % (op, got))
+    object_results.append({"op": op, "us": us})
+if comm.rank == 0: print(json.dumps({"program": "mpi4py", "results": results, "objectResults": object_results}))
 `;
 
 function median(xs) {
@@ -195,9 +267,10 @@ async function driver() {
     execFileSync(mpiWrapper(flavour), ['-O2', '-o', binary, source], { stdio: 'inherit' });
   }
   const args = [String(small), String(large), String(reps), String(largeBytes)];
+  const objectArgs = [String(objectCalls)];
   const preloadArgs = flavour === 'openmpi' ? ['-x', `LD_PRELOAD=${preload}`] : ['-genv', 'LD_PRELOAD', preload];
   const allPrograms = {
-    node: [process.execPath, fileURLToPath(import.meta.url), '--worker', '--small', args[0], '--large', args[1], '--reps', args[2], '--large-bytes', args[3], '--async-calls', String(asyncCalls), '--async-blocks', String(asyncBlocks)],
+    node: [process.execPath, fileURLToPath(import.meta.url), '--worker', '--small', args[0], '--large', args[1], '--reps', args[2], '--large-bytes', args[3], '--async-calls', String(asyncCalls), '--async-blocks', String(asyncBlocks), '--object-calls', String(objectCalls)],
     'c+engine': [...preloadArgs, binary, ...args],
     c: [binary, ...args],
   };
@@ -211,11 +284,12 @@ async function driver() {
     ? spawnSync(python, ['-c', 'from mpi4py import MPI; print(MPI.Get_library_version())'], { encoding: 'utf8', env: { ...process.env, OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' } })
     : null;
   const mpi4pyMatches = mpi4pyLibrary?.status === 0 && (flavour === 'openmpi' ? /Open MPI/ : /MPICH/).test(mpi4pyLibrary.stdout);
-  if (mpi4pyMatches) programs.mpi4py = [python, '-c', MPI4PY, ...args];
+  if (mpi4pyMatches) programs.mpi4py = [python, '-c', MPI4PY, ...args, ...objectArgs];
   else if (wanted.includes('mpi4py')) console.log(`(mpi4py for ${FLAVOURS[flavour].title} not found under ${python}: its columns are left out; Debian: apt-get install python3-mpi4py)`);
 
   const perRun = Object.fromEntries(Object.keys(programs).map((p) => [p, []]));
   const asyncPerRun = [];
+  const objectPerRun = { node: [], mpi4py: [] };
   for (let run = 0; run < Number(o.runs); run++) {
     for (const [name, argv] of Object.entries(programs)) {
       const [cmd, cmdArgs, env] = launchCommand(flavour, ['-np', o.np, ...argv], { testMachine: true });
@@ -225,6 +299,7 @@ async function driver() {
       const report = JSON.parse(line);
       perRun[name].push(report.results);
       if (report.asyncResults) asyncPerRun.push(report.asyncResults);
+      if (report.objectResults) objectPerRun[name].push(report.objectResults);
       process.stderr.write(`run ${run + 1}/${o.runs}: ${name} done\n`);
     }
   }
@@ -281,8 +356,26 @@ async function driver() {
       rows,
     );
   }
+  // Object mode: node against mpi4py, each the median over launches of a launch's median.
+  let objectSummary = null;
+  const objectPrograms = Object.keys(objectPerRun).filter((name) => objectPerRun[name].length > 0);
+  if (objectPrograms.length > 0) {
+    const over = (name, i, pick) => pick(objectPerRun[name].map((results) => median(results[i].us)));
+    objectSummary = OBJECT_CASES.map((op, i) => ({ op, ...Object.fromEntries(objectPrograms.flatMap((name) => [[name, over(name, i, median)], [`${name} best`, over(name, i, (xs) => Math.min(...xs))]])) }));
+    const both = objectPrograms.length === 2;
+    printTable(
+      `object mode (allreduceObject with SUM), ${reps} repetitions of ${objectCalls} calls; median over ${o.runs} launches (and the least-disturbed launch), µs per call`,
+      ['op', 'value', ...objectPrograms.flatMap((name) => [name, `${name} best`]), ...(both ? ['node/mpi4py', 'best/best'] : [])],
+      objectSummary.map((r) => [
+        r.op,
+        r.op === 'allreduceObject' ? 'rank + 1' : "{ a: 1, b: 'x' }",
+        ...objectPrograms.flatMap((name) => [r[name].toFixed(3), r[`${name} best`].toFixed(3)]),
+        ...(both ? [(r.node / r.mpi4py).toFixed(3), (r['node best'] / r['mpi4py best']).toFixed(3)] : []),
+      ]),
+    );
+  }
   mkdirSync(path.dirname(o.json), { recursive: true });
-  writeFileSync(o.json, JSON.stringify({ flavour, np: Number(o.np), runs: Number(o.runs), reps, small, large, asyncCalls, asyncBlocks, library: version, summary, best, asyncSummary, perRun, asyncPerRun }, null, 1));
+  writeFileSync(o.json, JSON.stringify({ flavour, np: Number(o.np), runs: Number(o.runs), reps, small, large, asyncCalls, asyncBlocks, objectCalls, library: version, summary, best, asyncSummary, objectSummary, perRun, asyncPerRun, objectPerRun }, null, 1));
   console.log(`raw numbers: ${path.relative(process.cwd(), o.json)}`);
 }
 

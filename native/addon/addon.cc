@@ -111,6 +111,13 @@ void setFunctions(Napi::Env env, Napi::Object exports, std::initializer_list<Add
   for (const AddonFunction& f : functions) exports.Set(f.name, Napi::Function::New(env, f.glue, f.name));
 }
 
+int algorithmArg(Collective coll, const Napi::Value& v) {
+  const std::string name = stringArg(v, "algorithm");
+  const int index = algorithmIndex(coll, name);
+  if (index < 0) throwType(v.Env(), "unknown " + std::string(collectiveEntry(coll).name) + " algorithm " + name);
+  return index;
+}
+
 std::string stringArg(const Napi::Value& v, const char* name) {
   if (!v.IsString()) throwType(v.Env(), std::string(name) + " must be a string");
   return v.As<Napi::String>().Utf8Value();

@@ -55,6 +55,8 @@ struct AddonFunction {
 };
 // Sets each function on `exports` (one init* function's part of the surface, src/mpi/addon.ts).
 void setFunctions(Napi::Env env, Napi::Object exports, std::initializer_list<AddonFunction> functions);
+// An algorithm of `coll` by its registry name: its index, or a TypeError.
+int algorithmArg(generated::Collective coll, const Napi::Value& value);
 // A string argument; a TypeError naming `name` otherwise.
 std::string stringArg(const Napi::Value& value, const char* name);
 // Converts a whole-number argument within [min, max] or throws.

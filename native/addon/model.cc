@@ -16,13 +16,6 @@
 namespace topocoll::addon {
 namespace {
 
-int algorithmOf(Collective coll, const Napi::Value& v) {
-  if (!v.IsString()) throwType(v.Env(), "algorithm must be a string");
-  int index = algorithmIndex(coll, v.As<Napi::String>().Utf8Value());
-  if (index < 0) throwType(v.Env(), "unknown " + std::string(collectiveEntry(coll).name) + " algorithm " + v.As<Napi::String>().Utf8Value());
-  return index;
-}
-
 // The options buildSchedule() takes that the models use: count, root, inPlace, maxOutstanding,
 // segmentBlocks, elementBytes, shmElements, bcastConcurrency, tileBytes, and `nodes` (per rank).
 struct ModelOptions {
@@ -262,7 +255,7 @@ Napi::Object simulated(Napi::Env env, const std::vector<model::PackedSchedule>& 
 Napi::Value SimulateSchedules(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Collective coll = collectiveArg(info[0]);
-  int algorithm = algorithmOf(coll, info[1]);
+  int algorithm = algorithmArg(coll, info[1]);
   int p = static_cast<int>(intArg(info[2], "p", 1, 1 << 24));
   ModelOptions o;
   optionsOf(env, info[3], p, &o);
@@ -339,9 +332,9 @@ Napi::Value SimulateCompiled(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void initModel(Napi::Env env, Napi::Object exports) {
-  exports.Set("predictAlgorithms", Napi::Function::New(env, PredictAlgorithms));
-  exports.Set("simulateSchedules", Napi::Function::New(env, SimulateSchedules));
-  exports.Set("simulateCompiled", Napi::Function::New(env, SimulateCompiled));
+  setFunctions(env, exports, {{"predictAlgorithms", PredictAlgorithms},
+                              {"simulateSchedules", SimulateSchedules},
+                              {"simulateCompiled", SimulateCompiled}});
 }
 
 }  // namespace topocoll::addon

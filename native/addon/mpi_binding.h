@@ -77,6 +77,10 @@ class MpiRequestWrap : public Napi::ObjectWrap<MpiRequestWrap> {
   static void Init(Napi::Env env, Napi::Object exports);
   // A started request; `keep` owns what MPI reads until completion (count and displacement arrays).
   static Napi::Object New(Napi::Env env, MPI_Request request, MPI_Datatype type, std::shared_ptr<void> keep = nullptr);
+  // New(), made of `spare` where that is a completed request of a send or receive (the program's
+  // pool of them, src/mpi/request.ts): a new wrapped object costs several times the MPI call of a
+  // small message, and the garbage collector its finalizer. Anything else (undefined): New().
+  static Napi::Object Reuse(Napi::Env env, const Napi::Value& spare, MPI_Request request, MPI_Datatype type);
   // An inactive persistent request (MPI_Send_init, MPI_Recv_init): start() or startAll starts it.
   static Napi::Object NewPersistent(Napi::Env env, MPI_Request request, MPI_Datatype type);
   // The persistent request `v` (of `what`), inactive, or a TypeError.
@@ -100,6 +104,8 @@ class MpiRequestWrap : public Napi::ObjectWrap<MpiRequestWrap> {
   Napi::Value Free(const Napi::CallbackInfo& info);
   void receiveMatched(Napi::Env env, MPI_Message message, const MPI_Status& probed);
   void finish(Napi::Env env, int code, const char* what);
+  // type_ ← `type`, or a duplicate of a derived one (released with the request or its next type).
+  void adoptType(MPI_Datatype type);
 
   MPI_Request request_ = MPI_REQUEST_NULL;
   MPI_Status status_{};

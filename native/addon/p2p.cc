@@ -113,8 +113,9 @@ Napi::Value SendrecvReplace(const Napi::CallbackInfo& info) {
   return statusObject(env, status, b.type);
 }
 
-// (comm, buf, dest, tag, mode) → a started request (MPI_Isend, …), or with `persistent` an
-// inactive one that start() starts (MPI_Send_init, …)
+// (comm, buf, dest, tag, mode[, spare]) → a started request (MPI_Isend, …; made of `spare`, a
+// completed one, where it can be: MpiRequestWrap::Reuse), or with `persistent` an inactive one
+// that start() starts (MPI_Send_init, …)
 template <bool persistent>
 Napi::Value SendRequest(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -129,11 +130,12 @@ Napi::Value SendRequest(const Napi::CallbackInfo& info) {
     TOPOCOLL_SEND_MODES(rc, call, mode, m.large, Isend, Issend, Ibsend, Irsend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request)
   }
   check(env, rc, call);
-  return persistent ? MpiRequestWrap::NewPersistent(env, request, m.b.type) : MpiRequestWrap::New(env, request, m.b.type);
+  return persistent ? MpiRequestWrap::NewPersistent(env, request, m.b.type) : MpiRequestWrap::Reuse(env, info[5], request, m.b.type);
 }
 
-// (comm, buf, source, tag) → a started receive (MPI_Irecv) whose status() is the receive's, or
-// with `persistent` an inactive one (MPI_Recv_init)
+// (comm, buf, source, tag[, spare]) → a started receive (MPI_Irecv) whose status() is the
+// receive's (made of `spare` where it can be, as a send's), or with `persistent` an inactive one
+// (MPI_Recv_init)
 template <bool persistent>
 Napi::Value RecvRequest(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -144,7 +146,7 @@ Napi::Value RecvRequest(const Napi::CallbackInfo& info) {
     return MpiRequestWrap::NewPersistent(env, request, m.b.type);
   }
   check(env, TOPOCOLL_COUNT_CALL(m.large, Irecv, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request), "MPI_Irecv");
-  return MpiRequestWrap::New(env, request, m.b.type);
+  return MpiRequestWrap::Reuse(env, info[4], request, m.b.type);
 }
 
 // (requests[]) → MPI_Startall over persistent requests, each checked inactive first.
@@ -277,21 +279,31 @@ Napi::Value BufferDetach(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), bytes);
 }
 
-// (comm, source, tag) → {data: Buffer, source, tag, count}: the next matching message, whatever its size.
+// (comm, source, tag, scratch, envelope) → the next matching message, whatever its size: its
+// byte count when it fits in `scratch` (received there: object mode's small messages need no
+// Buffer of their own), else a new Buffer holding it; envelope (Int32Array) ← [source, tag].
 Napi::Value RecvBytes(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Envelope e = envelopeArgs(info);
+  BufferView scratch = bufferArg(info[3], "scratch");
+  if (!info[4].IsTypedArray() || info[4].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array || info[4].As<Napi::Int32Array>().ElementLength() < 2) {
+    throwType(env, "recvBytes: envelope must be an Int32Array of 2 elements");
+  }
+  int32_t* envelope = info[4].As<Napi::Int32Array>().Data();
   MPI_Message message;
   MPI_Status status{};
   check(env, PMPI_Mprobe(e.source, e.tag, e.comm, &message, &status), "MPI_Mprobe");
   MPI_Count bytes = 0;
   PMPI_Get_elements_x(&status, MPI_BYTE, &bytes);
   bool big = largeCount(env, bytes, "recvObject");
-  auto data = Napi::Buffer<char>::New(env, static_cast<size_t>(bytes));
-  check(env, TOPOCOLL_COUNT_CALL(big, Mrecv, data.Data(), bytes, MPI_BYTE, &message, &status), "MPI_Mrecv");
-  Napi::Object result = statusObject(env, status, MPI_BYTE);
-  result.Set("data", data);
-  return result;
+  const bool fits = bytes <= scratch.count * static_cast<MPI_Count>(scratch.elementBytes);
+  Napi::Buffer<char> data;
+  if (!fits) data = Napi::Buffer<char>::New(env, static_cast<size_t>(bytes));
+  check(env, TOPOCOLL_COUNT_CALL(big, Mrecv, fits ? scratch.data : data.Data(), bytes, MPI_BYTE, &message, &status), "MPI_Mrecv");
+  envelope[0] = status.MPI_SOURCE == MPI_PROC_NULL ? kJsProcNull : status.MPI_SOURCE;
+  envelope[1] = status.MPI_TAG == MPI_ANY_TAG ? kJsAnyTag : status.MPI_TAG;
+  if (fits) return Napi::Number::New(env, static_cast<double>(bytes));
+  return data;
 }
 
 // (comm, source, tag) → request; data() is the message once it completes.

@@ -1,5 +1,7 @@
 #include "request.h"
 
+#include <sched.h>
+
 namespace topocoll::addon {
 
 thread_local Napi::FunctionReference RequestWrap::constructor_;
@@ -9,6 +11,12 @@ void RequestWrap::Init(Napi::Env env, Napi::Object exports) {
   constructor_ = Napi::Persistent(ctor);
   constructor_.SuppressDestruct();
   exports.Set("NativeRequest", ctor);
+  // Between polls of awaited requests (src/mpi/request.ts): lets a rank that shares this core run,
+  // as the engine's own waits do (sched_yield returns at once when nothing else is runnable).
+  exports.Set("yieldProcessor", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+    sched_yield();
+    return info.Env().Undefined();
+  }));
 }
 
 Napi::Object RequestWrap::New(Napi::Env env, std::unique_ptr<CollectiveRequest> request, std::shared_ptr<void> keep) {

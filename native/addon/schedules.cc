@@ -9,13 +9,6 @@
 namespace topocoll::addon {
 namespace {
 
-int algorithmArg(Collective coll, const Napi::Value& v) {
-  if (!v.IsString()) throwType(v.Env(), "algorithm must be a string");
-  int index = algorithmIndex(coll, v.As<Napi::String>().Utf8Value());
-  if (index < 0) throwType(v.Env(), "unknown " + std::string(collectiveEntry(coll).name) + " algorithm " + v.As<Napi::String>().Utf8Value());
-  return index;
-}
-
 const char* bufferName(BufferId id) {
   switch (id) {
     case BufferId::Send: return "send";
@@ -225,11 +218,11 @@ Napi::Value RegisteredAlgorithms(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void initSchedules(Napi::Env env, Napi::Object exports) {
-  exports.Set("buildSchedule", Napi::Function::New(env, BuildSchedule));
-  exports.Set("selectAlgorithm", Napi::Function::New(env, SelectAlgorithm));
-  exports.Set("loadConfig", Napi::Function::New(env, LoadConfig));
-  exports.Set("parameter", Napi::Function::New(env, ParameterValue));
-  exports.Set("registeredAlgorithms", Napi::Function::New(env, RegisteredAlgorithms));
+  setFunctions(env, exports, {{"buildSchedule", BuildSchedule},
+                              {"selectAlgorithm", SelectAlgorithm},
+                              {"loadConfig", LoadConfig},
+                              {"parameter", ParameterValue},
+                              {"registeredAlgorithms", RegisteredAlgorithms}});
 }
 
 }  // namespace topocoll::addon

@@ -331,6 +331,8 @@ export interface NativeAddon {
 
   // engine_collectives.cc (sendbuf null: in place)
   readonly NativeRequest: new () => NativeRequest;
+  /** sched_yield(): between polls of awaited requests, a rank sharing this core runs. */
+  yieldProcessor(): void;
   allgather: Completing<[comm: CommHandle, sendbuf: DataBuffer | null, recvbuf: DataBuffer], NativeRequest>;
   alltoall: Completing<[comm: CommHandle, sendbuf: DataBuffer | null, recvbuf: DataBuffer], NativeRequest>;
   bcast: Completing<[comm: CommHandle, buffer: DataBuffer, root: number], NativeRequest>;
@@ -519,7 +521,8 @@ export interface NativeAddon {
   recv(comm: CommHandle, buf: DataBuffer, source: number, tag: number): Status;
   sendrecv(comm: CommHandle, sendbuf: DataBuffer, dest: number, sendtag: number, recvbuf: DataBuffer, source: number, recvtag: number): Status;
   sendrecvReplace(comm: CommHandle, buf: DataBuffer, dest: number, sendtag: number, source: number, recvtag: number): Status;
-  isend(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode): MpiRequest;
+  /** `spare`: a completed request to make the new one of (MpiRequestWrap::Reuse), else a new one. */
+  isend(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode, spare?: MpiRequest): MpiRequest;
   /** Inactive persistent requests. */
   sendInit(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode): MpiRequest;
   recvInit(comm: CommHandle, buf: DataBuffer, source: number, tag: number): MpiRequest;
@@ -533,13 +536,16 @@ export interface NativeAddon {
   /** Returns the size in bytes of the buffer detached. */
   bufferDetach(): number;
   readonly BSEND_OVERHEAD: number;
-  irecv(comm: CommHandle, buf: DataBuffer, source: number, tag: number): MpiRequest;
+  irecv(comm: CommHandle, buf: DataBuffer, source: number, tag: number, spare?: MpiRequest): MpiRequest;
   /** count in bytes. */
   probe(comm: CommHandle, source: number, tag: number): Status;
   /** null when no message matches yet. */
   iprobe(comm: CommHandle, source: number, tag: number): Status | null;
-  /** The next matching message, whatever its size. */
-  recvBytes(comm: CommHandle, source: number, tag: number): Status & { data: Buffer };
+  /**
+   * The next matching message, whatever its size: its byte count when it fits in `scratch`
+   * (received there), else a new Buffer holding it; `envelope` gets [source, tag].
+   */
+  recvBytes(comm: CommHandle, source: number, tag: number, scratch: Buffer, envelope: Int32Array): number | Buffer;
   /** data() is the message once the request completes. */
   irecvBytes(comm: CommHandle, source: number, tag: number): MpiRequest;
   tagUpperBound(): number;

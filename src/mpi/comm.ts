@@ -1,14 +1,13 @@
 // Communicators. Buffers are TypedArrays, Buffers, DataViews or ArrayBuffers, passed to MPI
 // without copying; counts come from their lengths, the MPI datatype from the element type
 // (DataView/ArrayBuffer: bytes). Every method has a nonblocking twin (i-prefixed) returning an
-// awaitable Request, and an object-mode twin (…Object) for plain JS values, serialized with v8.
+// awaitable Request, and an object-mode twin (…Object) for plain JS values, in v8.serialize's format.
 //
 // barrier, bcast, allgather, alltoall and the reductions (reduce, allreduce, reduceScatterBlock,
 // reduceScatter) run in the topocoll engine (algorithm chosen per call); the other collectives and
 // point-to-point run in the system MPI. Point-to-point and the block collectives (bcast, gather,
 // scatter, allgather, alltoall, the neighbour collectives) also take a buffer as
 // [buffer, count, datatype] (src/mpi/datatype.ts).
-import v8 from 'node:v8';
 import { totalBytes, type CollectiveName } from '../select/registry';
 import type { BufferSpec, DataBuffer } from './datatype';
 import { Group, groupOfHandle } from './group';
@@ -19,7 +18,8 @@ import { init } from './lifecycle';
 import { objectOpFunction, ObjectOp, Op, opIndex } from './ops';
 import { matchedMessage, persistentRequest, type Message, type PersistentRequest } from './p2p';
 import { jsOpFunction, userReduction, type BufferOp, type ReductionKind } from './user-op';
-import { Request } from './request';
+import { Request, spareRequest } from './request';
+import { deserialize, serialize, serializeTransient } from './serialize';
 
 export type BufferLike = ArrayBufferView | ArrayBuffer;
 
@@ -142,11 +142,44 @@ function split(data: Buffer, counts: ArrayLike<number>): unknown[] {
   const out: unknown[] = [];
   let at = 0;
   for (let i = 0; i < counts.length; i++) {
-    out.push(v8.deserialize(data.subarray(at, at + counts[i])));
+    out.push(deserialize(data, false, at, at + counts[i]));
     at += counts[i];
   }
   return out;
 }
+
+// Object mode's small values travel with their length in one fixed-size block: a bcastObject or an
+// allgatherObject of a small value is one collective call (a length, then the bytes, was two);
+// the rest of a larger value follows in a second call. Blocks are per thread and used again.
+const LENGTH_BYTES = 8; // a float64: exact up to 2^53 bytes
+// One message for every rank. 512 B made the engine's rules pick a shared-memory bcast on 2 ranks,
+// whose root waits for the readers of its previous call: back-to-back bcastObjects paid a round
+// trip each (3x mpi4py), where 256 B and less go as one eager message the root does not wait for.
+const BCAST_BLOCK_BYTES = 256;
+const ALLGATHER_BLOCK_BYTES = 128; // one per rank, received by every rank
+let blocks = Buffer.allocUnsafeSlow(BCAST_BLOCK_BYTES);
+let blockLengths = new Float64Array(blocks.buffer, 0, blocks.length / LENGTH_BYTES);
+const ownBlock = Buffer.allocUnsafeSlow(ALLGATHER_BLOCK_BYTES);
+const ownLength = new Float64Array(ownBlock.buffer, 0, 1);
+
+// The reused receive blocks, at least `bytes` long (a multiple of 8).
+function receiveBlocks(bytes: number): Buffer {
+  if (blocks.length < bytes) {
+    blocks = Buffer.allocUnsafeSlow(bytes);
+    blockLengths = new Float64Array(blocks.buffer, 0, bytes / LENGTH_BYTES);
+  }
+  return blocks.subarray(0, bytes);
+}
+
+// `data`'s length and first bytes into the block at `offset` of `block`.
+function fillBlock(block: Buffer, lengths: Float64Array, offset: number, blockBytes: number, data: Buffer): void {
+  lengths[offset / LENGTH_BYTES] = data.byteLength;
+  data.copy(block, offset + LENGTH_BYTES, 0, Math.min(data.byteLength, blockBytes - LENGTH_BYTES));
+}
+
+// Object mode's receive buffer (recvObject): a message that fits needs no Buffer of its own.
+const received = Buffer.allocUnsafeSlow(4096);
+const receivedEnvelope = new Int32Array(2);
 
 function fillStatus(status: Partial<Status> | undefined, from: Status): void {
   if (status) Object.assign(status, { source: from.source, tag: from.tag, count: from.count, bytes: from.bytes, cancelled: from.cancelled, error: from.error });
@@ -423,26 +456,26 @@ export class Comm {
   }
 
   isend(buf: DataBuffer, dest: number, tag = 0): Request<void> {
-    return new Request(addon().isend(this.handle, buf, dest, tag, STANDARD), () => undefined, [buf], 'p2p');
+    return new Request(addon().isend(this.handle, buf, dest, tag, STANDARD, spareRequest()), () => undefined, [buf], 'p2p');
   }
 
   issend(buf: DataBuffer, dest: number, tag = 0): Request<void> {
-    return new Request(addon().isend(this.handle, buf, dest, tag, SYNCHRONOUS), () => undefined, [buf], 'p2p');
+    return new Request(addon().isend(this.handle, buf, dest, tag, SYNCHRONOUS, spareRequest()), () => undefined, [buf], 'p2p');
   }
 
   /** Nonblocking buffered send (MPI_Ibsend; see bsend). */
   ibsend(buf: DataBuffer, dest: number, tag = 0): Request<void> {
-    return new Request(addon().isend(this.handle, buf, dest, tag, BUFFERED), () => undefined, [buf], 'p2p');
+    return new Request(addon().isend(this.handle, buf, dest, tag, BUFFERED, spareRequest()), () => undefined, [buf], 'p2p');
   }
 
   /** Nonblocking ready send (MPI_Irsend; see rsend). */
   irsend(buf: DataBuffer, dest: number, tag = 0): Request<void> {
-    return new Request(addon().isend(this.handle, buf, dest, tag, READY), () => undefined, [buf], 'p2p');
+    return new Request(addon().isend(this.handle, buf, dest, tag, READY, spareRequest()), () => undefined, [buf], 'p2p');
   }
 
   /** Nonblocking receive; the request resolves to the Status. */
   irecv(buf: DataBuffer, source = ANY_SOURCE, tag = ANY_TAG): Request<Status> {
-    const native = addon().irecv(this.handle, buf, source, tag);
+    const native = addon().irecv(this.handle, buf, source, tag, spareRequest());
     return new Request(native, () => native.status(), [buf], 'p2p');
   }
 
@@ -735,29 +768,30 @@ export class Comm {
     return this.#nonblockingReduction('exscan', sendbuf, recvbuf, op, recvbuf);
   }
 
-  // --- Object mode: plain JS values, serialized with v8.serialize (structured-clone types) ---
+  // --- Object mode: plain JS values in v8.serialize's format (structured-clone types; src/mpi/serialize.ts) ---
 
   /** Sends a JS value to `dest`. */
   sendObject(value: unknown, dest: number, tag = 0): void {
-    addon().send(this.handle, v8.serialize(value), dest, tag, STANDARD);
+    addon().send(this.handle, serializeTransient(value), dest, tag, STANDARD);
   }
 
   /** Receives a JS value of any size; fills `status` when given. */
   recvObject<T = unknown>(source = ANY_SOURCE, tag = ANY_TAG, status?: Partial<Status>): T {
-    const r = addon().recvBytes(this.handle, source, tag);
-    fillStatus(status, r);
-    return v8.deserialize(r.data) as T;
+    const got = addon().recvBytes(this.handle, source, tag, received, receivedEnvelope);
+    const bytes = typeof got === 'number' ? got : got.byteLength;
+    if (status) fillStatus(status, { source: receivedEnvelope[0], tag: receivedEnvelope[1], count: bytes, bytes, cancelled: false, error: 0 });
+    return (typeof got === 'number' ? deserialize(received, true, 0, got) : deserialize(got)) as T;
   }
 
   isendObject(value: unknown, dest: number, tag = 0): Request<void> {
-    const data = v8.serialize(value);
+    const data = serialize(value);
     return new Request(addon().isend(this.handle, data, dest, tag, STANDARD), () => undefined, [data], 'object');
   }
 
   /** Nonblocking receive of a JS value of any size (matched probe, then receive). */
   irecvObject<T = unknown>(source = ANY_SOURCE, tag = ANY_TAG): Request<T> {
     const native = addon().irecvBytes(this.handle, source, tag);
-    return new Request(native, () => v8.deserialize(native.data()!) as T, [], 'object');
+    return new Request(native, () => deserialize(native.data()!) as T, [], 'object');
   }
 
   /** Sends `value` to `dest` and receives a value from `source`, without deadlock. */
@@ -771,21 +805,26 @@ export class Comm {
   /** The root's `value` on every rank. */
   bcastObject<T>(value: T, root = 0): T {
     const atRoot = this.rank === root;
-    const data = atRoot ? v8.serialize(value) : undefined;
-    const length = new Float64Array([data ? data.byteLength : 0]);
-    this.bcast(length, root);
-    if (atRoot) {
-      this.bcast(data!, root);
+    const data = atRoot ? serializeTransient(value) : null;
+    const block = receiveBlocks(BCAST_BLOCK_BYTES);
+    if (data) fillBlock(block, blockLengths, 0, BCAST_BLOCK_BYTES, data);
+    this.bcast(block, root);
+    const length = blockLengths[0];
+    const head = BCAST_BLOCK_BYTES - LENGTH_BYTES;
+    if (length <= head) return atRoot ? value : (deserialize(block, true, LENGTH_BYTES, LENGTH_BYTES + length) as T);
+    if (data) {
+      this.bcast(data.subarray(head), root);
       return value;
     }
-    const incoming = Buffer.allocUnsafe(length[0]);
-    this.bcast(incoming, root);
-    return v8.deserialize(incoming) as T;
+    const incoming = Buffer.allocUnsafe(length);
+    block.copy(incoming, 0, LENGTH_BYTES);
+    this.bcast(incoming.subarray(head), root);
+    return deserialize(incoming) as T;
   }
 
   /** Every rank's value, in rank order, at the root (null elsewhere). */
   gatherObject<T>(value: T, root = 0): T[] | null {
-    const data = v8.serialize(value);
+    const data = serializeTransient(value);
     const atRoot = this.rank === root;
     const counts = atRoot ? new Float64Array(this.size) : null;
     this.gather(new Float64Array([data.byteLength]), counts, root);
@@ -802,23 +841,40 @@ export class Comm {
       if (!Array.isArray(values) || values.length !== this.size) {
         throw new RangeError(`scatterObject: the root needs an array of ${this.size} values (one per rank)`);
       }
-      parts = values.map((v) => v8.serialize(v));
+      parts = values.map((v) => serialize(v));
     }
     const counts = atRoot ? lengths(parts) : null;
     const length = new Float64Array(1);
     this.scatter(counts, length, root);
     const incoming = Buffer.allocUnsafe(length[0]);
     this.scatterv(atRoot ? { buffer: concat(parts), counts: counts! } : null, incoming, root);
-    return v8.deserialize(incoming) as T;
+    return deserialize(incoming) as T;
   }
 
   /** Every rank's value, in rank order, on every rank. */
   allgatherObject<T>(value: T): T[] {
-    const data = v8.serialize(value);
-    const counts = this.allgather(new Float64Array([data.byteLength]), new Float64Array(this.size));
-    const incoming = Buffer.allocUnsafe(counts.reduce((a, b) => a + b, 0));
-    this.allgatherv(data, { buffer: incoming, counts });
-    return split(incoming, counts) as T[];
+    const p = this.size;
+    const data = serializeTransient(value);
+    fillBlock(ownBlock, ownLength, 0, ALLGATHER_BLOCK_BYTES, data);
+    const all = this.allgather(ownBlock, receiveBlocks(p * ALLGATHER_BLOCK_BYTES));
+    const head = ALLGATHER_BLOCK_BYTES - LENGTH_BYTES;
+    const rests = new Float64Array(p); // what did not fit in each rank's block
+    let rest = 0;
+    for (let i = 0; i < p; i++) rest += rests[i] = Math.max(0, blockLengths[(i * ALLGATHER_BLOCK_BYTES) / LENGTH_BYTES] - head);
+    const tails = rest > 0 ? Buffer.allocUnsafe(rest) : null;
+    // `data` is still this rank's value: nothing has serialized since.
+    if (tails) this.allgatherv(data.subarray(Math.min(data.byteLength, head)), { buffer: tails, counts: rests });
+    const out: T[] = [];
+    for (let i = 0, at = 0; i < p; i++) {
+      const start = i * ALLGATHER_BLOCK_BYTES + LENGTH_BYTES;
+      if (rests[i] === 0) {
+        out.push(deserialize(all, true, start, start + blockLengths[(i * ALLGATHER_BLOCK_BYTES) / LENGTH_BYTES]) as T);
+      } else {
+        out.push(deserialize(Buffer.concat([all.subarray(start, start + head), tails!.subarray(at, at + rests[i])])) as T);
+        at += rests[i];
+      }
+    }
+    return out;
   }
 
   /** values[j] goes to rank j; returns the values from every rank, in rank order. */
@@ -826,7 +882,7 @@ export class Comm {
     if (!Array.isArray(values) || values.length !== this.size) {
       throw new RangeError(`alltoallObject: needs an array of ${this.size} values (one per rank)`);
     }
-    const parts = values.map((v) => v8.serialize(v));
+    const parts = values.map((v) => serialize(v));
     const sendcounts = lengths(parts);
     const recvcounts = this.alltoall(sendcounts, new Float64Array(this.size));
     const incoming = Buffer.allocUnsafe(recvcounts.reduce((a, b) => a + b, 0));

@@ -2,6 +2,7 @@
 // the calling thread, so MPI needs no thread support beyond MPI_THREAD_SINGLE (a completion thread
 // blocked in MPI_Wait would need MPI_THREAD_MULTIPLE, which costs every call).
 import type { MpiRequest, NativeRequest } from './addon';
+import { addon } from './native';
 
 /**
  * How an awaited request is progressed. Right after the program awaits (in a microtask, so that
@@ -14,6 +15,13 @@ import type { MpiRequest, NativeRequest } from './addon';
 const SPIN_US = 100;
 const SPIN_MS = 10;
 const MAX_DELAY_MS = 4;
+/**
+ * Polls of the spin before each further poll yields the core (sched_yield), and every event-loop
+ * turn's poll does: a rank sharing its core with others (more ranks than cores) would otherwise
+ * keep the core for its whole time slice while the ranks it waits for cannot run, and an awaited
+ * collective over shared memory took milliseconds. The engine's blocking waits yield alike.
+ */
+const POLLS_BEFORE_YIELD = 16;
 
 // What waitAny/waitSome wait on: `step` progresses (true once done, or throws: a rejection), then
 // `resolve` or `reject` settles the promise.
@@ -69,14 +77,18 @@ function spin(): void {
   if (waiters.size > 0) {
     // The clock only once something is still pending: most small operations are done by now.
     const started = performance.now();
-    do stepWaiters();
-    while (waiters.size > 0 && (performance.now() - started) * 1000 < SPIN_US);
+    let polls = 0;
+    do {
+      if (++polls > POLLS_BEFORE_YIELD) addon().yieldProcessor();
+      stepWaiters();
+    } while (waiters.size > 0 && (performance.now() - started) * 1000 < SPIN_US);
   }
   scheduleTurn();
 }
 
 function eventLoopTurn(): void {
   turn = null;
+  addon().yieldProcessor();
   stepWaiters();
   scheduleTurn();
 }
@@ -120,6 +132,17 @@ function poll<R>(step: () => boolean, value: () => R): Promise<R> {
     };
     addWaiter({ step, resolve: settle, reject });
   });
+}
+
+// Completed native requests of sends and receives ('p2p'), which isend/irecv make their next
+// requests of (MpiRequestWrap::Reuse): a new native object per request cost more than the MPI
+// call of a small message (a halo exchange of four requests was 2-3x two sendrecv).
+const spareRequests: MpiRequest[] = [];
+const MAX_SPARE_REQUESTS = 64;
+
+/** A completed native request of a send or receive for isend/irecv to use again, or undefined. */
+export function spareRequest(): MpiRequest | undefined {
+  return spareRequests.pop();
 }
 
 // Requests in flight, and the buffers MPI reads or writes for them, stay reachable from here until
@@ -341,6 +364,8 @@ export class Request<T = void> implements Promise<T> {
     inFlight.delete(this);
     if (this.#cancelRequested) this.#cancelled = (this.#native as MpiRequest).status().cancelled;
     this.#value = this.#result!();
+    // Nothing else holds a completed send's or receive's native request (its result is taken).
+    if (this.#kind === 'p2p' && spareRequests.length < MAX_SPARE_REQUESTS) spareRequests.push(this.#native as MpiRequest);
     this.#native = null;
     this.#result = null;
   }

@@ -212,5 +212,24 @@ const payload = (from, round, n) => Array.from({ length: n }, (_, i) => from * 1
   check('catch/finally of a truncated receive', finallyRan && error instanceof MpiError && error.errorClassName === 'MPI_ERR_TRUNCATE', `${error}`);
 }
 
+// --- isend/irecv make their requests of completed ones: each request keeps its own result ---
+{
+  const pair = Datatype.contiguous(2, Datatype.INT32).commit();
+  const statuses = [];
+  for (let round = 0; round < 3; round++) {
+    // A request of Int32 elements, then one of [buffer, count, pair]: the count in each one's type.
+    const ints = new Int32Array(4);
+    const pairs = new Int32Array(4);
+    const done = await waitAll([world.irecv(ints, left, 70 + round), world.isend(Int32Array.from(payload(rank, round, 4)), right, 70 + round)]);
+    const [st] = await waitAll([world.irecv([pairs, 2, pair], left, 80 + round), world.isend(Int32Array.from(payload(rank, round + 5, 4)), right, 80 + round)]);
+    sameValues(`reused requests, round ${round}`, ints, payload(left, round, 4));
+    sameValues(`reused requests of pairs, round ${round}`, pairs, payload(left, round + 5, 4));
+    check(`reused requests: statuses of round ${round}`, done[0].tag === 70 + round && done[0].count === 4 && st.tag === 80 + round && st.count === 2, [done[0], st]);
+    statuses.push(done[0]);
+  }
+  check('reused requests: earlier statuses unchanged', statuses.every((s, round) => s.tag === 70 + round && s.source === left), statuses);
+  pair.free();
+}
+
 world.barrier();
 console.log(JSON.stringify({ rank, size, ...report }));

@@ -568,6 +568,30 @@ section('big');
   }
   const emptyAll = world.allgatherObject(undefined);
   check('allgatherObject of undefined', emptyAll.length === p && emptyAll.every((v) => v === undefined));
+  // Small values travel in one block with their length; the rest of a larger one follows: values
+  // on both sides of the block's size (bcast: 256 B, allgather: 128 B per rank), mixed in one call.
+  const plain = (r, n) => ({ r, s: 'q'.repeat(n), list: [r, 'é€', null, true, -0, 2 ** 40] });
+  for (const n of [1, 192, 193, 500, 5000]) { // 192 chars: 247 bytes, in the 248 after the length; 193: 249
+    const got = world.bcastObject(rank === root ? plain(root, n) : null, root);
+    check(`bcastObject of ${n} chars`, same(got, plain(root, n)) && Object.is(got.list[4], -0), got);
+  }
+  for (const n of [1, 100, 200]) {
+    const sizes = upTo(p).map((r) => (r % 2 ? n : 3));
+    check(`allgatherObject of ${n} chars from odd ranks`, same(world.allgatherObject(plain(rank, sizes[rank])), upTo(p).map((r) => plain(r, sizes[r]))));
+  }
+  if (p > 1) {
+    // recvObject receives a small message into a buffer it uses again: values made over it (a
+    // typed array) must not change with the next message; a large one needs its own buffer.
+    const status = {};
+    if (rank % 2 === 0) world.sendObject(new Float64Array([rank, 1.5]), right, 23);
+    const first = world.recvObject(left, 23, status);
+    if (rank % 2 === 1) world.sendObject(new Float64Array([rank, 1.5]), right, 23);
+    if (rank % 2 === 0) world.sendObject({ big: 'b'.repeat(10000) }, right, 24);
+    const second = world.recvObject(left, 24, status);
+    if (rank % 2 === 1) world.sendObject({ big: 'b'.repeat(10000) }, right, 24);
+    check('recvObject: an earlier value is left alone', first instanceof Float64Array && first[0] === left && first[1] === 1.5, [...first]);
+    check('recvObject of 10 kB with status', second.big.length === 10000 && status.source === left && status.tag === 24 && status.bytes > 10000 && status.count === status.bytes, status);
+  }
 }
 
 section('object');

@@ -70,12 +70,14 @@ export interface VerifyResult {
 }
 
 const EMPTY = -1;
-/** The records of replayEvents (hockney.h's ReplayEventKind): the kind, then its fields. */
+/** The records of replayEvents (hockney.h's ReplayEvent): the kind, then its fields. */
 const ROUND_START = 0; // [rank]
 const MATCH = 1; // [src, send slot, dst, recv slot]
 const SIGNAL = 2; // [rank]: the n-th such record is signal n
 const FLAG_PASS = 3; // [rank, wait slot, signal]
 const ROUND_END = 4; // [rank]
+/** Words per record, by kind. */
+const RECORD_WORDS = Int32Array.of(2, 5, 2, 4, 2);
 /** Vector clocks take p x p entries: checked up to this size. */
 const MAX_CLOCKED_RANKS = 4096;
 
@@ -379,31 +381,15 @@ class SymbolicReplay {
 
   /** Applies a chunk of replayEvents' records, in order. */
   follow(events: Int32Array): void {
-    for (let i = 0; i < events.length; ) {
-      switch (events[i]) {
-        case ROUND_START:
-          this.startRound(events[i + 1]);
-          i += 2;
-          break;
-        case MATCH:
-          this.match(events[i + 1], events[i + 2], events[i + 3], events[i + 4]);
-          i += 5;
-          break;
-        case SIGNAL:
-          this.flagSignal(events[i + 1]);
-          i += 2;
-          break;
-        case FLAG_PASS:
-          this.flagPassed(events[i + 1], events[i + 3]);
-          i += 4;
-          break;
-        case ROUND_END:
-          this.endRound(events[i + 1]);
-          i += 2;
-          break;
-        default:
-          throw new Error(`replayEvents: unknown record kind ${events[i]} at word ${i}`);
-      }
+    for (let i = 0; i < events.length; i += RECORD_WORDS[events[i]]) {
+      const kind = events[i];
+      const rank = events[i + 1];
+      if (kind === ROUND_START) this.startRound(rank);
+      else if (kind === MATCH) this.match(rank, events[i + 2], events[i + 3], events[i + 4]);
+      else if (kind === SIGNAL) this.flagSignal(rank);
+      else if (kind === FLAG_PASS) this.flagPassed(rank, events[i + 3]);
+      else if (kind === ROUND_END) this.endRound(rank);
+      else throw new Error(`replayEvents: unknown record kind ${kind} at word ${i}`);
     }
   }
 

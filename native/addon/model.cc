@@ -1,6 +1,7 @@
 // The models' view of the engine, no MPI needed: the timing model (native/engine/model/) over
 // the builders' schedules or schedules compiled in TypeScript (`topocoll simulate`, `tune`), and
 // the engine's own predictions (TOPOCOLL_SELECT=model, `explain`).
+#include <algorithm>
 #include <cmath>
 
 #include "addon.h"
@@ -286,16 +287,12 @@ Napi::Value SimulateSchedules(const Napi::CallbackInfo& info) {
   return simulated(env, schedules, sim, std::string(collectiveEntry(coll).name) + " " + algorithmName(coll, algorithm) + ": ", note);
 }
 
-// simulateCompiled(ranks, machine, timing) -> the same, for schedules compiled in TypeScript
-// (src/model/compiled.ts; the tests' reference builders): ranks[r] = {stream: Int32Array, rounds,
-// unitsPerBlock, flags?: {slot: Uint8Array, stage: Int32Array}}.
-Napi::Value SimulateCompiled(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (!info[0].IsArray() || info[0].As<Napi::Array>().Length() == 0) throwType(env, "ranks must be a non-empty array of compiled schedules");
-  auto ranks = info[0].As<Napi::Array>();
+// ranks[r] = {stream: Int32Array, rounds, unitsPerBlock, flags?: {slot: Uint8Array, stage:
+// Int32Array}}: schedules compiled in TypeScript (src/model/compiled.ts), checked and packed.
+std::vector<model::PackedSchedule> compiledRanks(Napi::Env env, const Napi::Value& value) {
+  if (!value.IsArray() || value.As<Napi::Array>().Length() == 0) throwType(env, "ranks must be a non-empty array of compiled schedules");
+  auto ranks = value.As<Napi::Array>();
   const int p = static_cast<int>(ranks.Length());
-  Simulation sim;
-  simulationOf(env, info[1], info[2], p, &sim);
   std::vector<model::PackedSchedule> schedules(p);
   model::CompactSchedule c;
   std::string error;
@@ -326,7 +323,34 @@ Napi::Value SimulateCompiled(const Napi::CallbackInfo& info) {
     if (!model::checkCompact(c, p, &error)) throwRange(env, "rank " + std::to_string(r) + ": " + error);
     model::pack(c, r, &schedules[r]);
   }
+  return schedules;
+}
+
+// simulateCompiled(ranks, machine, timing) -> the same, for schedules compiled in TypeScript
+// (compiledRanks; the tests' reference builders).
+Napi::Value SimulateCompiled(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::vector<model::PackedSchedule> schedules = compiledRanks(env, info[0]);
+  Simulation sim;
+  simulationOf(env, info[1], info[2], static_cast<int>(schedules.size()), &sim);
   return simulated(env, schedules, sim, "", "");
+}
+
+// replayEvents(ranks, onEvents) -> null, or the deadlock or size mismatch that stopped the
+// replay: the progression of compiled schedules (compiledRanks) without timing, its events
+// (model::ReplayEvent records) handed to onEvents(Int32Array) in chunks, for the symbolic
+// replay (src/model/replay.ts). An exception thrown by onEvents stops the replay and propagates.
+Napi::Value ReplayEvents(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::vector<model::PackedSchedule> schedules = compiledRanks(env, info[0]);
+  if (!info[1].IsFunction()) throwType(env, "onEvents must be a function");
+  Napi::Function on_events = info[1].As<Napi::Function>();
+  const std::string error = model::replayEvents(schedules, [&](const int32_t* records, size_t words) {
+    auto chunk = Napi::Int32Array::New(env, words);
+    std::copy(records, records + words, chunk.Data());
+    on_events.Call({chunk});
+  });
+  return error.empty() ? env.Null() : Napi::Value(Napi::String::New(env, error));
 }
 
 }  // namespace
@@ -334,7 +358,8 @@ Napi::Value SimulateCompiled(const Napi::CallbackInfo& info) {
 void initModel(Napi::Env env, Napi::Object exports) {
   setFunctions(env, exports, {{"predictAlgorithms", PredictAlgorithms},
                               {"simulateSchedules", SimulateSchedules},
-                              {"simulateCompiled", SimulateCompiled}});
+                              {"simulateCompiled", SimulateCompiled},
+                              {"replayEvents", ReplayEvents}});
 }
 
 }  // namespace topocoll::addon

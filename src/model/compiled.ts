@@ -1,8 +1,9 @@
 // Schedules compiled into typed arrays. The symbolic replayer walks every rank's schedule round
 // by round across all ranks; JS objects per op would cost a cache miss per field, so each rank's
 // schedule is flattened once, right after it is built, into one interleaved stream, and the
-// Schedule objects can be dropped. The same stream (without spans) is what the addon's timing
-// model takes from TypeScript (simulateCompiled; native/engine/model/hockney.h's CompactSchedule).
+// Schedule objects can be dropped. This is the one converter of TypeScript schedules to the
+// stream the addon's progression takes (simulateCompiled, replayEvents;
+// native/engine/model/hockney.h's CompactSchedule); spans stay here, for the symbolic replay.
 import type { BlockSpan, BufferName, Schedule } from '../select/schedule';
 
 export const BUF_SEND = 0;
@@ -25,7 +26,7 @@ export const isLocalCode = (code: number) => code === COPY_CODE || code === REDU
 export const isRecvCode = (code: number) => code < 0 && code > LAST_SPECIAL_CODE;
 
 /** Flags a rank owns; the native executor has 4 (kShmFlagSlots), the replayer accepts more. */
-export const MAX_FLAG_SLOTS = 64;
+const MAX_FLAG_SLOTS = 64;
 /** Stages are 24-bit in the executor (kShmMaxStage). */
 const MAX_FLAG_STAGE = (1 << 24) - 1;
 

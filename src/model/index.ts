@@ -15,7 +15,6 @@ export * from './alcd';
 export * from './compiled';
 export * from './contention';
 export * from './cost';
-export * from './engine';
 export * from './machine';
 export * from './messages';
 export * from './native';

@@ -16,6 +16,11 @@
 // that every read of the area comes after the write it reads, and every write after the reads
 // and writes it replaces: a missing flag is an error even if this replay's order happened to
 // work.
+//
+// The progression (which send meets which receive, when a flag wait passes, when a round ends)
+// is the timing model's own, in C++ (native/engine/model/hockney.h's replayEvents): this file
+// follows the blocks through the events it reports.
+import { addon } from '../mpi/native';
 import { collectiveInfo, isReduction, shapeOf, type CollectiveName } from '../select/registry';
 import type { Schedule } from '../select/schedule';
 import {
@@ -33,7 +38,6 @@ import {
   isRecvCode,
   type CompiledRank,
 } from './compiled';
-import { runSchedules, type EngineHooks } from './engine';
 import { MessageLog } from './messages';
 
 /** Schedules of ranks 0..p-1, built on demand or given up front. */
@@ -66,6 +70,14 @@ export interface VerifyResult {
 }
 
 const EMPTY = -1;
+/** The records of replayEvents (hockney.h's ReplayEvent): the kind, then its fields. */
+const ROUND_START = 0; // [rank]
+const MATCH = 1; // [src, send slot, dst, recv slot]
+const SIGNAL = 2; // [rank]: the n-th such record is signal n
+const FLAG_PASS = 3; // [rank, wait slot, signal]
+const ROUND_END = 4; // [rank]
+/** Words per record, by kind. */
+const RECORD_WORDS = Int32Array.of(2, 5, 2, 4, 2);
 /** Vector clocks take p x p entries: checked up to this size. */
 const MAX_CLOCKED_RANKS = 4096;
 
@@ -140,7 +152,9 @@ export function verifyCollective(coll: CollectiveName, p: number, source: Schedu
       rounds = Math.max(rounds, s.rounds.length);
     }
     const replay = new SymbolicReplay(coll, p, ranks, expect!, messages);
-    runSchedules(ranks, replay);
+    // A deadlock or a size mismatch ends the replay; what went wrong before it is reported first.
+    const stopped = addon().replayEvents(ranks, (events) => replay.follow(events));
+    if (stopped !== null) throw new ScheduleError(stopped);
     replay.checkFinalState();
     return { ok: true, messages, rounds };
   } catch (err) {
@@ -173,7 +187,7 @@ function checkHeader(s: Schedule, coll: CollectiveName, p: number, r: number, ex
   if ((s.unitsPerBlock ?? 1) !== expect.unitsPerBlock) throw bad(`has unitsPerBlock ${s.unitsPerBlock}, expected ${expect.unitsPerBlock}`);
 }
 
-class SymbolicReplay implements EngineHooks {
+class SymbolicReplay {
   /** Per rank: send and recv units. */
   private readonly sendUnits: Int32Array;
   private readonly recvUnits: Int32Array;
@@ -198,8 +212,11 @@ class SymbolicReplay implements EngineHooks {
   private readonly clocked: boolean;
   private readonly posted?: Int32Array;
   private readonly known?: Int32Array;
-  /** Clocks carried by flag signals, by the payload the engine hands back. */
+  /** Clocks carried by flag signals, by signal number. */
   private readonly signalled: Int32Array[] = [];
+  /** Per rank: the slot of its current round's header, and the round's number. */
+  private readonly header: Int32Array;
+  private readonly round: Int32Array;
 
   constructor(
     private readonly coll: CollectiveName,
@@ -209,6 +226,8 @@ class SymbolicReplay implements EngineHooks {
     private readonly messages: MessageLog,
   ) {
     this.unit = params.unitsPerBlock;
+    this.header = new Int32Array(p);
+    this.round = new Int32Array(p);
     this.sendUnits = new Int32Array(p);
     this.recvUnits = new Int32Array(p);
     for (let r = 0; r < p; r++) {
@@ -360,11 +379,33 @@ class SymbolicReplay implements EngineHooks {
     return buf === BUF_SHM ? this.slots[r].length + first : this.bufBase[r][buf] + first;
   }
 
+  /** Applies a chunk of replayEvents' records, in order. */
+  follow(events: Int32Array): void {
+    for (let i = 0; i < events.length; i += RECORD_WORDS[events[i]]) {
+      const kind = events[i];
+      const rank = events[i + 1];
+      if (kind === ROUND_START) this.startRound(rank);
+      else if (kind === MATCH) this.match(rank, events[i + 2], events[i + 3], events[i + 4]);
+      else if (kind === SIGNAL) this.flagSignal(rank);
+      else if (kind === FLAG_PASS) this.flagPassed(rank, events[i + 3]);
+      else if (kind === ROUND_END) this.endRound(rank);
+      else throw new Error(`replayEvents: unknown record kind ${kind} at word ${i}`);
+    }
+  }
+
+  /** The op slots [first, end) of rank r's current round. */
+  private roundSlots(r: number): [first: number, end: number] {
+    const first = this.header[r] + 1;
+    return [first, first + this.ranks[r].stream[2 * this.header[r]]];
+  }
+
   /**
    * A round's receives write while its sends read: two receives into one unit, or a receive
    * into a unit a send of the same round reads, is a race in the executor.
    */
-  startRound(r: number, round: number, first: number, end: number): void {
+  private startRound(r: number): void {
+    const round = this.round[r];
+    const [first, end] = this.roundSlots(r);
     const { stream, spans } = this.ranks[r];
     const { srcBuf, srcFirst, dstBuf, dstFirst } = spans!;
     const claims = this.claims;
@@ -397,13 +438,11 @@ class SymbolicReplay implements EngineHooks {
     return new ScheduleError(`rank ${r} round ${round}: ${what} ${BUFFER_NAMES[buf]}[${unit}] in the same round`, r, round);
   }
 
-  postSend(): number {
-    return 0;
-  }
-
-  // Sends complete only when matched, so the sender is still in the round that posted the send
-  // and its buffer still holds what it held at posting time.
-  match(src: number, sendSlot: number, srcRound: number, dst: number, recvSlot: number, count: number): void {
+  // Sends complete only when matched (MPI_Ssend), so the sender is still in the round that posted
+  // the send and its buffer still holds what it held at posting time.
+  private match(src: number, sendSlot: number, dst: number, recvSlot: number): void {
+    const srcRound = this.round[src];
+    const count = this.ranks[src].stream[2 * sendSlot + 1];
     const sendSpans = this.ranks[src].spans!;
     const recvSpans = this.ranks[dst].spans!;
     const from = this.place(src, sendSpans.srcBuf[sendSlot], sendSpans.srcFirst[sendSlot]);
@@ -412,14 +451,19 @@ class SymbolicReplay implements EngineHooks {
     this.messages.push(srcRound, src, dst, count);
     if (!this.clocked) return;
     this.join(this.known!, dst, this.posted!, src * this.p);
-    if (recvSpans.dstBuf[recvSlot] === BUF_SHM) this.shmWrite(dst, this.currentRound(dst), recvSpans.dstFirst[recvSlot], count, this.posted!);
+    if (recvSpans.dstBuf[recvSlot] === BUF_SHM) this.shmWrite(dst, this.round[dst], recvSpans.dstFirst[recvSlot], count, this.posted!);
   }
 
-  flagPassed(r: number, _slot: number, payload: number): void {
-    this.join(this.known!, r, this.signalled[payload], 0);
+  private flagPassed(r: number, signal: number): void {
+    this.join(this.known!, r, this.signalled[signal], 0);
   }
 
-  endRound(r: number, round: number, first: number, end: number): void {
+  /** The round's sends, receives and flag waits are done: its copies and reductions run. */
+  private endRound(r: number): void {
+    const round = this.round[r];
+    const [first, end] = this.roundSlots(r);
+    this.header[r] = end;
+    this.round[r]++;
     const { stream, spans } = this.ranks[r];
     const { srcBuf, srcFirst, dstBuf, dstFirst } = spans!;
     if (this.clocked) this.known![r * this.p + r] = 2 * round + 2;
@@ -455,18 +499,13 @@ class SymbolicReplay implements EngineHooks {
   }
 
   /** A signal carries everything the rank knows once its round's copies are done. */
-  flagSignal(r: number): number {
+  private flagSignal(r: number): void {
     this.signalled.push(this.known!.slice(r * this.p, (r + 1) * this.p));
-    return this.signalled.length - 1;
   }
 
   private join(into: Int32Array, r: number, from: Int32Array, fromAt: number): void {
     const at = r * this.p;
     for (let q = 0; q < this.p; q++) if (from[fromAt + q] > into[at + q]) into[at + q] = from[fromAt + q];
-  }
-
-  private currentRound(r: number): number {
-    return ((this.known![r * this.p + r] + 1) >> 1) - 1;
   }
 
   /** Does `clock` (row r) know event `event` of rank q? */

@@ -205,7 +205,7 @@ export interface EnginePrediction {
   readonly skipped?: string;
 }
 
-/** A schedule compiled in TypeScript (src/model/compiled.ts's CompiledRank), for simulateCompiled. */
+/** A schedule compiled in TypeScript (src/model/compiled.ts's CompiledRank), for simulateCompiled and replayEvents. */
 interface CompiledStream {
   readonly rounds: number;
   readonly stream: Int32Array;
@@ -591,6 +591,12 @@ export interface NativeAddon {
   simulateSchedules(collective: CollectiveName, algorithm: string, p: number, options: ScheduleParams, machine: SimulatedMachine, timing: SimulationTiming): NativeTiming;
   /** The same over schedules compiled in TypeScript (rank r's is ranks[r]); note is ''. */
   simulateCompiled(ranks: readonly CompiledStream[], machine: SimulatedMachine, timing: SimulationTiming): NativeTiming;
+  /**
+   * The same progression without timing, ready ranks in rank order: its events (hockney.h's
+   * ReplayEvent records) go to onEvents in chunks; returns null, or the deadlock or size
+   * mismatch that stopped it. For the symbolic replay (src/model/replay.ts).
+   */
+  replayEvents(ranks: readonly CompiledStream[], onEvents: (records: Int32Array) => void): string | null;
 
   // mapping.cc
   informationGraph(collective: CollectiveName, algorithm: string, p: number, options?: { blockBytes?: number; count?: number; root?: number }): InformationGraph;

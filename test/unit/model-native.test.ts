@@ -16,10 +16,13 @@ import {
   hockney,
   nativeSchedules,
   registeredAlgorithms,
+  ScheduleError,
+  SIGNAL_CODE,
   simulate,
   simulateBuilt,
   simulateCommand,
   verifyCollective,
+  WAIT_CODE,
   type Machine,
 } from '../../src/model';
 import { blockIsElement, isReduction, type CollectiveName } from '../../src/select/registry';
@@ -206,6 +209,36 @@ describe('the timing model on real schedules: simulate and the engine model agre
     expect(() => native.simulateCompiled([exchange(1), exchange(0)], { ...machine, levels: [{ ...level, beta: -1 }] }, timing)).toThrow(/machine.levels\[0\].beta must be a finite non-negative number/);
     expect(() => native.simulateCompiled([exchange(1), exchange(0)], machine, { ...timing, model: 'bogus' as 'hockney' })).toThrow(/timing.model must be hockney, loggp or contention/);
     expect(() => native.simulateCompiled([exchange(1), exchange(0)], machine, { model: 'contention', blockBytes: 8 } as unknown as typeof timing)).toThrow(/timing.switchWait must be a finite non-negative number/);
+  });
+
+  it('replayEvents hands over the progression in order: rounds, matches, signals, flag passes', () => {
+    const native = addon();
+    const follow = (ranks: Parameters<typeof native.replayEvents>[0]) => {
+      const records: number[] = [];
+      const stopped = native.replayEvents(ranks, (chunk) => records.push(...chunk));
+      return { records, stopped };
+    };
+    const exchange = (peer: number) => ({ rounds: 1, unitsPerBlock: 1, stream: Int32Array.of(2, 2, peer, 1, -1 - peer, 1) });
+    // Rank 0 posts first and queues both ops; rank 1's send (slot 1) meets rank 0's receive
+    // (slot 2), then rank 1's receive meets rank 0's send; the last rank to complete ends first.
+    const [START, MATCH, SIGNAL, PASS, END] = [0, 1, 2, 3, 4];
+    expect(follow([exchange(1), exchange(0)])).toEqual({ records: [START, 0, START, 1, MATCH, 1, 1, 0, 2, MATCH, 0, 1, 1, 2, END, 1, END, 0], stopped: null });
+    // Rank 0 raises its flag 0 to stage 1 at the end of its round (signal 0); rank 1's wait for it passes when posted.
+    const flags = { slot: Uint8Array.of(0, 0), stage: Int32Array.of(0, 1) };
+    const signaller = { rounds: 1, unitsPerBlock: 1, stream: Int32Array.of(1, 0, SIGNAL_CODE, 0), flags };
+    const waiter = { rounds: 1, unitsPerBlock: 1, stream: Int32Array.of(1, 1, WAIT_CODE, 0), flags };
+    expect(follow([signaller, waiter])).toEqual({ records: [START, 0, END, 0, SIGNAL, 0, START, 1, PASS, 1, 1, 0, END, 1], stopped: null });
+    // Only receives: the deadlock report, after the events that happened.
+    const receiver = (peer: number) => ({ rounds: 1, unitsPerBlock: 1, stream: Int32Array.of(1, 1, -1 - peer, 1) });
+    expect(follow([receiver(1), receiver(0)])).toEqual({
+      records: [START, 0, START, 1],
+      stopped: 'deadlock: 2 of 2 ranks cannot finish; rank 0 round 0 waits for a message from 1 (rank 1 is in round 0); rank 1 round 0 waits for a message from 0 (rank 0 is in round 0)',
+    });
+    // What the consumer throws stops the replay and reaches the caller as it was thrown.
+    const thrown = new ScheduleError('seen enough');
+    expect(() => native.replayEvents([exchange(1), exchange(0)], () => { throw thrown; })).toThrow(thrown);
+    expect(() => native.replayEvents([exchange(1), exchange(0)], undefined as unknown as () => void)).toThrow(/onEvents must be a function/);
+    expect(() => native.replayEvents([exchange(7), exchange(0)], () => {})).toThrow(/rank 0: round 0: peer 7 is not a rank of 2/);
   });
 
   it('rejects bad machines with a clear message', () => {

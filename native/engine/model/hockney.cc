@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <initializer_list>
 #include <map>
 #include <queue>
 #include <tuple>
@@ -184,14 +185,16 @@ int32_t unpackRound(const uint8_t*& in, PackState& state, std::vector<PackedOp>&
   return awaited;
 }
 
-// The progression of the schedules, in time order, with the timing model's costs. (The symbolic
-// replay, src/model/engine.ts, matches messages the same way, in rank order.)
+// The progression of the schedules: in time order with the timing model's costs (predict), or
+// in rank order handing its events to a sink (replayEvents).
 class Replay {
  public:
-  Replay(const std::vector<PackedSchedule>& schedules, const ModelMachine& machine, double block_bytes, const ReplayProgress& progress)
-      : s_(schedules), m_(machine), block_bytes_(block_bytes), p_(static_cast<int>(schedules.size())), progress_(progress),
-        cursor_(p_), state_(p_), round_(p_, 0), pending_(p_, 0), copied_(p_, 0), combined_(p_, 0), round_start_(p_, 0.0), round_end_(p_, 0.0),
-        port_free_(p_, 0.0), recv_free_(p_, 0.0), sends_to_(p_), recvs_at_(p_), signals_(p_) {
+  Replay(const std::vector<PackedSchedule>& schedules, const ModelMachine& machine, double block_bytes, const ReplayProgress& progress,
+         const ReplayEventSink* events = nullptr)
+      : s_(schedules), m_(machine), block_bytes_(block_bytes), p_(static_cast<int>(schedules.size())), progress_(progress), events_(events),
+        cursor_(p_), state_(p_), round_(p_, 0), pending_(p_, 0), header_(p_, 0), copied_(p_, 0), combined_(p_, 0), round_start_(p_, 0.0),
+        round_end_(p_, 0.0), port_free_(p_, 0.0), recv_free_(p_, 0.0), sends_to_(p_), recvs_at_(p_), signals_(p_) {
+    if (events_) ready_bits_.assign((p_ + 31) / 32, 0);
     for (int r = 0; r < p_; ++r) {
       cursor_[r] = s_[r].bytes.data();
       state_[r] = PackState(r);
@@ -209,14 +212,13 @@ class Replay {
       if (s_[r].rounds == 0) ++finished_;
       else markReady(r);
     }
-    while (!ready_.empty() && error_.empty()) {
-      int r = std::get<2>(ready_.top());
-      ready_.pop();
+    for (int r = 0; error_.empty() && nextReady(&r);) {
       postRound(r);
       // Every 2^16 rounds: a few calls a second at most.
       if (progress_ && (++posted_ & 0xffff) == 0) progress_(posted_, total_rounds_);
     }
     if (error_.empty() && finished_ < p_) error_ = describeDeadlock();
+    flushEvents();
     if (!error_.empty()) {
       out.error = error_;
       return out;
@@ -233,20 +235,41 @@ class Replay {
   struct Entry {
     int peer;       // sends: the sender; receives: the source awaited
     int32_t units;
+    int32_t slot;   // the op's slot in its compact stream
     int round;      // the poster's round
     double start;   // sends: when the message started
     bool exchange;  // sends: the sender also receives from the destination in its round
   };
+  struct Raise {
+    int64_t stage;
+    double visible;   // when waiters see it
+    int32_t signal;   // its number among the raising signals (events)
+  };
+  struct Waiter {
+    int rank;
+    int64_t wanted;   // the stage
+    int32_t slot;     // the wait's slot
+  };
   struct Flag {
     int64_t value = 0;
-    std::vector<std::pair<int64_t, double>> raises;  // (stage, when visible)
-    std::vector<std::pair<int, int64_t>> waiters;    // (rank, stage wanted)
+    std::vector<Raise> raises;
+    std::vector<Waiter> waiters;
   };
   struct Signal {
     int owner;
     uint8_t slot;
     int32_t stage;
   };
+
+  void emit(ReplayEvent kind, std::initializer_list<int32_t> fields) {
+    event_buffer_.push_back(static_cast<int32_t>(kind));
+    event_buffer_.insert(event_buffer_.end(), fields);
+    if (event_buffer_.size() >= kEventChunk) flushEvents();
+  }
+  void flushEvents() {
+    if (events_ && !event_buffer_.empty()) (*events_)(event_buffer_.data(), event_buffer_.size());
+    event_buffer_.clear();
+  }
 
   double bytesOf(int r, int64_t units) const {
     return static_cast<double>(units) * block_bytes_ / static_cast<double>(s_[r].units_per_block);
@@ -273,15 +296,43 @@ class Replay {
   // The replay sweeps all ranks in time order, so each rank's next round is a cache miss (a
   // pairwise alltoall on 8192 ranks is 0.27 GB of streams): fetch it while other ranks run.
   void markReady(int r) {
+    if (events_) {
+      ready_bits_[r >> 5] |= 1u << (r & 31);
+      return;
+    }
     __builtin_prefetch(cursor_[r]);
     __builtin_prefetch(cursor_[r] + 64);
     ready_.emplace(round_start_[r], sequence_++, r);
   }
 
+  // The next rank to post a round. Rank order: the lowest ready rank of the 32-rank word the
+  // sweep is at (read again after every round: posting one can make a lower rank ready), then
+  // the next words, round and round; the order of src/model/replay.ts's reports.
+  bool nextReady(int* r) {
+    if (!events_) {
+      if (ready_.empty()) return false;
+      *r = std::get<2>(ready_.top());
+      ready_.pop();
+      return true;
+    }
+    for (size_t tried = 0; tried < ready_bits_.size(); ++tried, sweep_ = (sweep_ + 1) % ready_bits_.size()) {
+      uint32_t& bits = ready_bits_[sweep_];
+      if (bits == 0) continue;
+      const int low = __builtin_ctz(bits);
+      bits &= bits - 1;
+      *r = static_cast<int>(sweep_ * 32) + low;
+      return true;
+    }
+    return false;
+  }
+
   // Reads the rank's next round (its cursor moves past it) and posts its sends, receives and
   // flag waits; its copies and signals wait for the round's end (drainFinishing).
   void postRound(int r) {
+    if (events_) emit(ReplayEvent::RoundStart, {r});
     const int32_t awaited = unpackRound(cursor_[r], state_[r], ops_);
+    const int32_t first = header_[r] + 1;  // the slot of the round's first op
+    header_[r] = first + static_cast<int32_t>(ops_.size());
     round_start_[r] += m_.round_overhead;
     round_end_[r] = round_start_[r];
     pending_[r] = awaited;
@@ -295,11 +346,12 @@ class Replay {
     if (awaited == 0) {
       finishing_.push_back(r);
     } else {
-      for (const PackedOp& op : ops_) {
-        if (!error_.empty()) break;
-        if (op.kind == kSend) postSend(r, op.peer, op.units, receivesFrom(op.peer));
-        else if (op.kind == kRecv) postRecv(r, op.peer, op.units);
-        else if (op.kind == kWait) postWait(r, op.peer, op.slot, op.stage);
+      for (size_t i = 0; i < ops_.size() && error_.empty(); ++i) {
+        const PackedOp& op = ops_[i];
+        const int32_t slot = first + static_cast<int32_t>(i);
+        if (op.kind == kSend) postSend(r, slot, op.peer, op.units, receivesFrom(op.peer));
+        else if (op.kind == kRecv) postRecv(r, slot, op.peer, op.units);
+        else if (op.kind == kWait) postWait(r, slot, op.peer, op.slot, op.stage);
       }
     }
     drainFinishing();
@@ -312,7 +364,7 @@ class Replay {
     return false;
   }
 
-  void postSend(int r, int dst, int32_t units, bool exchange) {
+  void postSend(int r, int32_t slot, int dst, int32_t units, bool exchange) {
     double bytes = bytesOf(r, units);
     const LinkCost& l = link(r, dst);
     int nic = l.uses_nic ? nicOf(r) : -1;
@@ -324,18 +376,18 @@ class Replay {
     round_end_[r] = std::max(round_end_[r], busy_until);
     Entry e{};
     if (take(recvs_at_[dst], r, &e)) {
-      matched(r, units, round_[r], dst, e.units, start, exchange);
+      matched(r, slot, units, round_[r], dst, e.slot, e.units, start, exchange);
     } else {
-      sends_to_[dst].push_back({r, units, round_[r], start, exchange});
+      sends_to_[dst].push_back({r, units, slot, round_[r], start, exchange});
     }
   }
 
-  void postRecv(int r, int src, int32_t units) {
+  void postRecv(int r, int32_t slot, int src, int32_t units) {
     Entry e{};
     if (take(sends_to_[r], src, &e)) {
-      matched(src, e.units, e.round, r, units, e.start, e.exchange);
+      matched(src, e.slot, e.units, e.round, r, slot, units, e.start, e.exchange);
     } else {
-      recvs_at_[r].push_back({src, units, round_[r], 0, false});
+      recvs_at_[r].push_back({src, units, slot, round_[r], 0, false});
     }
   }
 
@@ -349,13 +401,14 @@ class Replay {
     return false;
   }
 
-  void matched(int src, int32_t sent, int src_round, int dst, int32_t expected, double start, bool exchange) {
+  void matched(int src, int32_t send_slot, int32_t sent, int src_round, int dst, int32_t recv_slot, int32_t expected, double start, bool exchange) {
     if (sent != expected) {
       fail("rank " + std::to_string(dst) + " round " + std::to_string(round_[dst]) + ": receive from " + std::to_string(src) + " expects " +
            std::to_string(expected) + " units but the matching send (rank " + std::to_string(src) + " round " + std::to_string(src_round) +
            ") carries " + std::to_string(sent));
       return;
     }
+    if (events_) emit(ReplayEvent::Match, {src, send_slot, dst, recv_slot});
     double bytes = bytesOf(src, sent);
     const LinkCost& l = link(src, dst);
     double done = std::max(start + messageTime(l, bytes, exchange), recv_free_[dst] + occupancy(l, bytes, exchange));
@@ -374,17 +427,18 @@ class Replay {
 
   Flag& flag(int owner, int slot) { return flags_[{owner, slot}]; }
 
-  void postWait(int r, int owner, uint8_t slot, int64_t stage) {
+  void postWait(int r, int32_t wait_slot, int owner, uint8_t slot, int64_t stage) {
     Flag& f = flag(owner, slot);
     if (f.value >= stage) {
-      for (const auto& [raised, visible] : f.raises) {
-        if (raised < stage) continue;
-        round_end_[r] = std::max(round_end_[r], visible);
+      for (const Raise& raise : f.raises) {
+        if (raise.stage < stage) continue;
+        round_end_[r] = std::max(round_end_[r], raise.visible);
+        if (events_) emit(ReplayEvent::FlagPass, {r, wait_slot, raise.signal});
         break;
       }
       completeOp(r);
     } else {
-      f.waiters.emplace_back(r, stage);
+      f.waiters.push_back({r, stage, wait_slot});
     }
   }
 
@@ -393,16 +447,19 @@ class Replay {
     Flag& f = flag(s.owner, s.slot);
     if (s.stage <= f.value) return;  // flags only grow
     f.value = s.stage;
-    f.raises.emplace_back(s.stage, visible);
+    const int32_t number = signals_raised_++;
+    if (events_) emit(ReplayEvent::Signal, {r});
+    f.raises.push_back({s.stage, visible, number});
     for (size_t i = 0; i < f.waiters.size();) {
-      auto [waiter, wanted] = f.waiters[i];
-      if (wanted > s.stage) {
+      const Waiter w = f.waiters[i];
+      if (w.wanted > s.stage) {
         ++i;
         continue;
       }
-      round_end_[waiter] = std::max(round_end_[waiter], visible);
+      round_end_[w.rank] = std::max(round_end_[w.rank], visible);
+      if (events_) emit(ReplayEvent::FlagPass, {w.rank, w.slot, number});
       f.waiters.erase(f.waiters.begin() + static_cast<std::ptrdiff_t>(i));
-      completeOp(waiter);
+      completeOp(w.rank);
     }
   }
 
@@ -410,6 +467,7 @@ class Replay {
     while (!finishing_.empty() && error_.empty()) {
       int r = finishing_.back();
       finishing_.pop_back();
+      if (events_) emit(ReplayEvent::RoundEnd, {r});
       round_start_[r] = round_end_[r] + bytesOf(r, copied_[r]) * m_.copy_beta + bytesOf(r, combined_[r]) * m_.gamma;
       for (const Signal& s : signals_[r]) signal(r, s);
       if (++round_[r] < s_[r].rounds) markReady(r);
@@ -432,10 +490,10 @@ class Replay {
     }
     std::vector<std::string> first_wait(p_);
     for (const auto& [key, f] : flags_) {
-      for (const auto& [waiter, wanted] : f.waiters) {
-        if (!first_wait[waiter].empty()) continue;
-        first_wait[waiter] = "waits for flag " + std::to_string(key.second) + " of rank " + std::to_string(key.first) + " to reach stage " +
-                             std::to_string(wanted) + " (it holds " + std::to_string(f.value) + ")";
+      for (const Waiter& w : f.waiters) {
+        if (!first_wait[w.rank].empty()) continue;
+        first_wait[w.rank] = "waits for flag " + std::to_string(key.second) + " of rank " + std::to_string(key.first) + " to reach stage " +
+                             std::to_string(w.wanted) + " (it holds " + std::to_string(f.value) + ")";
       }
     }
     std::string stuck;
@@ -460,12 +518,17 @@ class Replay {
   double block_bytes_;
   int p_;
   const ReplayProgress& progress_;
+  const ReplayEventSink* events_;  // null: no events, time order
+  static constexpr size_t kEventChunk = 1 << 16;  // words handed to the sink at a time
+  std::vector<int32_t> event_buffer_;
+  int32_t signals_raised_ = 0;
   int64_t total_rounds_ = 0, posted_ = 0;
   // Per rank: where its next round starts and the deltas it is read with.
   std::vector<const uint8_t*> cursor_;
   std::vector<PackState> state_;
   std::vector<PackedOp> ops_;  // the round being posted
   std::vector<int> round_, pending_;
+  std::vector<int32_t> header_;  // per rank: the slot of its next round's header
   std::vector<int64_t> copied_;    // units the current round copies
   std::vector<int64_t> combined_;  // units the current round reduces (γ instead of the copy's β)
   std::vector<double> round_start_, round_end_, port_free_, recv_free_, nic_free_;
@@ -476,6 +539,8 @@ class Replay {
   using Ready = std::tuple<double, uint64_t, int>;
   std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> ready_;
   uint64_t sequence_ = 0;
+  std::vector<uint32_t> ready_bits_;  // rank order: bit r of word r / 32, rank r is ready
+  size_t sweep_ = 0;                  // the word the sweep is at
   std::vector<int> finishing_;
   int finished_ = 0;
   int64_t messages_ = 0;
@@ -519,6 +584,16 @@ void pack(const CompactSchedule& c, int rank, PackedSchedule* out) {
 Prediction predict(const std::vector<PackedSchedule>& schedules, const ModelMachine& machine, double block_bytes, const ReplayProgress& progress) {
   if (schedules.empty()) return Prediction{true, "", 0, 0, 0, 0, 0};
   return Replay(schedules, machine, block_bytes, progress).run();
+}
+
+std::string replayEvents(const std::vector<PackedSchedule>& schedules, const ReplayEventSink& sink) {
+  if (schedules.empty()) return "";
+  // No timing here: one level of zero cost for every pair of ranks.
+  ModelMachine untimed;
+  untimed.levels = {LinkCost{}};
+  untimed.level_of = [](int, int) { return 0; };
+  const ReplayProgress no_progress;
+  return Replay(schedules, untimed, 0, no_progress, &sink).run().error;
 }
 
 Prediction predict(const std::vector<Schedule>& schedules, const ModelMachine& machine, double block_bytes) {

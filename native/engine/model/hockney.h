@@ -124,4 +124,25 @@ Prediction predict(const std::vector<PackedSchedule>& schedules, const ModelMach
                    const ReplayProgress& progress = nullptr);
 Prediction predict(const std::vector<Schedule>& schedules, const ModelMachine& machine, double block_bytes);
 
+// The progression's events, in the order they happen, for the symbolic replay
+// (src/model/replay.ts), which follows every block through them. Ops are named by their slot in
+// the CompactSchedule stream (round headers count). Records, one int32 per field:
+//   [RoundStart, rank]                           the rank posts its next round
+//   [Match, src, send slot, dst, recv slot]      a send meets its receive
+//   [Signal, rank]                               a flag signal raises its flag: signal number n
+//                                                for the n-th such record (from 0)
+//   [FlagPass, rank, wait slot, signal number]   a flag wait passes, thanks to that signal
+//   [RoundEnd, rank]                             the round's sends, receives and waits are done:
+//                                                its copies run, then its signals
+enum class ReplayEvent : int32_t { RoundStart, Match, Signal, FlagPass, RoundEnd };
+
+// Receives the records in chunks that end on a record's end.
+using ReplayEventSink = std::function<void(const int32_t* records, size_t words)>;
+
+// The same progression as predict's, without timing: ready ranks post their next round in rank
+// order (a sweep over the ranks, again and again), so the first error the symbolic replay meets
+// does not depend on a machine. Returns "" when every rank finishes, else the deadlock or size
+// mismatch (predict's text).
+std::string replayEvents(const std::vector<PackedSchedule>& schedules, const ReplayEventSink& sink);
+
 }  // namespace topocoll::model

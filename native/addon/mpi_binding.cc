@@ -290,33 +290,18 @@ Napi::Object MpiRequestWrap::New(Napi::Env env, MPI_Request request, MPI_Datatyp
   Napi::Object obj = constructor_.New({});
   MpiRequestWrap* w = Unwrap(obj);
   w->request_ = request;
-  w->adoptType(type);
+  holdDatatype(type, &w->type_, &w->ownsType_);
   w->keep_ = std::move(keep);
   return obj;
 }
 
-// The program may free a derived type ([buffer, count, datatype]) while the request is in flight,
-// as MPI allows; status() still needs it, so the request holds a duplicate of its own.
-void MpiRequestWrap::adoptType(MPI_Datatype type) {
-  if (ownsType_) PMPI_Type_free(&type_);
-  ownsType_ = false;
-  type_ = type;
+void holdDatatype(MPI_Datatype type, MPI_Datatype* held, bool* owns) {
+  if (*owns) PMPI_Type_free(held);
+  *owns = false;
+  *held = type;
   int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
   PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
-  if (combiner != MPI_COMBINER_NAMED && PMPI_Type_dup(type, &type_) == MPI_SUCCESS) ownsType_ = true;
-}
-
-Napi::Object MpiRequestWrap::Reuse(Napi::Env env, const Napi::Value& spare, MPI_Request request, MPI_Datatype type) {
-  if (!spare.IsObject() || !spare.As<Napi::Object>().InstanceOf(constructor_.Value())) return New(env, request, type);
-  Napi::Object obj = spare.As<Napi::Object>();
-  MpiRequestWrap* w = Unwrap(obj);
-  const bool reusable = w->done_ && w->request_ == MPI_REQUEST_NULL && !w->persistent_ && !w->probing_ && !w->keep_ && w->data_.IsEmpty();
-  if (!reusable) return New(env, request, type);
-  w->request_ = request;
-  w->adoptType(type);
-  w->status_ = MPI_Status{};
-  w->done_ = false;
-  return obj;
+  if (combiner != MPI_COMBINER_NAMED && PMPI_Type_dup(type, held) == MPI_SUCCESS) *owns = true;
 }
 
 Napi::Object MpiRequestWrap::NewMatchedReceive(Napi::Env env, MPI_Comm comm, int source, int tag) {

@@ -2,6 +2,7 @@
 // the calling thread, so MPI needs no thread support beyond MPI_THREAD_SINGLE (a completion thread
 // blocked in MPI_Wait would need MPI_THREAD_MULTIPLE, which costs every call).
 import type { MpiRequest, NativeRequest } from './addon';
+import type { Status } from './comm';
 import { addon } from './native';
 
 /**
@@ -34,8 +35,18 @@ interface Waiter {
 // Waiters (waitAny, waitSome) and awaited Requests, which wait for themselves: an await allocates
 // no waiter object and no closures (per request of a Promise.all, on the path of every halo).
 const waiters = new Set<Waiter | Request<any>>();
+// The awaited Requests of sends and receives in one round of polls, their slots and states (addon
+// p2pTestSome): one native call a round for all of them, where a call per request cost more than
+// its MPI_Test.
+const round: Request<any>[] = [];
+let roundSlots = new Int32Array(16);
+let roundStates = new Uint8Array(16);
 // Progresses an awaited Request once and settles its promise when done (true then); set by Request.
 let stepAwaited: (r: Request<any>) => boolean;
+// An awaited Request's slot (isend, irecv), or -1: another kind of request, or one completed meanwhile.
+let awaitedSlot: (r: Request<any>) => number;
+// Completes an awaited Request whose native request has (or has failed, with `error`), and settles its promise.
+let settleAwaited: (r: Request<any>, failed: boolean, error: unknown) => void;
 let spinQueued = false;
 let turn: { immediate: NodeJS.Immediate } | { timer: NodeJS.Timeout } | null = null;
 let lastActivity = 0; // performance.now() of the last new waiter or completion
@@ -44,28 +55,59 @@ let slowTurns = 0;
 // queueMicrotask makes an AsyncResource per call; a reaction to a settled promise is V8's own.
 const settled = Promise.resolve();
 
+function finished(w: Waiter | Request<any>): void {
+  waiters.delete(w);
+  activity = true;
+}
+
+// Polls every awaited send and receive once, by one p2pTestSome, and settles those that finish.
+function stepSlots(): void {
+  let n = 0;
+  for (const w of waiters) {
+    if (!(w instanceof Request)) continue;
+    const slot = awaitedSlot(w);
+    if (slot < 0) continue;
+    if (n === roundSlots.length) {
+      roundSlots = Int32Array.from({ length: 2 * n }, (_, i) => roundSlots[i] ?? 0);
+      roundStates = new Uint8Array(2 * n);
+    }
+    round[n] = w;
+    roundSlots[n++] = slot;
+  }
+  if (n === 0) return;
+  roundStates.fill(0, 0, n);
+  let error: unknown = null;
+  try {
+    addon().p2pTestSome(roundSlots, n, roundStates);
+  } catch (e) {
+    error = e;
+  }
+  for (let i = 0; i < n; i++) {
+    if (roundStates[i] === 0) continue;
+    finished(round[i]);
+    settleAwaited(round[i], roundStates[i] === 2, error);
+  }
+  round.length = 0;
+}
+
 // Steps every waiter once; settles those that finish.
 function stepWaiters(): void {
+  stepSlots();
   for (const w of waiters) {
     if (w instanceof Request) {
-      if (stepAwaited(w)) {
-        waiters.delete(w);
-        activity = true;
-      }
+      if (awaitedSlot(w) < 0 && stepAwaited(w)) finished(w);
       continue;
     }
-    let finished = false;
+    let done = false;
     try {
-      finished = w.step();
+      done = w.step();
     } catch (e) {
-      waiters.delete(w);
-      activity = true;
+      finished(w);
       w.reject(e);
       continue;
     }
-    if (finished) {
-      waiters.delete(w);
-      activity = true;
+    if (done) {
+      finished(w);
       w.resolve();
     }
   }
@@ -134,15 +176,69 @@ function poll<R>(step: () => boolean, value: () => R): Promise<R> {
   });
 }
 
-// Completed native requests of sends and receives ('p2p'), which isend/irecv make their next
-// requests of (MpiRequestWrap::Reuse): a new native object per request cost more than the MPI
-// call of a small message (a halo exchange of four requests was 2-3x two sendrecv).
-const spareRequests: MpiRequest[] = [];
-const MAX_SPARE_REQUESTS = 64;
+// The free slots of the addon's table of send and receive requests (native/addon/p2p.cc,
+// P2pSlot): a slot is taken by isend/irecv and given back once its request completes.
+const freeSlots: number[] = [];
+let slotsMade = 0;
 
-/** A completed native request of a send or receive for isend/irecv to use again, or undefined. */
-export function spareRequest(): MpiRequest | undefined {
-  return spareRequests.pop();
+/**
+ * A request of isend or irecv: a slot of the addon's table, its index a number (a wrapped native
+ * object cost more to reach from C++ than the MPI call of a small message).
+ */
+class P2pRequest implements MpiRequest {
+  readonly slot: number;
+
+  constructor(slot: number) {
+    this.slot = slot;
+  }
+
+  test(): boolean {
+    return addon().p2pTest(this.slot);
+  }
+
+  wait(): void {
+    addon().p2pWait(this.slot);
+  }
+
+  status(): Status {
+    return addon().p2pStatus(this.slot);
+  }
+
+  data(): undefined {
+    return undefined;
+  }
+
+  cancel(): void {
+    addon().p2pCancel(this.slot);
+  }
+
+  start(): never {
+    throw new TypeError('start: expects persistent requests (sendInit, recvInit)');
+  }
+
+  free(): never {
+    throw new TypeError('free: expects persistent requests (sendInit, recvInit)');
+  }
+}
+
+/**
+ * Starts a send or receive by `start(slot)` (addon isend/irecv) in a free slot, and gives its
+ * request; the slot goes back to the free list when start throws.
+ */
+export function startP2p(start: (slot: number) => void): MpiRequest {
+  const slot = freeSlots.pop() ?? slotsMade++;
+  try {
+    start(slot);
+  } catch (e) {
+    freeSlots.push(slot);
+    throw e;
+  }
+  return new P2pRequest(slot);
+}
+
+// The native request completed: a send's or receive's slot goes back to the free list.
+function released(native: NativeRequest): void {
+  if (native instanceof P2pRequest) freeSlots.push(native.slot);
 }
 
 // Requests in flight, and the buffers MPI reads or writes for them, stay reachable from here until
@@ -173,7 +269,10 @@ function sweepDetached(): void {
     } catch {
       // MPI has ended the request with an error: nothing is in flight any more.
     }
-    if (complete) detached.delete(native);
+    if (complete) {
+      detached.delete(native);
+      released(native);
+    }
   }
 }
 
@@ -212,6 +311,21 @@ export class Request<T = void> implements Promise<T> {
       }
       r.#resolve!(r.#value);
       return true;
+    };
+    awaitedSlot = (r) => (!r.#done && r.#native instanceof P2pRequest ? r.#native.slot : -1);
+    settleAwaited = (r, failed, error) => {
+      if (failed) {
+        inFlight.delete(r);
+        r.#reject!(error);
+        return;
+      }
+      try {
+        r.#complete();
+      } catch (e) {
+        r.#reject!(e);
+        return;
+      }
+      r.#resolve!(r.#value);
     };
   }
 
@@ -362,12 +476,15 @@ export class Request<T = void> implements Promise<T> {
   #complete(): void {
     this.#done = true;
     inFlight.delete(this);
-    if (this.#cancelRequested) this.#cancelled = (this.#native as MpiRequest).status().cancelled;
-    this.#value = this.#result!();
-    // Nothing else holds a completed send's or receive's native request (its result is taken).
-    if (this.#kind === 'p2p' && spareRequests.length < MAX_SPARE_REQUESTS) spareRequests.push(this.#native as MpiRequest);
+    const native = this.#native!;
     this.#native = null;
-    this.#result = null;
+    try {
+      if (this.#cancelRequested) this.#cancelled = (native as MpiRequest).status().cancelled;
+      this.#value = this.#result!();
+    } finally {
+      this.#result = null;
+      released(native); // its result is taken: nothing else reads the slot
+    }
   }
 }
 

@@ -43,10 +43,12 @@ let roundSlots = new Int32Array(16);
 let roundStates = new Uint8Array(16);
 // Progresses an awaited Request once and settles its promise when done (true then); set by Request.
 let stepAwaited: (r: Request<any>) => boolean;
-// An awaited Request's slot (isend, irecv), or -1: another kind of request, or one completed meanwhile.
-let awaitedSlot: (r: Request<any>) => number;
-// Completes an awaited Request whose native request has (or has failed, with `error`), and settles its promise.
-let settleAwaited: (r: Request<any>, failed: boolean, error: unknown) => void;
+// A Request's slot (isend, irecv) while it is pending, else -1 (another kind of request, or done).
+let pendingSlot: (r: Request<any>) => number;
+// Completes a Request whose slot p2pTestSome found complete, or throws the error it `failed` with.
+let finishSlot: (r: Request<any>, failed: boolean, error: unknown) => void;
+// Settles an awaited Request's promise: with its value, or rejected with `error`.
+let settleAwaited: (r: Request<any>, error?: unknown) => void;
 let spinQueued = false;
 let turn: { immediate: NodeJS.Immediate } | { timer: NodeJS.Timeout } | null = null;
 let lastActivity = 0; // performance.now() of the last new waiter or completion
@@ -60,32 +62,52 @@ function finished(w: Waiter | Request<any>): void {
   activity = true;
 }
 
+// Adds `r`, pending in `slot`, to the round of n requests; n + 1.
+function addToRound(n: number, r: Request<any>, slot: number): number {
+  if (n === roundSlots.length) {
+    const slots = new Int32Array(2 * n);
+    slots.set(roundSlots);
+    roundSlots = slots;
+    roundStates = new Uint8Array(2 * n);
+  }
+  round[n] = r;
+  roundSlots[n] = slot;
+  return n + 1;
+}
+
+// MPI_Test of the round's n requests, in one call: their states, and the error of one that failed.
+function testRound(n: number): unknown {
+  roundStates.fill(0, 0, n);
+  try {
+    addon().p2pTestSome(roundSlots, n, roundStates);
+  } catch (e) {
+    if (!roundStates.subarray(0, n).includes(2)) throw e; // no request's failure: a fault here
+    return e;
+  }
+  return null;
+}
+
 // Polls every awaited send and receive once, by one p2pTestSome, and settles those that finish.
 function stepSlots(): void {
   let n = 0;
   for (const w of waiters) {
     if (!(w instanceof Request)) continue;
-    const slot = awaitedSlot(w);
-    if (slot < 0) continue;
-    if (n === roundSlots.length) {
-      roundSlots = Int32Array.from({ length: 2 * n }, (_, i) => roundSlots[i] ?? 0);
-      roundStates = new Uint8Array(2 * n);
-    }
-    round[n] = w;
-    roundSlots[n++] = slot;
+    const slot = pendingSlot(w);
+    if (slot >= 0) n = addToRound(n, w, slot);
   }
   if (n === 0) return;
-  roundStates.fill(0, 0, n);
-  let error: unknown = null;
-  try {
-    addon().p2pTestSome(roundSlots, n, roundStates);
-  } catch (e) {
-    error = e;
-  }
+  const error = testRound(n);
   for (let i = 0; i < n; i++) {
     if (roundStates[i] === 0) continue;
-    finished(round[i]);
-    settleAwaited(round[i], roundStates[i] === 2, error);
+    const r = round[i];
+    finished(r);
+    try {
+      finishSlot(r, roundStates[i] === 2, error);
+    } catch (e) {
+      settleAwaited(r, e);
+      continue;
+    }
+    settleAwaited(r);
   }
   round.length = 0;
 }
@@ -95,7 +117,7 @@ function stepWaiters(): void {
   stepSlots();
   for (const w of waiters) {
     if (w instanceof Request) {
-      if (awaitedSlot(w) < 0 && stepAwaited(w)) finished(w);
+      if (pendingSlot(w) < 0 && stepAwaited(w)) finished(w);
       continue;
     }
     let done = false;
@@ -312,20 +334,17 @@ export class Request<T = void> implements Promise<T> {
       r.#resolve!(r.#value);
       return true;
     };
-    awaitedSlot = (r) => (!r.#done && r.#native instanceof P2pRequest ? r.#native.slot : -1);
-    settleAwaited = (r, failed, error) => {
+    pendingSlot = (r) => (!r.#done && r.#native instanceof P2pRequest ? r.#native.slot : -1);
+    finishSlot = (r, failed, error) => {
       if (failed) {
         inFlight.delete(r);
-        r.#reject!(error);
-        return;
+        throw error;
       }
-      try {
-        r.#complete();
-      } catch (e) {
-        r.#reject!(e);
-        return;
-      }
-      r.#resolve!(r.#value);
+      r.#complete();
+    };
+    settleAwaited = (r, ...error) => {
+      if (error.length > 0) r.#reject!(error[0]);
+      else r.#resolve!(r.#value);
     };
   }
 
@@ -535,9 +554,40 @@ export function waitAllSync<T>(requests: readonly Request<T>[]): T[] {
   return requests.map((r) => r.wait());
 }
 
-/** Waits for every request; resolves to their results in order. */
+/**
+ * Waits for every request; resolves to their results in order, or rejects with the error of the
+ * first to fail. One promise for them all, their sends and receives polled by one native call a
+ * round.
+ */
 export function waitAll<T>(requests: readonly Request<T>[]): Promise<T[]> {
-  return Promise.all(requests.map((r) => r.promise()));
+  if (requests.some((r) => freedRequests.has(r))) return Promise.reject(freedError('waitAll'));
+  return poll(
+    () => progressAll(requests),
+    () => requests.map((r) => r.wait()),
+  );
+}
+
+// Polls each pending request once (the sends and receives by one p2pTestSome): true once all
+// have completed; throws the error of one that fails.
+function progressAll(requests: readonly Request<unknown>[]): boolean {
+  let n = 0;
+  let pending = false;
+  for (const r of requests) {
+    const slot = pendingSlot(r);
+    if (slot >= 0) n = addToRound(n, r, slot);
+    else if (!r.test()) pending = true;
+  }
+  if (n === 0) return !pending;
+  try {
+    const error = testRound(n);
+    for (let i = 0; i < n; i++) {
+      if (roundStates[i] === 0) pending = true;
+      else finishSlot(round[i], roundStates[i] === 2, error);
+    }
+  } finally {
+    round.length = 0;
+  }
+  return !pending;
 }
 
 /**

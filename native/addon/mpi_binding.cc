@@ -233,7 +233,7 @@ MPI_Op opArg(const Napi::Value& v, const BufferView& buf, const char* what) {
   return e.op;
 }
 
-Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype type) {
+void statusFields(const MPI_Status& status, MPI_Datatype type, double fields[kStatusFields]) {
   MPI_Count count = 0, bytes = 0;
   int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
   PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
@@ -246,12 +246,24 @@ Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype 
   }
   PMPI_Get_elements_x(&status, MPI_BYTE, &bytes);
   if (count == MPI_UNDEFINED) count = kJsUndefined;  // a partial element: JS's UNDEFINED under both MPIs
-  int source = status.MPI_SOURCE == MPI_PROC_NULL ? kJsProcNull : status.MPI_SOURCE == MPI_ANY_SOURCE ? kJsAnySource : status.MPI_SOURCE;
-  int tag = status.MPI_TAG == MPI_ANY_TAG ? kJsAnyTag : status.MPI_TAG;
   int cancelled = 0;
   PMPI_Test_cancelled(&status, &cancelled);
   int errorClass = MPI_SUCCESS;
   if (status.MPI_ERROR != MPI_SUCCESS) PMPI_Error_class(status.MPI_ERROR, &errorClass);
+  fields[0] = status.MPI_SOURCE == MPI_PROC_NULL ? kJsProcNull : status.MPI_SOURCE == MPI_ANY_SOURCE ? kJsAnySource : status.MPI_SOURCE;
+  fields[1] = status.MPI_TAG == MPI_ANY_TAG ? kJsAnyTag : status.MPI_TAG;
+  fields[2] = static_cast<double>(count);
+  fields[3] = static_cast<double>(bytes);
+  fields[4] = cancelled;
+  fields[5] = errorClass;
+}
+
+Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype type) {
+  double f[kStatusFields];
+  statusFields(status, type, f);
+  const int source = static_cast<int>(f[0]), tag = static_cast<int>(f[1]), errorClass = static_cast<int>(f[5]);
+  const MPI_Count count = static_cast<MPI_Count>(f[2]), bytes = static_cast<MPI_Count>(f[3]);
+  const int cancelled = static_cast<int>(f[4]);
   // The object is made by a JS function (setStatusFactory) where one is set: an object literal in
   // JS costs a fraction of six property sets through N-API, on the path of every receive.
   Napi::FunctionReference& make = statusFactory();

@@ -192,17 +192,23 @@ Napi::Value P2pCancel(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-// (slots: Int32Array, n, states: Uint8Array) → how many completed: MPI_Test, in one call, of the
-// request in each of the first `n` slots whose state is 0, setting its state to 1 once complete.
-// Where one fails, its state becomes 2 and its MpiError is thrown, those after it untested. The
-// poll of every awaited send and receive at once (src/mpi/request.ts).
+// (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array) → how many completed:
+// MPI_Test, in one call, of the request in each of the first `n` slots whose state is 0, setting
+// its state to 1 once complete and its Status's fields (statusFields) at statuses[6i..6i+5], for
+// JS to make the Status of without a call back into JS. Where one fails, its state becomes 2 and
+// its MpiError is thrown, those after it untested. The poll of every awaited send and receive at
+// once (src/mpi/request.ts).
 Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto typed = [&](const Napi::Value& v, napi_typedarray_type type) { return v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == type; };
-  if (!typed(info[0], napi_int32_array) || !typed(info[2], napi_uint8_array)) throwType(env, "p2pTestSome: expects (slots: Int32Array, n, states: Uint8Array)");
+  if (!typed(info[0], napi_int32_array) || !typed(info[2], napi_uint8_array) || !typed(info[3], napi_float64_array)) {
+    throwType(env, "p2pTestSome: expects (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array)");
+  }
   Napi::Int32Array slots = info[0].As<Napi::Int32Array>();
   Napi::Uint8Array states = info[2].As<Napi::Uint8Array>();
-  const size_t n = static_cast<size_t>(intArg(info[1], "n", 0, static_cast<int64_t>(std::min(slots.ElementLength(), states.ElementLength()))));
+  Napi::Float64Array statuses = info[3].As<Napi::Float64Array>();
+  const size_t room = std::min({slots.ElementLength(), states.ElementLength(), statuses.ElementLength() / kStatusFields});
+  const size_t n = static_cast<size_t>(intArg(info[1], "n", 0, static_cast<int64_t>(room)));
   uint32_t completed = 0;
   for (size_t i = 0; i < n; i++) {
     if (states[i] != 0) continue;
@@ -214,6 +220,7 @@ Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
       states[i] = 2;
       throw;
     }
+    statusFields(p2pSlots[k].status, p2pSlots[k].type, statuses.Data() + i * kStatusFields);
     states[i] = 1;
     completed++;
   }

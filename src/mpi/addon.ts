@@ -534,10 +534,11 @@ export interface NativeAddon {
   p2pCancel(slot: number): void;
   /**
    * MPI_Test of the request in each of the first `n` slots whose state is 0, setting its state
-   * to 1 once complete; one that fails gets state 2 and its MpiError is thrown, those after it
-   * untested. How many completed.
+   * to 1 once complete and its Status's fields at statuses[6i..6i+5] (source, tag, count, bytes,
+   * cancelled as 0/1, error); one that fails gets state 2 and its MpiError is thrown, those after
+   * it untested. How many completed.
    */
-  p2pTestSome(slots: Int32Array, n: number, states: Uint8Array): number;
+  p2pTestSome(slots: Int32Array, n: number, states: Uint8Array, statuses: Float64Array): number;
   /** Inactive persistent requests. */
   sendInit(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode): MpiRequest;
   recvInit(comm: CommHandle, buf: DataBuffer, source: number, tag: number): MpiRequest;

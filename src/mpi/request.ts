@@ -41,12 +41,15 @@ const waiters = new Set<Waiter | Request<any>>();
 const round: Request<any>[] = [];
 let roundSlots = new Int32Array(16);
 let roundStates = new Uint8Array(16);
+// Per request of the round, the fields of its Status once complete (STATUS_FIELDS each).
+const STATUS_FIELDS = 6;
+let roundStatuses = new Float64Array(16 * STATUS_FIELDS);
 // Progresses an awaited Request once and settles its promise when done (true then); set by Request.
 let stepAwaited: (r: Request<any>) => boolean;
 // A Request's slot (isend, irecv) while it is pending, else -1 (another kind of request, or done).
 let pendingSlot: (r: Request<any>) => number;
-// Completes a Request whose slot p2pTestSome found complete, or throws the error it `failed` with.
-let finishSlot: (r: Request<any>, failed: boolean, error: unknown) => void;
+// Completes the Request round[i], whose slot p2pTestSome found complete, or throws the error it `failed` with.
+let finishSlot: (i: number, failed: boolean, error: unknown) => void;
 // Settles an awaited Request's promise: with its value, or rejected with `error`.
 let settleAwaited: (r: Request<any>, error?: unknown) => void;
 let spinQueued = false;
@@ -69,6 +72,7 @@ function addToRound(n: number, r: Request<any>, slot: number): number {
     slots.set(roundSlots);
     roundSlots = slots;
     roundStates = new Uint8Array(2 * n);
+    roundStatuses = new Float64Array(2 * n * STATUS_FIELDS);
   }
   round[n] = r;
   roundSlots[n] = slot;
@@ -79,7 +83,7 @@ function addToRound(n: number, r: Request<any>, slot: number): number {
 function testRound(n: number): unknown {
   roundStates.fill(0, 0, n);
   try {
-    addon().p2pTestSome(roundSlots, n, roundStates);
+    addon().p2pTestSome(roundSlots, n, roundStates, roundStatuses);
   } catch (e) {
     if (!roundStates.subarray(0, n).includes(2)) throw e; // no request's failure: a fault here
     return e;
@@ -102,7 +106,7 @@ function stepSlots(): void {
     const r = round[i];
     finished(r);
     try {
-      finishSlot(r, roundStates[i] === 2, error);
+      finishSlot(i, roundStates[i] === 2, error);
     } catch (e) {
       settleAwaited(r, e);
       continue;
@@ -209,9 +213,15 @@ let slotsMade = 0;
  */
 class P2pRequest implements MpiRequest {
   readonly slot: number;
+  // The Status p2pTestSome read when it found the request complete (no call to make it).
+  #status: Status | null = null;
 
   constructor(slot: number) {
     this.slot = slot;
+  }
+
+  completedWith(status: Status): void {
+    this.#status = status;
   }
 
   test(): boolean {
@@ -223,7 +233,7 @@ class P2pRequest implements MpiRequest {
   }
 
   status(): Status {
-    return addon().p2pStatus(this.slot);
+    return this.#status ?? addon().p2pStatus(this.slot);
   }
 
   data(): undefined {
@@ -335,11 +345,15 @@ export class Request<T = void> implements Promise<T> {
       return true;
     };
     pendingSlot = (r) => (!r.#done && r.#native instanceof P2pRequest ? r.#native.slot : -1);
-    finishSlot = (r, failed, error) => {
+    finishSlot = (i, failed, error) => {
+      const r = round[i];
       if (failed) {
         inFlight.delete(r);
         throw error;
       }
+      const f = roundStatuses;
+      const o = i * STATUS_FIELDS;
+      (r.#native as P2pRequest).completedWith({ source: f[o], tag: f[o + 1], count: f[o + 2], bytes: f[o + 3], cancelled: f[o + 4] !== 0, error: f[o + 5] });
       r.#complete();
     };
     settleAwaited = (r, ...error) => {
@@ -582,7 +596,7 @@ function progressAll(requests: readonly Request<unknown>[]): boolean {
     const error = testRound(n);
     for (let i = 0; i < n; i++) {
       if (roundStates[i] === 0) pending = true;
-      else finishSlot(round[i], roundStates[i] === 2, error);
+      else finishSlot(i, roundStates[i] === 2, error);
     }
   } finally {
     round.length = 0;

@@ -16,7 +16,7 @@
 // and with the same request completed by wait() (MPI_Wait, no event loop): `await
 // world.iallreduce(8 B)` against `allreduce` and `iallreduce(…).wait()`, and a 1-D halo exchange
 // (8 B to each neighbour of a ring) by `await Promise.all` of two irecv and two isend against two
-// sendrecv and against waitAllSync of the same four requests (--async-blocks blocks of
+// sendrecv, against waitAllSync of the same four requests and by waitAll (--async-blocks blocks of
 // --async-calls calls each, the cases interleaved block by block). The
 // difference to the wait() form is what awaiting costs; the one between wait() and the blocking
 // call is the MPI's own (Open MPI runs nonblocking collectives in libnbc, blocking ones in tuned).
@@ -72,8 +72,12 @@ const asyncCalls = Number(o['async-calls']);
 const asyncBlocks = Number(o['async-blocks']);
 const objectCalls = Number(o['object-calls']);
 
-// Node alone, in threes: the blocking call, the request completed by wait(), the request awaited.
-const ASYNC_CASES = ['allreduce', 'iallreduce + wait', 'await iallreduce', 'halo by sendrecv', 'halo by waitAllSync', 'halo by Promise.all'];
+// Node alone, in groups: the blocking call, the requests completed by wait(), the requests awaited.
+const ASYNC_GROUPS = [
+  ['allreduce', 'iallreduce + wait', 'await iallreduce'],
+  ['halo by sendrecv', 'halo by waitAllSync', 'halo by Promise.all', 'halo by waitAll'],
+];
+const ASYNC_CASES = ASYNC_GROUPS.flat();
 
 // One halo exchange on a ring: 8 B to the right neighbour (tag 0) and to the left one (tag 1).
 function haloBlocking(world, send, fromLeft, fromRight, left, right) {
@@ -88,7 +92,7 @@ function haloRequests(world, send, fromLeft, fromRight, left, right) {
 // The cases in blocks of --async-calls calls, interleaved (case after case, --async-blocks times),
 // so that the load of a shared machine hits every case alike: their ratios hold where the absolute
 // times drift. Per case, the microseconds per call of each block.
-async function asyncCases(world, wtime, waitAllSync) {
+async function asyncCases(world, wtime, waitAllSync, waitAll) {
   const send = new Float64Array([world.rank + 1]);
   const recv = new Float64Array(1);
   const fromLeft = new Float64Array(1);
@@ -102,12 +106,13 @@ async function asyncCases(world, wtime, waitAllSync) {
     'halo by sendrecv': () => haloBlocking(world, send, fromLeft, fromRight, left, right),
     'halo by waitAllSync': () => waitAllSync(haloRequests(world, send, fromLeft, fromRight, left, right)),
     'halo by Promise.all': () => Promise.all(haloRequests(world, send, fromLeft, fromRight, left, right)),
+    'halo by waitAll': () => waitAll(haloRequests(world, send, fromLeft, fromRight, left, right)),
   };
   const us = ASYNC_CASES.map(() => []);
   for (let block = -1; block < asyncBlocks; block++) {
     for (const [k, name] of ASYNC_CASES.entries()) {
       const call = run[name];
-      const awaited = name.startsWith('await') || name.endsWith('Promise.all');
+      const awaited = name.startsWith('await') || name.endsWith('Promise.all') || name.endsWith('waitAll');
       world.barrier();
       const t0 = wtime();
       if (awaited) for (let i = 0; i < asyncCalls; i++) await call();
@@ -163,7 +168,7 @@ function objectCases(world, wtime) {
 
 // --- the Node worker: the C program's loops, line for line ---
 async function nodeWorker() {
-  const { world, wtime, waitAllSync } = createRequire(import.meta.url)(path.join(root, 'dist', 'index.js'));
+  const { world, wtime, waitAllSync, waitAll } = createRequire(import.meta.url)(path.join(root, 'dist', 'index.js'));
   const results = [];
   for (const [op, b] of CASES) {
     const bytes = b === 'large' ? largeBytes : b;
@@ -184,7 +189,7 @@ async function nodeWorker() {
     results.push({ op, bytes, us });
   }
   const objectResults = objectCases(world, wtime);
-  const asyncResults = await asyncCases(world, wtime, waitAllSync);
+  const asyncResults = await asyncCases(world, wtime, waitAllSync, waitAll);
   if (world.rank === 0) console.log(JSON.stringify({ program: 'node', results, asyncResults, objectResults }));
 }
 
@@ -342,12 +347,14 @@ async function driver() {
   let asyncSummary = null;
   if (asyncPerRun.length > 0) {
     asyncSummary = ASYNC_CASES.map((op, i) => ({ op, median: median(asyncPerRun.map((results) => median(results[i].us))), best: Math.min(...asyncPerRun.map((results) => median(results[i].us))) }));
-    const rows = asyncSummary.map((r, i) => {
-      const blocking = asyncSummary[i - (i % 3)];
-      const waited = asyncSummary[i - (i % 3) + 1];
+    const byOp = Object.fromEntries(asyncSummary.map((r) => [r.op, r]));
+    const rows = asyncSummary.map((r) => {
+      const group = ASYNC_GROUPS.find((g) => g.includes(r.op));
+      const k = group.indexOf(r.op);
+      const [blocking, waited] = [byOp[group[0]], byOp[group[1]]];
       const cells = [r.op, '8', r.median.toFixed(3), r.best.toFixed(3)];
-      cells.push(i % 3 ? (r.median - blocking.median).toFixed(3) : '', i % 3 ? (r.median / blocking.median).toFixed(3) : '');
-      cells.push(i % 3 === 2 ? (r.median - waited.median).toFixed(3) : '');
+      cells.push(k > 0 ? (r.median - blocking.median).toFixed(3) : '', k > 0 ? (r.median / blocking.median).toFixed(3) : '');
+      cells.push(k > 1 ? (r.median - waited.median).toFixed(3) : '');
       return cells;
     });
     printTable(

@@ -233,7 +233,7 @@ MPI_Op opArg(const Napi::Value& v, const BufferView& buf, const char* what) {
   return e.op;
 }
 
-Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype type) {
+void statusFields(const MPI_Status& status, MPI_Datatype type, double fields[kStatusFields]) {
   MPI_Count count = 0, bytes = 0;
   int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
   PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
@@ -246,12 +246,24 @@ Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype 
   }
   PMPI_Get_elements_x(&status, MPI_BYTE, &bytes);
   if (count == MPI_UNDEFINED) count = kJsUndefined;  // a partial element: JS's UNDEFINED under both MPIs
-  int source = status.MPI_SOURCE == MPI_PROC_NULL ? kJsProcNull : status.MPI_SOURCE == MPI_ANY_SOURCE ? kJsAnySource : status.MPI_SOURCE;
-  int tag = status.MPI_TAG == MPI_ANY_TAG ? kJsAnyTag : status.MPI_TAG;
   int cancelled = 0;
   PMPI_Test_cancelled(&status, &cancelled);
   int errorClass = MPI_SUCCESS;
   if (status.MPI_ERROR != MPI_SUCCESS) PMPI_Error_class(status.MPI_ERROR, &errorClass);
+  fields[0] = status.MPI_SOURCE == MPI_PROC_NULL ? kJsProcNull : status.MPI_SOURCE == MPI_ANY_SOURCE ? kJsAnySource : status.MPI_SOURCE;
+  fields[1] = status.MPI_TAG == MPI_ANY_TAG ? kJsAnyTag : status.MPI_TAG;
+  fields[2] = static_cast<double>(count);
+  fields[3] = static_cast<double>(bytes);
+  fields[4] = cancelled;
+  fields[5] = errorClass;
+}
+
+Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype type) {
+  double f[kStatusFields];
+  statusFields(status, type, f);
+  const int source = static_cast<int>(f[0]), tag = static_cast<int>(f[1]), errorClass = static_cast<int>(f[5]);
+  const MPI_Count count = static_cast<MPI_Count>(f[2]), bytes = static_cast<MPI_Count>(f[3]);
+  const int cancelled = static_cast<int>(f[4]);
   // The object is made by a JS function (setStatusFactory) where one is set: an object literal in
   // JS costs a fraction of six property sets through N-API, on the path of every receive.
   Napi::FunctionReference& make = statusFactory();
@@ -290,33 +302,18 @@ Napi::Object MpiRequestWrap::New(Napi::Env env, MPI_Request request, MPI_Datatyp
   Napi::Object obj = constructor_.New({});
   MpiRequestWrap* w = Unwrap(obj);
   w->request_ = request;
-  w->adoptType(type);
+  holdDatatype(type, &w->type_, &w->ownsType_);
   w->keep_ = std::move(keep);
   return obj;
 }
 
-// The program may free a derived type ([buffer, count, datatype]) while the request is in flight,
-// as MPI allows; status() still needs it, so the request holds a duplicate of its own.
-void MpiRequestWrap::adoptType(MPI_Datatype type) {
-  if (ownsType_) PMPI_Type_free(&type_);
-  ownsType_ = false;
-  type_ = type;
+void holdDatatype(MPI_Datatype type, MPI_Datatype* held, bool* owns) {
+  if (*owns) PMPI_Type_free(held);
+  *owns = false;
+  *held = type;
   int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
   PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
-  if (combiner != MPI_COMBINER_NAMED && PMPI_Type_dup(type, &type_) == MPI_SUCCESS) ownsType_ = true;
-}
-
-Napi::Object MpiRequestWrap::Reuse(Napi::Env env, const Napi::Value& spare, MPI_Request request, MPI_Datatype type) {
-  if (!spare.IsObject() || !spare.As<Napi::Object>().InstanceOf(constructor_.Value())) return New(env, request, type);
-  Napi::Object obj = spare.As<Napi::Object>();
-  MpiRequestWrap* w = Unwrap(obj);
-  const bool reusable = w->done_ && w->request_ == MPI_REQUEST_NULL && !w->persistent_ && !w->probing_ && !w->keep_ && w->data_.IsEmpty();
-  if (!reusable) return New(env, request, type);
-  w->request_ = request;
-  w->adoptType(type);
-  w->status_ = MPI_Status{};
-  w->done_ = false;
-  return obj;
+  if (combiner != MPI_COMBINER_NAMED && PMPI_Type_dup(type, held) == MPI_SUCCESS) *owns = true;
 }
 
 Napi::Object MpiRequestWrap::NewMatchedReceive(Napi::Env env, MPI_Comm comm, int source, int tag) {

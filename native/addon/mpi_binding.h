@@ -64,8 +64,16 @@ MPI_Op opArg(const Napi::Value& v, const BufferView& buf, const char* what);
 // in multiple-completion calls, so every caller passes a zeroed status (MPI_ERROR = MPI_SUCCESS).
 Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype type);
 
+// statusObject's fields as numbers, in its order (source, tag, count, bytes, cancelled as 0/1, error).
+constexpr int kStatusFields = 6;
+void statusFields(const MPI_Status& status, MPI_Datatype type, double fields[kStatusFields]);
+
 // The JS function statusObject makes a Status with (setStatusFactory); empty until set.
 Napi::FunctionReference& statusFactory();
+
+// `*held` ← `type`, or a duplicate of a derived one (`*owns` then; the previous duplicate freed): a
+// request's status() needs its type, which the program may free while the request is in flight.
+void holdDatatype(MPI_Datatype type, MPI_Datatype* held, bool* owns);
 
 // Registers MpiRequest, setMpiErrorClass, setStatusFactory and the rank/tag sentinels (called by initPointToPoint).
 void initMpiBinding(Napi::Env env, Napi::Object exports);
@@ -77,10 +85,6 @@ class MpiRequestWrap : public Napi::ObjectWrap<MpiRequestWrap> {
   static void Init(Napi::Env env, Napi::Object exports);
   // A started request; `keep` owns what MPI reads until completion (count and displacement arrays).
   static Napi::Object New(Napi::Env env, MPI_Request request, MPI_Datatype type, std::shared_ptr<void> keep = nullptr);
-  // New(), made of `spare` where that is a completed request of a send or receive (the program's
-  // pool of them, src/mpi/request.ts): a new wrapped object costs several times the MPI call of a
-  // small message, and the garbage collector its finalizer. Anything else (undefined): New().
-  static Napi::Object Reuse(Napi::Env env, const Napi::Value& spare, MPI_Request request, MPI_Datatype type);
   // An inactive persistent request (MPI_Send_init, MPI_Recv_init): start() or startAll starts it.
   static Napi::Object NewPersistent(Napi::Env env, MPI_Request request, MPI_Datatype type);
   // The persistent request `v` (of `what`), inactive, or a TypeError.
@@ -104,13 +108,11 @@ class MpiRequestWrap : public Napi::ObjectWrap<MpiRequestWrap> {
   Napi::Value Free(const Napi::CallbackInfo& info);
   void receiveMatched(Napi::Env env, MPI_Message message, const MPI_Status& probed);
   void finish(Napi::Env env, int code, const char* what);
-  // type_ ← `type`, or a duplicate of a derived one (released with the request or its next type).
-  void adoptType(MPI_Datatype type);
 
   MPI_Request request_ = MPI_REQUEST_NULL;
   MPI_Status status_{};
   MPI_Datatype type_ = MPI_BYTE;
-  bool ownsType_ = false;  // type_ is this request's duplicate of a derived type (freed with it)
+  bool ownsType_ = false;  // type_ is this request's duplicate of a derived type (holdDatatype; freed with it)
   std::shared_ptr<void> keep_;
   bool done_ = false;
   // Persistent: completion leaves request_ inactive, to be started again, until free().

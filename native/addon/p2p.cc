@@ -3,6 +3,7 @@
 // (mprobe/improbe → a Message received by mrecv/imrecv), the buffer of buffered sends, and the
 // receive of a message of unknown size (object mode) through matched probes, which cannot take a
 // message meant for another receive between the probe and the receive.
+#include <algorithm>
 #include <climits>
 #include <vector>
 
@@ -113,14 +114,127 @@ Napi::Value SendrecvReplace(const Napi::CallbackInfo& info) {
   return statusObject(env, status, b.type);
 }
 
-// (comm, buf, dest, tag, mode[, spare]) → a started request (MPI_Isend, …; made of `spare`, a
-// completed one, where it can be: MpiRequestWrap::Reuse), or with `persistent` an inactive one
-// that start() starts (MPI_Send_init, …)
+// The requests of isend and irecv, by number: JS holds a slot's index (src/mpi/request.ts,
+// P2pRequest), not a wrapped object. Unwrapping an object and checking its class are each a
+// lookup of a private symbol, which cost more than MPI_Test: a halo exchange of four requests made
+// a dozen of them. src/mpi/request.ts hands out the indices (a free list) and gives isend/irecv
+// the slot to start its request in; a slot in flight is never overwritten. Per thread, as each
+// Node environment (the main thread, each worker) has its own requests.
+struct P2pSlot {
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Status status{};
+  MPI_Datatype type = MPI_BYTE;
+  bool ownsType = false;  // type is a duplicate of a derived one (holdDatatype)
+  bool done = true;       // completed, failed or never used: free to start another request in
+};
+thread_local std::vector<P2pSlot> p2pSlots;
+// A slot index above this is a fault of the caller's, not a program with that many requests.
+constexpr int64_t kMaxP2pSlots = 1 << 24;
+
+// The slot at `v` for a new request of `what`: free (the table grows to reach it), else a TypeError.
+P2pSlot& freeSlotArg(const Napi::Value& v, const char* what) {
+  int64_t i = intArg(v, "slot", 0, kMaxP2pSlots);
+  if (static_cast<size_t>(i) >= p2pSlots.size()) p2pSlots.resize(static_cast<size_t>(i) + 1);
+  if (!p2pSlots[i].done) throwType(v.Env(), std::string(what) + ": slot " + std::to_string(i) + " holds a request in flight");
+  return p2pSlots[i];
+}
+
+// The slot at `v` of a request started there.
+P2pSlot& slotArg(const Napi::Value& v) {
+  int64_t i = intArg(v, "slot", 0, kMaxP2pSlots);
+  if (static_cast<size_t>(i) >= p2pSlots.size()) throwRange(v.Env(), "slot " + std::to_string(i) + " holds no request");
+  return p2pSlots[i];
+}
+
+void startInSlot(P2pSlot& s, MPI_Request request, MPI_Datatype type) {
+  s.request = request;
+  holdDatatype(type, &s.type, &s.ownsType);
+  s.status = MPI_Status{};
+  s.done = false;
+}
+
+// MPI_Test of the slot's request: true once complete. An error ends the request (MPI may have
+// freed it) and is thrown.
+bool testSlot(Napi::Env env, P2pSlot& s) {
+  if (s.done) return true;
+  int flag = 0;
+  int rc = PMPI_Test(&s.request, &flag, &s.status);
+  if (rc != MPI_SUCCESS || flag) s.done = true;
+  check(env, rc, "MPI_Test");
+  return s.done;
+}
+
+// (slot) → true once complete
+Napi::Value P2pTest(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), testSlot(info.Env(), slotArg(info[0]))); }
+
+// (slot) → MPI_Wait
+Napi::Value P2pWait(const Napi::CallbackInfo& info) {
+  P2pSlot& s = slotArg(info[0]);
+  if (!s.done) {
+    int rc = PMPI_Wait(&s.request, &s.status);
+    s.done = true;
+    check(info.Env(), rc, "MPI_Wait");
+  }
+  return info.Env().Undefined();
+}
+
+// (slot) → the completed request's Status
+Napi::Value P2pStatus(const Napi::CallbackInfo& info) {
+  P2pSlot& s = slotArg(info[0]);
+  if (!s.done) throwType(info.Env(), "status: the request has not completed");
+  return statusObject(info.Env(), s.status, s.type);
+}
+
+// (slot) → MPI_Cancel: the request still completes (test/wait), its status saying whether it was.
+Napi::Value P2pCancel(const Napi::CallbackInfo& info) {
+  P2pSlot& s = slotArg(info[0]);
+  if (!s.done) check(info.Env(), PMPI_Cancel(&s.request), "MPI_Cancel");
+  return info.Env().Undefined();
+}
+
+// (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array) → how many completed:
+// MPI_Test, in one call, of the request in each of the first `n` slots whose state is 0, setting
+// its state to 1 once complete and its Status's fields (statusFields) at statuses[6i..6i+5], for
+// JS to make the Status of without a call back into JS. Where one fails, its state becomes 2 and
+// its MpiError is thrown, those after it untested. The poll of every awaited send and receive at
+// once (src/mpi/request.ts).
+Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto typed = [&](const Napi::Value& v, napi_typedarray_type type) { return v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == type; };
+  if (!typed(info[0], napi_int32_array) || !typed(info[2], napi_uint8_array) || !typed(info[3], napi_float64_array)) {
+    throwType(env, "p2pTestSome: expects (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array)");
+  }
+  Napi::Int32Array slots = info[0].As<Napi::Int32Array>();
+  Napi::Uint8Array states = info[2].As<Napi::Uint8Array>();
+  Napi::Float64Array statuses = info[3].As<Napi::Float64Array>();
+  const size_t room = std::min({slots.ElementLength(), states.ElementLength(), statuses.ElementLength() / kStatusFields});
+  const size_t n = static_cast<size_t>(intArg(info[1], "n", 0, static_cast<int64_t>(room)));
+  uint32_t completed = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (states[i] != 0) continue;
+    const int32_t k = slots[i];
+    if (k < 0 || static_cast<size_t>(k) >= p2pSlots.size()) throwRange(env, "p2pTestSome: slot " + std::to_string(k) + " holds no request");
+    try {
+      if (!testSlot(env, p2pSlots[k])) continue;
+    } catch (const Napi::Error&) {
+      states[i] = 2;
+      throw;
+    }
+    statusFields(p2pSlots[k].status, p2pSlots[k].type, statuses.Data() + i * kStatusFields);
+    states[i] = 1;
+    completed++;
+  }
+  return Napi::Number::New(env, completed);
+}
+
+// (comm, buf, dest, tag, mode, slot) → a request started in `slot` (MPI_Isend, …), or with
+// `persistent` (comm, buf, dest, tag, mode) → an inactive one that start() starts (MPI_Send_init, …)
 template <bool persistent>
 Napi::Value SendRequest(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Message m = messageArgs(info, persistent ? "sendInit" : "isend", false);
   SendMode mode = sendModeArg(info[4]);
+  P2pSlot* slot = persistent ? nullptr : &freeSlotArg(info[5], "isend");
   MPI_Request request;
   int rc = MPI_SUCCESS;
   const char* call = "";
@@ -130,12 +244,13 @@ Napi::Value SendRequest(const Napi::CallbackInfo& info) {
     TOPOCOLL_SEND_MODES(rc, call, mode, m.large, Isend, Issend, Ibsend, Irsend, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request)
   }
   check(env, rc, call);
-  return persistent ? MpiRequestWrap::NewPersistent(env, request, m.b.type) : MpiRequestWrap::Reuse(env, info[5], request, m.b.type);
+  if (persistent) return MpiRequestWrap::NewPersistent(env, request, m.b.type);
+  startInSlot(*slot, request, m.b.type);
+  return env.Undefined();
 }
 
-// (comm, buf, source, tag[, spare]) → a started receive (MPI_Irecv) whose status() is the
-// receive's (made of `spare` where it can be, as a send's), or with `persistent` an inactive one
-// (MPI_Recv_init)
+// (comm, buf, source, tag, slot) → a receive started in `slot` (MPI_Irecv), or with `persistent`
+// (comm, buf, source, tag) → an inactive one (MPI_Recv_init)
 template <bool persistent>
 Napi::Value RecvRequest(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -145,8 +260,10 @@ Napi::Value RecvRequest(const Napi::CallbackInfo& info) {
     check(env, TOPOCOLL_COUNT_CALL(m.large, Recv_init, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request), "MPI_Recv_init");
     return MpiRequestWrap::NewPersistent(env, request, m.b.type);
   }
+  P2pSlot& slot = freeSlotArg(info[4], "irecv");
   check(env, TOPOCOLL_COUNT_CALL(m.large, Irecv, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request), "MPI_Irecv");
-  return MpiRequestWrap::Reuse(env, info[4], request, m.b.type);
+  startInSlot(slot, request, m.b.type);
+  return env.Undefined();
 }
 
 // (requests[]) → MPI_Startall over persistent requests, each checked inactive first.
@@ -326,6 +443,11 @@ void initPointToPoint(Napi::Env env, Napi::Object exports) {
   exports.Set("sendInit", Napi::Function::New(env, SendRequest<true>));
   exports.Set("recvInit", Napi::Function::New(env, RecvRequest<true>));
   exports.Set("startAll", Napi::Function::New(env, StartAll));
+  exports.Set("p2pTest", Napi::Function::New(env, P2pTest));
+  exports.Set("p2pWait", Napi::Function::New(env, P2pWait));
+  exports.Set("p2pStatus", Napi::Function::New(env, P2pStatus));
+  exports.Set("p2pCancel", Napi::Function::New(env, P2pCancel));
+  exports.Set("p2pTestSome", Napi::Function::New(env, P2pTestSome));
   exports.Set("probe", Napi::Function::New(env, Probe));
   exports.Set("iprobe", Napi::Function::New(env, Iprobe));
   exports.Set("mprobe", Napi::Function::New(env, MatchedProbe<false>));

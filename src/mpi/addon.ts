@@ -70,7 +70,7 @@ interface Matched {
 }
 
 /** Send modes: standard, synchronous, buffered, ready (MPI_Send, MPI_Ssend, MPI_Bsend, MPI_Rsend). */
-type SendMode = 0 | 1 | 2 | 3;
+export type SendMode = 0 | 1 | 2 | 3;
 
 // --- native/addon/hierarchy.cc ---
 
@@ -521,8 +521,24 @@ export interface NativeAddon {
   recv(comm: CommHandle, buf: DataBuffer, source: number, tag: number): Status;
   sendrecv(comm: CommHandle, sendbuf: DataBuffer, dest: number, sendtag: number, recvbuf: DataBuffer, source: number, recvtag: number): Status;
   sendrecvReplace(comm: CommHandle, buf: DataBuffer, dest: number, sendtag: number, source: number, recvtag: number): Status;
-  /** `spare`: a completed request to make the new one of (MpiRequestWrap::Reuse), else a new one. */
-  isend(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode, spare?: MpiRequest): MpiRequest;
+  /**
+   * Starts the send in `slot` (a free one, from src/mpi/request.ts): the p2p* functions take it.
+   * The requests of isend and irecv are numbers, not objects (native/addon/p2p.cc, P2pSlot).
+   */
+  isend(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode, slot: number): void;
+  /** MPI_Test of the request in `slot`: true once complete. */
+  p2pTest(slot: number): boolean;
+  p2pWait(slot: number): void;
+  /** The completed request's Status; a TypeError before. */
+  p2pStatus(slot: number): Status;
+  p2pCancel(slot: number): void;
+  /**
+   * MPI_Test of the request in each of the first `n` slots whose state is 0, setting its state
+   * to 1 once complete and its Status's fields at statuses[6i..6i+5] (source, tag, count, bytes,
+   * cancelled as 0/1, error); one that fails gets state 2 and its MpiError is thrown, those after
+   * it untested. How many completed.
+   */
+  p2pTestSome(slots: Int32Array, n: number, states: Uint8Array, statuses: Float64Array): number;
   /** Inactive persistent requests. */
   sendInit(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode): MpiRequest;
   recvInit(comm: CommHandle, buf: DataBuffer, source: number, tag: number): MpiRequest;
@@ -536,7 +552,8 @@ export interface NativeAddon {
   /** Returns the size in bytes of the buffer detached. */
   bufferDetach(): number;
   readonly BSEND_OVERHEAD: number;
-  irecv(comm: CommHandle, buf: DataBuffer, source: number, tag: number, spare?: MpiRequest): MpiRequest;
+  /** Starts the receive in `slot`, as isend. */
+  irecv(comm: CommHandle, buf: DataBuffer, source: number, tag: number, slot: number): void;
   /** count in bytes. */
   probe(comm: CommHandle, source: number, tag: number): Status;
   /** null when no message matches yet. */

@@ -11,14 +11,14 @@
 import { totalBytes, type CollectiveName } from '../select/registry';
 import type { BufferSpec, DataBuffer } from './datatype';
 import { Group, groupOfHandle } from './group';
-import type { NativeRequest } from './addon';
+import type { NativeRequest, SendMode } from './addon';
 import { addon } from './native';
 import type { CartInfo, DistGraphOptions, Neighbors, Shift, TopologyKind } from './topology';
 import { init } from './lifecycle';
 import { objectOpFunction, ObjectOp, Op, opIndex } from './ops';
 import { matchedMessage, persistentRequest, type Message, type PersistentRequest } from './p2p';
 import { jsOpFunction, userReduction, type BufferOp, type ReductionKind } from './user-op';
-import { Request, spareRequest } from './request';
+import { Request, startP2p } from './request';
 import { deserialize, serialize, serializeTransient } from './serialize';
 
 export type BufferLike = ArrayBufferView | ArrayBuffer;
@@ -456,26 +456,31 @@ export class Comm {
   }
 
   isend(buf: DataBuffer, dest: number, tag = 0): Request<void> {
-    return new Request(addon().isend(this.handle, buf, dest, tag, STANDARD, spareRequest()), () => undefined, [buf], 'p2p');
+    return this.#isend(buf, dest, tag, STANDARD);
   }
 
   issend(buf: DataBuffer, dest: number, tag = 0): Request<void> {
-    return new Request(addon().isend(this.handle, buf, dest, tag, SYNCHRONOUS, spareRequest()), () => undefined, [buf], 'p2p');
+    return this.#isend(buf, dest, tag, SYNCHRONOUS);
   }
 
   /** Nonblocking buffered send (MPI_Ibsend; see bsend). */
   ibsend(buf: DataBuffer, dest: number, tag = 0): Request<void> {
-    return new Request(addon().isend(this.handle, buf, dest, tag, BUFFERED, spareRequest()), () => undefined, [buf], 'p2p');
+    return this.#isend(buf, dest, tag, BUFFERED);
   }
 
   /** Nonblocking ready send (MPI_Irsend; see rsend). */
   irsend(buf: DataBuffer, dest: number, tag = 0): Request<void> {
-    return new Request(addon().isend(this.handle, buf, dest, tag, READY, spareRequest()), () => undefined, [buf], 'p2p');
+    return this.#isend(buf, dest, tag, READY);
+  }
+
+  // A nonblocking send in `mode`: its request in a slot of the addon's table (startP2p).
+  #isend(buf: DataBuffer, dest: number, tag: number, mode: SendMode): Request<void> {
+    return new Request(startP2p((slot) => addon().isend(this.handle, buf, dest, tag, mode, slot)), () => undefined, [buf], 'p2p');
   }
 
   /** Nonblocking receive; the request resolves to the Status. */
   irecv(buf: DataBuffer, source = ANY_SOURCE, tag = ANY_TAG): Request<Status> {
-    const native = addon().irecv(this.handle, buf, source, tag, spareRequest());
+    const native = startP2p((slot) => addon().irecv(this.handle, buf, source, tag, slot));
     return new Request(native, () => native.status(), [buf], 'p2p');
   }
 
@@ -785,7 +790,7 @@ export class Comm {
 
   isendObject(value: unknown, dest: number, tag = 0): Request<void> {
     const data = serialize(value);
-    return new Request(addon().isend(this.handle, data, dest, tag, STANDARD), () => undefined, [data], 'object');
+    return new Request(startP2p((slot) => addon().isend(this.handle, data, dest, tag, STANDARD, slot)), () => undefined, [data], 'object');
   }
 
   /** Nonblocking receive of a JS value of any size (matched probe, then receive). */

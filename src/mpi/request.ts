@@ -2,6 +2,7 @@
 // the calling thread, so MPI needs no thread support beyond MPI_THREAD_SINGLE (a completion thread
 // blocked in MPI_Wait would need MPI_THREAD_MULTIPLE, which costs every call).
 import type { MpiRequest, NativeRequest } from './addon';
+import type { Status } from './comm';
 import { addon } from './native';
 
 /**
@@ -34,8 +35,23 @@ interface Waiter {
 // Waiters (waitAny, waitSome) and awaited Requests, which wait for themselves: an await allocates
 // no waiter object and no closures (per request of a Promise.all, on the path of every halo).
 const waiters = new Set<Waiter | Request<any>>();
+// The awaited Requests of sends and receives in one round of polls, their slots and states (addon
+// p2pTestSome): one native call a round for all of them, where a call per request cost more than
+// its MPI_Test.
+const round: Request<any>[] = [];
+let roundSlots = new Int32Array(16);
+let roundStates = new Uint8Array(16);
+// Per request of the round, the fields of its Status once complete (STATUS_FIELDS each).
+const STATUS_FIELDS = 6;
+let roundStatuses = new Float64Array(16 * STATUS_FIELDS);
 // Progresses an awaited Request once and settles its promise when done (true then); set by Request.
 let stepAwaited: (r: Request<any>) => boolean;
+// A Request's slot (isend, irecv) while it is pending, else -1 (another kind of request, or done).
+let pendingSlot: (r: Request<any>) => number;
+// Completes the Request round[i], whose slot p2pTestSome found complete, or throws the error it `failed` with.
+let finishSlot: (i: number, failed: boolean, error: unknown) => void;
+// Settles an awaited Request's promise: with its value, or rejected with `error`.
+let settleAwaited: (r: Request<any>, error?: unknown) => void;
 let spinQueued = false;
 let turn: { immediate: NodeJS.Immediate } | { timer: NodeJS.Timeout } | null = null;
 let lastActivity = 0; // performance.now() of the last new waiter or completion
@@ -44,28 +60,80 @@ let slowTurns = 0;
 // queueMicrotask makes an AsyncResource per call; a reaction to a settled promise is V8's own.
 const settled = Promise.resolve();
 
-// Steps every waiter once; settles those that finish.
-function stepWaiters(): void {
+function finished(w: Waiter | Request<any>): void {
+  waiters.delete(w);
+  activity = true;
+}
+
+// Adds `r`, pending in `slot`, to the round of n requests; n + 1.
+function addToRound(n: number, r: Request<any>, slot: number): number {
+  if (n === roundSlots.length) {
+    const slots = new Int32Array(2 * n);
+    slots.set(roundSlots);
+    roundSlots = slots;
+    roundStates = new Uint8Array(2 * n);
+    roundStatuses = new Float64Array(2 * n * STATUS_FIELDS);
+  }
+  round[n] = r;
+  roundSlots[n] = slot;
+  return n + 1;
+}
+
+// MPI_Test of the round's n requests, in one call: their states, and the error of one that failed.
+function testRound(n: number): unknown {
+  roundStates.fill(0, 0, n);
+  try {
+    addon().p2pTestSome(roundSlots, n, roundStates, roundStatuses);
+  } catch (e) {
+    if (!roundStates.subarray(0, n).includes(2)) throw e; // no request's failure: a fault here
+    return e;
+  }
+  return null;
+}
+
+// Polls every awaited send and receive once, by one p2pTestSome, and settles those that finish.
+function stepSlots(): void {
+  let n = 0;
   for (const w of waiters) {
-    if (w instanceof Request) {
-      if (stepAwaited(w)) {
-        waiters.delete(w);
-        activity = true;
-      }
+    if (!(w instanceof Request)) continue;
+    const slot = pendingSlot(w);
+    if (slot >= 0) n = addToRound(n, w, slot);
+  }
+  if (n === 0) return;
+  const error = testRound(n);
+  for (let i = 0; i < n; i++) {
+    if (roundStates[i] === 0) continue;
+    const r = round[i];
+    finished(r);
+    try {
+      finishSlot(i, roundStates[i] === 2, error);
+    } catch (e) {
+      settleAwaited(r, e);
       continue;
     }
-    let finished = false;
+    settleAwaited(r);
+  }
+  round.length = 0;
+}
+
+// Steps every waiter once; settles those that finish.
+function stepWaiters(): void {
+  stepSlots();
+  for (const w of waiters) {
+    if (w instanceof Request) {
+      if (pendingSlot(w) < 0 && stepAwaited(w)) finished(w);
+      continue;
+    }
+    let done = false;
     try {
-      finished = w.step();
+      done = w.step();
     } catch (e) {
-      waiters.delete(w);
-      activity = true;
+      finished(w);
       w.reject(e);
       continue;
     }
-    if (finished) {
-      waiters.delete(w);
-      activity = true;
+    if (done) {
+      finished(w);
       w.resolve();
     }
   }
@@ -134,15 +202,75 @@ function poll<R>(step: () => boolean, value: () => R): Promise<R> {
   });
 }
 
-// Completed native requests of sends and receives ('p2p'), which isend/irecv make their next
-// requests of (MpiRequestWrap::Reuse): a new native object per request cost more than the MPI
-// call of a small message (a halo exchange of four requests was 2-3x two sendrecv).
-const spareRequests: MpiRequest[] = [];
-const MAX_SPARE_REQUESTS = 64;
+// The free slots of the addon's table of send and receive requests (native/addon/p2p.cc,
+// P2pSlot): a slot is taken by isend/irecv and given back once its request completes.
+const freeSlots: number[] = [];
+let slotsMade = 0;
 
-/** A completed native request of a send or receive for isend/irecv to use again, or undefined. */
-export function spareRequest(): MpiRequest | undefined {
-  return spareRequests.pop();
+/**
+ * A request of isend or irecv: a slot of the addon's table, its index a number (a wrapped native
+ * object cost more to reach from C++ than the MPI call of a small message).
+ */
+class P2pRequest implements MpiRequest {
+  readonly slot: number;
+  // The Status p2pTestSome read when it found the request complete (no call to make it).
+  #status: Status | null = null;
+
+  constructor(slot: number) {
+    this.slot = slot;
+  }
+
+  completedWith(status: Status): void {
+    this.#status = status;
+  }
+
+  test(): boolean {
+    return addon().p2pTest(this.slot);
+  }
+
+  wait(): void {
+    addon().p2pWait(this.slot);
+  }
+
+  status(): Status {
+    return this.#status ?? addon().p2pStatus(this.slot);
+  }
+
+  data(): undefined {
+    return undefined;
+  }
+
+  cancel(): void {
+    addon().p2pCancel(this.slot);
+  }
+
+  start(): never {
+    throw new TypeError('start: expects persistent requests (sendInit, recvInit)');
+  }
+
+  free(): never {
+    throw new TypeError('free: expects persistent requests (sendInit, recvInit)');
+  }
+}
+
+/**
+ * Starts a send or receive by `start(slot)` (addon isend/irecv) in a free slot, and gives its
+ * request; the slot goes back to the free list when start throws.
+ */
+export function startP2p(start: (slot: number) => void): MpiRequest {
+  const slot = freeSlots.pop() ?? slotsMade++;
+  try {
+    start(slot);
+  } catch (e) {
+    freeSlots.push(slot);
+    throw e;
+  }
+  return new P2pRequest(slot);
+}
+
+// The native request completed: a send's or receive's slot goes back to the free list.
+function released(native: NativeRequest): void {
+  if (native instanceof P2pRequest) freeSlots.push(native.slot);
 }
 
 // Requests in flight, and the buffers MPI reads or writes for them, stay reachable from here until
@@ -173,7 +301,10 @@ function sweepDetached(): void {
     } catch {
       // MPI has ended the request with an error: nothing is in flight any more.
     }
-    if (complete) detached.delete(native);
+    if (complete) {
+      detached.delete(native);
+      released(native);
+    }
   }
 }
 
@@ -212,6 +343,22 @@ export class Request<T = void> implements Promise<T> {
       }
       r.#resolve!(r.#value);
       return true;
+    };
+    pendingSlot = (r) => (!r.#done && r.#native instanceof P2pRequest ? r.#native.slot : -1);
+    finishSlot = (i, failed, error) => {
+      const r = round[i];
+      if (failed) {
+        inFlight.delete(r);
+        throw error;
+      }
+      const f = roundStatuses;
+      const o = i * STATUS_FIELDS;
+      (r.#native as P2pRequest).completedWith({ source: f[o], tag: f[o + 1], count: f[o + 2], bytes: f[o + 3], cancelled: f[o + 4] !== 0, error: f[o + 5] });
+      r.#complete();
+    };
+    settleAwaited = (r, ...error) => {
+      if (error.length > 0) r.#reject!(error[0]);
+      else r.#resolve!(r.#value);
     };
   }
 
@@ -362,12 +509,15 @@ export class Request<T = void> implements Promise<T> {
   #complete(): void {
     this.#done = true;
     inFlight.delete(this);
-    if (this.#cancelRequested) this.#cancelled = (this.#native as MpiRequest).status().cancelled;
-    this.#value = this.#result!();
-    // Nothing else holds a completed send's or receive's native request (its result is taken).
-    if (this.#kind === 'p2p' && spareRequests.length < MAX_SPARE_REQUESTS) spareRequests.push(this.#native as MpiRequest);
+    const native = this.#native!;
     this.#native = null;
-    this.#result = null;
+    try {
+      if (this.#cancelRequested) this.#cancelled = (native as MpiRequest).status().cancelled;
+      this.#value = this.#result!();
+    } finally {
+      this.#result = null;
+      released(native); // its result is taken: nothing else reads the slot
+    }
   }
 }
 
@@ -418,9 +568,40 @@ export function waitAllSync<T>(requests: readonly Request<T>[]): T[] {
   return requests.map((r) => r.wait());
 }
 
-/** Waits for every request; resolves to their results in order. */
+/**
+ * Waits for every request; resolves to their results in order, or rejects with the error of the
+ * first to fail. One promise for them all, their sends and receives polled by one native call a
+ * round.
+ */
 export function waitAll<T>(requests: readonly Request<T>[]): Promise<T[]> {
-  return Promise.all(requests.map((r) => r.promise()));
+  if (requests.some((r) => freedRequests.has(r))) return Promise.reject(freedError('waitAll'));
+  return poll(
+    () => progressAll(requests),
+    () => requests.map((r) => r.wait()),
+  );
+}
+
+// Polls each pending request once (the sends and receives by one p2pTestSome): true once all
+// have completed; throws the error of one that fails.
+function progressAll(requests: readonly Request<unknown>[]): boolean {
+  let n = 0;
+  let pending = false;
+  for (const r of requests) {
+    const slot = pendingSlot(r);
+    if (slot >= 0) n = addToRound(n, r, slot);
+    else if (!r.test()) pending = true;
+  }
+  if (n === 0) return !pending;
+  try {
+    const error = testRound(n);
+    for (let i = 0; i < n; i++) {
+      if (roundStates[i] === 0) pending = true;
+      else finishSlot(i, roundStates[i] === 2, error);
+    }
+  } finally {
+    round.length = 0;
+  }
+  return !pending;
 }
 
 /**

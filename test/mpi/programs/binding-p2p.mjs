@@ -231,5 +231,37 @@ const payload = (from, round, n) => Array.from({ length: n }, (_, i) => from * 1
   pair.free();
 }
 
+// --- Many sends and receives awaited at once (polled together: more than one round's arrays) ---
+{
+  const n = 40;
+  for (const [how, all] of [['Promise.all', (rs) => Promise.all(rs)], ['waitAll', waitAll]]) {
+    const got = Array.from({ length: n }, () => new Float64Array(2));
+    const recvs = got.map((buf, i) => world.irecv(buf, left, 90 + i));
+    const sends = got.map((_, i) => world.isend(Float64Array.of(rank, i), right, 90 + i));
+    const results = await all([...sends, ...recvs]);
+    const statuses = results.slice(n);
+    check(`${how} of ${2 * n}: data`, got.every((buf, i) => buf[0] === left && buf[1] === i), got.slice(0, 3));
+    check(`${how} of ${2 * n}: statuses`, statuses.every((st, i) => st.tag === 90 + i && st.source === left && st.count === 2) && results.slice(0, n).every((v) => v === undefined), statuses.slice(0, 3));
+  }
+}
+
+// --- A failing receive among requests awaited together: the error, and the others complete ---
+{
+  for (const [how, all] of [['Promise.all', (rs) => Promise.all(rs)], ['waitAll', waitAll]]) {
+    const good = new Int32Array(2);
+    world.send(new Uint8Array(16), right, 61);
+    const requests = [world.irecv(good, left, 62), world.irecv(new Uint8Array(8), left, 61), world.isend(Int32Array.of(rank, 7), right, 62)];
+    const error = await all(requests).catch((e) => e);
+    check(`${how}: a truncated receive rejects`, error instanceof MpiError && error.errorClassName === 'MPI_ERR_TRUNCATE', `${error}`);
+    const st = await requests[0];
+    check(`${how}: the other receive completes`, good[0] === left && good[1] === 7 && st.tag === 62 && st.count === 2, [good, st]);
+    await requests[2];
+  }
+  // The slots of those requests serve new ones.
+  const again = new Int32Array(1);
+  const [st] = await Promise.all([world.irecv(again, left, 63), world.isend(Int32Array.of(rank), right, 63)]);
+  check('requests after a failure', again[0] === left && st.tag === 63, [again, st]);
+}
+
 world.barrier();
 console.log(JSON.stringify({ rank, size, ...report }));

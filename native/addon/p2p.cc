@@ -434,29 +434,29 @@ Napi::Value IrecvBytes(const Napi::CallbackInfo& info) {
 void initPointToPoint(Napi::Env env, Napi::Object exports) {
   initMpiBinding(env, exports);
   MessageWrap::Init(env, exports);
-  exports.Set("send", Napi::Function::New(env, Send));
-  exports.Set("recv", Napi::Function::New(env, Recv));
-  exports.Set("sendrecv", Napi::Function::New(env, Sendrecv));
-  exports.Set("sendrecvReplace", Napi::Function::New(env, SendrecvReplace));
-  exports.Set("isend", Napi::Function::New(env, SendRequest<false>));
-  exports.Set("irecv", Napi::Function::New(env, RecvRequest<false>));
-  exports.Set("sendInit", Napi::Function::New(env, SendRequest<true>));
-  exports.Set("recvInit", Napi::Function::New(env, RecvRequest<true>));
-  exports.Set("startAll", Napi::Function::New(env, StartAll));
-  exports.Set("p2pTest", Napi::Function::New(env, P2pTest));
-  exports.Set("p2pWait", Napi::Function::New(env, P2pWait));
-  exports.Set("p2pStatus", Napi::Function::New(env, P2pStatus));
-  exports.Set("p2pCancel", Napi::Function::New(env, P2pCancel));
-  exports.Set("p2pTestSome", Napi::Function::New(env, P2pTestSome));
-  exports.Set("probe", Napi::Function::New(env, Probe));
-  exports.Set("iprobe", Napi::Function::New(env, Iprobe));
-  exports.Set("mprobe", Napi::Function::New(env, MatchedProbe<false>));
-  exports.Set("improbe", Napi::Function::New(env, MatchedProbe<true>));
-  exports.Set("bufferAttach", Napi::Function::New(env, BufferAttach));
-  exports.Set("bufferDetach", Napi::Function::New(env, BufferDetach));
+  setFunctions(env, exports, {{"send", Send},
+                              {"recv", Recv},
+                              {"sendrecv", Sendrecv},
+                              {"sendrecvReplace", SendrecvReplace},
+                              {"isend", SendRequest<false>},
+                              {"irecv", RecvRequest<false>},
+                              {"sendInit", SendRequest<true>},
+                              {"recvInit", RecvRequest<true>},
+                              {"startAll", StartAll},
+                              {"p2pTest", P2pTest},
+                              {"p2pWait", P2pWait},
+                              {"p2pStatus", P2pStatus},
+                              {"p2pCancel", P2pCancel},
+                              {"p2pTestSome", P2pTestSome},
+                              {"probe", Probe},
+                              {"iprobe", Iprobe},
+                              {"mprobe", MatchedProbe<false>},
+                              {"improbe", MatchedProbe<true>},
+                              {"bufferAttach", BufferAttach},
+                              {"bufferDetach", BufferDetach}});
   exports.Set("BSEND_OVERHEAD", Napi::Number::New(env, MPI_BSEND_OVERHEAD));
-  exports.Set("recvBytes", Napi::Function::New(env, RecvBytes));
-  exports.Set("irecvBytes", Napi::Function::New(env, IrecvBytes));
+  setFunctions(env, exports, {{"recvBytes", RecvBytes},
+                              {"irecvBytes", IrecvBytes}});
   exports.Set("tagUpperBound", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     int* value = nullptr;
     int flag = 0;

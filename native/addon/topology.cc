@@ -232,18 +232,14 @@ Napi::Value WorldTopology(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void initTopology(Napi::Env env, Napi::Object exports) {
-  exports.Set("parseTopologyFile", Napi::Function::New(env, ParseTopologyFile));
-  exports.Set("parseTopologyText", Napi::Function::New(env, ParseTopologyText));
-  exports.Set("resolveTopologyFile", Napi::Function::New(env, ResolveTopologyFile));
-  exports.Set("resolveTopologyText", Napi::Function::New(env, ResolveTopologyText));
-  exports.Set("installTopology", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
-                return installFile(info, topology::install, "topocoll: ");
-              }));
-  exports.Set("parseRulesText", Napi::Function::New(env, ParseRulesText));
-  exports.Set("installRules", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
-                return installFile(info, rules::install, "topocoll: TOPOCOLL_RULES: ");
-              }));
-  exports.Set("worldTopology", Napi::Function::New(env, WorldTopology));
+  setFunctions(env, exports, {{"parseTopologyFile", ParseTopologyFile},
+                              {"parseTopologyText", ParseTopologyText},
+                              {"resolveTopologyFile", ResolveTopologyFile},
+                              {"resolveTopologyText", ResolveTopologyText},
+                              {"installTopology", [](const Napi::CallbackInfo& info) { return installFile(info, topology::install, "topocoll: "); }},
+                              {"parseRulesText", ParseRulesText},
+                              {"installRules", [](const Napi::CallbackInfo& info) { return installFile(info, rules::install, "topocoll: TOPOCOLL_RULES: "); }},
+                              {"worldTopology", WorldTopology}});
 }
 
 }  // namespace topocoll::addon

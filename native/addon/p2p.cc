@@ -453,10 +453,10 @@ void initPointToPoint(Napi::Env env, Napi::Object exports) {
                               {"mprobe", MatchedProbe<false>},
                               {"improbe", MatchedProbe<true>},
                               {"bufferAttach", BufferAttach},
-                              {"bufferDetach", BufferDetach}});
-  exports.Set("BSEND_OVERHEAD", Napi::Number::New(env, MPI_BSEND_OVERHEAD));
-  setFunctions(env, exports, {{"recvBytes", RecvBytes},
+                              {"bufferDetach", BufferDetach},
+                              {"recvBytes", RecvBytes},
                               {"irecvBytes", IrecvBytes}});
+  exports.Set("BSEND_OVERHEAD", Napi::Number::New(env, MPI_BSEND_OVERHEAD));
   exports.Set("tagUpperBound", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
     int* value = nullptr;
     int flag = 0;

@@ -1,6 +1,7 @@
 #include "executor.h"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstring>
 
@@ -80,6 +81,27 @@ bool isExchange(const Round& round, const Op** send, const Op** recv) {
   return false;
 }
 
+bool spansOverlap(const BlockSpan& a, const BlockSpan& b) {
+  return a.buf == b.buf && a.buf != BufferId::None && a.count > 0 && b.count > 0 && a.first < b.first + b.count &&
+         b.first < a.first + a.count;
+}
+
+// Whether `next`'s messages may be posted while `current` is in flight (Schedule::overlap_rounds):
+// none of its sends reads a span `current` writes (a receive, a copy, a reduction), none of its
+// receives writes a span `current` reads or writes. Its copies and reductions still run after
+// `current`'s, in order.
+bool canPostEarly(const Round& current, const Round& next) {
+  for (const Op& later : next.ops) {
+    if (later.kind != OpKind::Send && later.kind != OpKind::Recv) continue;
+    for (const Op& op : current.ops) {
+      const bool writes = op.kind == OpKind::Recv || op.kind == OpKind::Copy || op.kind == OpKind::Reduce;
+      if (later.kind == OpKind::Send && writes && spansOverlap(later.src, op.dst)) return false;
+      if (later.kind == OpKind::Recv && (spansOverlap(later.dst, op.src) || spansOverlap(later.dst, op.dst))) return false;
+    }
+  }
+  return true;
+}
+
 // --- Shared memory (Schedule::shm): flags and the segment's data area -----------------------
 
 bool hasFlagWaits(const Round& round) {
@@ -152,7 +174,6 @@ int executeSchedule(const Schedule& schedule, const Bindings& in, MPI_Comm comm,
   // Kept per thread between calls: a blocking call never runs inside another on its thread, and a
   // loop of small calls would otherwise allocate (and zero) its scratch and request list each time.
   thread_local ScratchBuffer scratch;
-  thread_local std::vector<MPI_Request> reqs;
   scratch.allocate(in.recv, schedule.tmp_blocks, &bindings.tmp);
   int rc = MPI_SUCCESS;
   ShmContext::Call call;
@@ -164,19 +185,41 @@ int executeSchedule(const Schedule& schedule, const Bindings& in, MPI_Comm comm,
     }
   }
   if ((rc = prepareBindings(schedule, shm, call, &bindings)) != MPI_SUCCESS) return rc;
-  for (const Round& round : schedule.rounds) {
-    const Op *send, *recv;
-    if (isExchange(round, &send, &recv)) {
-      rc = runExchange(*send, *recv, bindings, comm, tag);
-    } else {
-      rc = postRound(round, bindings, comm, tag, &reqs);
-      if (rc == MPI_SUCCESS && hasFlagWaits(round)) rc = shm->waitUntil([&] { return flagsReached(round, shm, call); }, nullptr);
-      if (rc == MPI_SUCCESS) rc = waitRequests(&reqs, shm, nullptr);
-      if (rc == MPI_SUCCESS) rc = runLocalOps(round, bindings, comm);
-      if (rc == MPI_SUCCESS && schedule.shm != ShmUse::None) signalFlags(round, shm, call);
+  // Rounds posted ahead of the one being completed (Schedule::overlap_rounds): their requests, by
+  // round index modulo the window.
+  thread_local std::array<std::vector<MPI_Request>, kMaxRoundsAhead + 1> posted;
+  const size_t n = schedule.rounds.size();
+  const size_t ahead = schedule.overlap_rounds && schedule.shm == ShmUse::None ? kMaxRoundsAhead : 0;
+  auto independent = [&](size_t from, size_t later) {
+    for (size_t q = from; q < later; ++q) {
+      if (!canPostEarly(schedule.rounds[q], schedule.rounds[later])) return false;
     }
-    if (rc != MPI_SUCCESS) return rc;
+    return true;
+  };
+  size_t next = 0;  // the first round not posted
+  for (size_t i = 0; i < n && rc == MPI_SUCCESS; ++i) {
+    const Round& round = schedule.rounds[i];
+    const Op *send, *recv;
+    if (next == i && !(ahead > 0 && i + 1 < n && independent(i, i + 1)) && isExchange(round, &send, &recv)) {
+      rc = runExchange(*send, *recv, bindings, comm, tag);
+      next = i + 1;
+      continue;
+    }
+    std::vector<MPI_Request>& reqs = posted[i % posted.size()];
+    if (next == i) {
+      rc = postRound(round, bindings, comm, tag, &reqs);
+      next = i + 1;
+    }
+    while (rc == MPI_SUCCESS && next < n && next <= i + ahead && independent(i, next)) {
+      rc = postRound(schedule.rounds[next], bindings, comm, tag, &posted[next % posted.size()]);
+      ++next;
+    }
+    if (rc == MPI_SUCCESS && hasFlagWaits(round)) rc = shm->waitUntil([&] { return flagsReached(round, shm, call); }, nullptr);
+    if (rc == MPI_SUCCESS) rc = waitRequests(&reqs, shm, nullptr);
+    if (rc == MPI_SUCCESS) rc = runLocalOps(round, bindings, comm);
+    if (rc == MPI_SUCCESS && schedule.shm != ShmUse::None) signalFlags(round, shm, call);
   }
+  if (rc != MPI_SUCCESS) return rc;
   if (schedule.shm != ShmUse::None) shm->markDone(call);
   return MPI_SUCCESS;
 }

@@ -46,6 +46,7 @@ enum class OpKind : uint8_t { Send = 0, Recv = 1, Copy = 2, FlagSignal = 3, Flag
 // whichever side that is.
 enum class ReduceOrder : uint8_t { SrcFirst = 0, DstFirst = 1 };
 
+inline constexpr int kMaxRoundsAhead = 4;            // Schedule::overlap_rounds
 inline constexpr int kShmFlagSlots = 4;            // slot 0 is the barrier's, 1-3 free for data algorithms
 inline constexpr int64_t kShmMaxStage = (int64_t(1) << 24) - 1;
 
@@ -83,6 +84,12 @@ struct Schedule {
   // a builder cut blocks into tiles or segments (units_per_block = count: spans of elements).
   int64_t units_per_block = 1;
   ShmUse shm = ShmUse::None;
+  // The blocking executor may post a round's messages while the rounds before it are in flight,
+  // up to kMaxRoundsAhead rounds ahead, where they touch no span those rounds write and receive
+  // into none they read: consecutive independent rounds (a ring's segments) then pipeline. Messages
+  // are still posted in schedule order, so they match as in lockstep. Only for schedules without
+  // shared memory whose buffers do not alias each other; nonblocking calls run lockstep.
+  bool overlap_rounds = false;
 
   Round& newRound() { return rounds.emplace_back(); }
 };

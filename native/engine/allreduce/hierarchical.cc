@@ -36,6 +36,17 @@ constexpr int64_t kShortBytes = 2048;  // MPICH's MPIR_CVAR_ALLREDUCE_SHORT_MSG_
 // they are what MPICH 4.1's multi-leader allreduce does.
 constexpr int64_t kLaneBytes = 16 << 20;
 
+// The ring's segments where its rounds run in lockstep, composed into a schedule of shared memory
+// (the executor posts no round ahead there, Schedule::overlap_rounds): 256 KiB, one rendezvous
+// per segment, as measured for the leaders (docs/benchmarks.md); its own 32 KiB ones need rounds
+// in flight together.
+constexpr int64_t kLockstepRingSegmentBytes = 256 * 1024;
+
+BuildParams lockstepRing(BuildParams sub) {
+  if (sub.segment_blocks == 0) sub.segment_blocks = std::max<int64_t>(1, kLockstepRingSegmentBytes / std::max<int64_t>(1, sub.element_bytes));
+  return sub;
+}
+
 // An allreduce of the registry among `members` (sub: p and rank as indices among them):
 // recursive doubling for short vectors (MPICH's bound); for long ones the segmented ring, as Open
 // MPI chooses (on the emulated cluster, 4 leaders over 1 Gbit/s links: 17 ms against
@@ -45,7 +56,7 @@ void appendSubsetAllreduce(Schedule* s, const BuildParams& sub, const std::vecto
   const int64_t bytes = sub.count * std::max<int64_t>(sub.element_bytes, 1);
   if (bytes < kShortBytes) appendFirstOnSubset(s, Collective::Allreduce, {"recursive_doubling", "reduce_scatter_allgather"}, sub, members);
   else if (!sub.commutative) appendFirstOnSubset(s, Collective::Allreduce, {"reduce_scatter_allgather", "recursive_doubling"}, sub, members);
-  else appendFirstOnSubset(s, Collective::Allreduce, {"ring", "reduce_scatter_allgather", "recursive_doubling"}, sub, members);
+  else appendFirstOnSubset(s, Collective::Allreduce, {"ring", "reduce_scatter_allgather", "recursive_doubling"}, lockstepRing(sub), members);
 }
 
 // An allreduce over every rank, without shared memory.

@@ -2,12 +2,17 @@
 // into p blocks; a ring reduce-scatter (p-1 steps: send block r-k to r+1, combine block r-k-1
 // received from r-1) leaves rank r with block r+1 complete, and a ring allgather (p-1 steps)
 // passes the complete blocks on. Each rank sends 2(p-1)/p n elements, the bandwidth minimum, in
-// 2(p-1) steps: for long vectors on any p. The reduce-scatter moves blocks in segments, so that
-// the scratch buffer stays small and each combination runs on data still in cache.
+// 2(p-1) steps: for long vectors on any p. Both phases move blocks in segments, each a round of
+// its own, and the executor posts up to kMaxRoundsAhead rounds ahead (Schedule::overlap_rounds):
+// segment j of step k waits only for segment j of step k-1, so the link carries the next segments
+// while one is combined or its rank waits for a core, instead of idling at every step. Segments
+// stay below the eager limit of the TCP transports (Open MPI's btl_tcp_eager_limit is 64 KiB):
+// a send then completes without a rendezvous round trip.
 // Block b's partial result travels b+1, b+2, ..., b: not rank order, so commutative ops only.
 // Each element is combined on one rank (the received partial result on the left), then copied:
 // every rank gets the same bits.
 #include <algorithm>
+#include <utility>
 
 #include "../algorithm_registry.h"
 #include "../reduce/accumulator.h"
@@ -15,8 +20,11 @@
 namespace topocoll {
 namespace {
 
-// Bytes of a reduce-scatter segment when the builder is not told (BuildParams::segment_blocks).
-constexpr int64_t kSegmentBytes = 256 * 1024;
+// Bytes of a segment when the builder is not told (BuildParams::segment_blocks). Emulated cluster,
+// 4 hosts x 2 ranks, 1 Gbit/s (docs/benchmarks.md): 1 MiB in XXX ms with 32 KiB segments
+// overlapped, against YYY ms with the 256 KiB segments of lockstep rounds; 64 KiB segments (over
+// the eager limit) lost.
+constexpr int64_t kSegmentBytes = 32 * 1024;
 
 }  // namespace
 
@@ -32,32 +40,42 @@ Schedule buildRingAllreduce(const BuildParams& bp) {
   const int64_t longest = (n + p - 1) / p;  // blocks hold floor(n/p) or ceil(n/p) elements
   segment = std::min(segment, std::max<int64_t>(longest, 1));
   const int64_t segments = (longest + segment - 1) / segment;
+  // Segment j of block b: its first element and length (0 past the end of a shorter block).
+  auto segmentOf = [&](int b, int64_t j) {
+    const int64_t from = first(b) + j * segment;
+    return std::pair<int64_t, int64_t>{from, std::max<int64_t>(0, std::min(segment, first(b + 1) - from))};
+  };
+  s.overlap_rounds = true;
   // Each block is combined once, the partial result from the left arriving while mine is where
   // the call put it: the receive buffer in place (the partial result waits in tmp), else the send
   // buffer (the partial result lands straight in the receive buffer).
   const reduction::Accumulator fresh{BufferId::Recv, 0, bp.in_place ? BufferId::Recv : BufferId::Send, 0, 0, bp.in_place};
-
+  int64_t received = 0;
   for (int k = 0; k < p - 1; ++k) {
-    const int send_block = mod(r - k), recv_block = mod(r - k - 1);
     for (int64_t j = 0; j < segments; ++j) {
-      const int64_t send_first = first(send_block) + j * segment, recv_first = first(recv_block) + j * segment;
-      const int64_t send_n = std::min(segment, first(send_block + 1) - send_first);
-      const int64_t recv_n = std::min(segment, first(recv_block + 1) - recv_first);
+      const auto [send_first, send_n] = segmentOf(mod(r - k), j);
+      const auto [recv_first, recv_n] = segmentOf(mod(r - k - 1), j);
       Round& round = s.newRound();
       // Block r is sent from my operand; every other block after it was combined into recv.
       if (send_n > 0) addSend(round, right, k > 0 ? span(BufferId::Recv, send_first, send_n) : fresh.operand(send_first, send_n));
-      // The partial result on the left: combined "as from a lower rank".
-      if (recv_n > 0) reduction::Accumulator(fresh).receiveAndCombine(s, round, left, true, recv_first, recv_n);
+      // The partial result on the left: combined "as from a lower rank". In place it waits in
+      // tmp, in one of kMaxRoundsAhead + 1 places in turn, so that the rounds posted ahead do
+      // not receive into a place still to be combined.
+      reduction::Accumulator acc = fresh;
+      acc.scratch = (received++ % (kMaxRoundsAhead + 1)) * segment;
+      if (recv_n > 0) acc.receiveAndCombine(s, round, left, true, recv_first, recv_n);
       if (round.ops.empty()) s.rounds.pop_back();
     }
   }
   for (int k = 0; k < p - 1; ++k) {
-    const int send_block = mod(r + 1 - k), recv_block = mod(r - k);
-    const int64_t send_n = first(send_block + 1) - first(send_block), recv_n = first(recv_block + 1) - first(recv_block);
-    Round& round = s.newRound();
-    if (send_n > 0) addSend(round, right, span(BufferId::Recv, first(send_block), send_n));
-    if (recv_n > 0) addRecv(round, left, span(BufferId::Recv, first(recv_block), recv_n));
-    if (round.ops.empty()) s.rounds.pop_back();
+    for (int64_t j = 0; j < segments; ++j) {
+      const auto [send_first, send_n] = segmentOf(mod(r + 1 - k), j);
+      const auto [recv_first, recv_n] = segmentOf(mod(r - k), j);
+      Round& round = s.newRound();
+      if (send_n > 0) addSend(round, right, span(BufferId::Recv, send_first, send_n));
+      if (recv_n > 0) addRecv(round, left, span(BufferId::Recv, recv_first, recv_n));
+      if (round.ops.empty()) s.rounds.pop_back();
+    }
   }
   return s;
 }

@@ -2,21 +2,14 @@
 // several. Reports of one job shape join cell by cell (the repetitions of a cell measured twice
 // pool); the launches of a native sweep join as `native:<name>` rows of the main launch's report.
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { packageRoot } from '../mpi/native';
 import { NATIVE } from '../select/registry';
-import { validateSchema } from './json-schema';
+import { schemaErrors } from '../config/schemas';
 import { median, quantile, relativeSpread } from './stats';
 import type { BenchRecord, BenchReport } from './sweep';
 
-function benchSchema(): Record<string, unknown> {
-  // eslint-disable-next-line @typescript-eslint/no-var-requires
-  return require(path.join(packageRoot, 'schemas', 'bench.schema.json'));
-}
-
 /** Errors of a report against schemas/bench.schema.json (empty when it is one). */
 export function reportErrors(report: unknown): string[] {
-  return validateSchema(benchSchema(), JSON.parse(JSON.stringify(report)));
+  return schemaErrors('bench', JSON.parse(JSON.stringify(report)));
 }
 
 /** A saved report; `option` (--render, --from...) and the file name it in errors. */
@@ -37,7 +30,7 @@ export function readReport(file: string, option: string): BenchReport {
   if (doc && typeof doc === 'object' && !Array.isArray(doc) && 'rules' in doc && !('records' in doc)) {
     throw new Error(`${option} ${file} is a rules file, not a bench report: give a report \`topocoll bench --json\` (or \`tune --json\`) wrote`);
   }
-  const errors = validateSchema(benchSchema(), report);
+  const errors = schemaErrors('bench', report);
   if (errors.length) throw new Error(`${option} ${file} is not a bench report (schemas/bench.schema.json): ${errors.slice(0, 5).join('; ')}`);
   return report as BenchReport;
 }

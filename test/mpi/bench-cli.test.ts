@@ -12,7 +12,7 @@ import { COLLECTIVES } from '../../src/select/registry';
 import { matchesCall } from '../../src/select/rules';
 import { expectSuccess, FLAVOURS, mpirun, repoRoot, runJob, type Flavour, type MpiRun } from '../helpers/mpirun';
 import { loadTopology, parseRules } from '../../src/mpi/files';
-import { schemaErrors } from '../helpers/schema';
+import { schemaErrors } from '../../src/config/schemas';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'topocoll-bench-'));
 const TIMEOUT = 90_000;

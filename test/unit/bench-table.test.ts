@@ -12,7 +12,7 @@ import { formatSig, formatUs, spreadOf } from '../../src/bench/stats';
 import type { BenchRecord, BenchReport } from '../../src/bench/sweep';
 import { formatCsv, formatLongTable, formatSkipped, formatSummaryTable, isTie } from '../../src/bench/table';
 import { decide, describeKept } from '../../src/bench/tune';
-import { schemaErrors } from '../helpers/schema';
+import { schemaErrors } from '../../src/config/schemas';
 
 const repoRoot = path.resolve(__dirname, '../..');
 const tmp = mkdtempSync(path.join(tmpdir(), 'topocoll-table-'));

@@ -7,7 +7,7 @@ import type { BenchRecord, BenchReport } from '../../src/bench/sweep';
 import { decide, defaultChoice, describeChanges, rulesFromDecisions, tune } from '../../src/bench/tune';
 import { matchesCall, rulesToJson, RulesError } from '../../src/select/rules';
 import { parseRules, rulesFromObject } from '../../src/mpi/files';
-import { schemaErrors } from '../helpers/schema';
+import { schemaErrors } from '../../src/config/schemas';
 
 const GOOD_YAML = `# tuned
 version: 1

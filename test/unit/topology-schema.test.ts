@@ -1,6 +1,6 @@
 // The published JSON Schema (schemas/topology.schema.json) and the reader agree: the examples and
 // normalized files validate, and documents the schema can judge are accepted or rejected by both.
-// The schema is read by ajv (test/helpers/schema.ts), a real validator of draft 2020-12: its
+// The schema is read by ajv (src/config/schemas.ts), a real validator of draft 2020-12: its
 // allOf/if/contains included. The reader is the engine's, through the addon.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { normalizeTopology } from '../../src/topology';
 import { topologyFromObject } from '../../src/mpi/files';
-import { schemaErrors } from '../helpers/schema';
+import { schemaErrors } from '../../src/config/schemas';
 
 const root = path.resolve(__dirname, '../..');
 const SCHEMA = JSON.parse(readFileSync(path.join(root, 'schemas/topology.schema.json'), 'utf8')) as { description: string };

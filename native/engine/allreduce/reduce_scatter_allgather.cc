@@ -18,8 +18,7 @@ Schedule buildReduceScatterAllgatherAllreduce(const BuildParams& bp) {
   Schedule s;
   const int64_t n = bp.count;
   if (bp.p == 1) return reduction::alone(bp.in_place, n);
-  // Combined in the receive buffer, peers' operands waiting in tmp.
-  reduction::Accumulator acc{BufferId::Recv, 0, bp.in_place ? BufferId::Recv : BufferId::Send, 0, 0, bp.in_place};
+  reduction::Accumulator acc = reduction::inReceiveBuffer(bp.in_place);
   const reduction::FoldIn f = reduction::foldIn(s, bp.p, bp.rank, acc, n);
   reduction::receiveUnfolded(s, bp.rank, f, n);
   if (f.newrank < 0) return s;

@@ -49,7 +49,7 @@ Schedule buildRingAllreduce(const BuildParams& bp) {
   // Each block is combined once, the partial result from the left arriving while mine is where
   // the call put it: the receive buffer in place (the partial result waits in tmp), else the send
   // buffer (the partial result lands straight in the receive buffer).
-  const reduction::Accumulator fresh{BufferId::Recv, 0, bp.in_place ? BufferId::Recv : BufferId::Send, 0, 0, bp.in_place};
+  const reduction::Accumulator fresh = reduction::inReceiveBuffer(bp.in_place);
   int64_t received = 0;
   for (int k = 0; k < p - 1; ++k) {
     for (int64_t j = 0; j < segments; ++j) {

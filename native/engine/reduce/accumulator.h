@@ -57,6 +57,18 @@ struct Accumulator {
   }
 };
 
+// An allreduce's accumulator: the receive buffer (holding mine from the start in place), peers'
+// operands waiting in tmp.
+inline Accumulator inReceiveBuffer(bool in_place) {
+  return {BufferId::Recv, 0, in_place ? BufferId::Recv : BufferId::Send, 0, 0, in_place};
+}
+
+// A reduce's: the root combines in its receive buffer, the others (which have none) in tmp, peers'
+// operands waiting after the n elements of the accumulator there.
+inline Accumulator towardRoot(bool at_root, bool in_place, int64_t n) {
+  return {at_root ? BufferId::Recv : BufferId::Tmp, 0, in_place ? BufferId::Recv : BufferId::Send, 0, at_root ? 0 : n, in_place};
+}
+
 // MPICH's fold-in: with q = 2^floor(log p) and rem = p - q, each even rank of the first 2 rem
 // hands its whole operand to the odd rank above it and sits out; that one combines both (rank
 // order kept) and joins the q ranks as newrank r / 2, the others as r - rem. Newranks keep the

@@ -18,9 +18,7 @@ Schedule buildBinomialReduce(const BuildParams& bp) {
   const bool at_root = r == root, in_place = bp.in_place && at_root;
   if (p == 1) return reduction::alone(in_place, n);
   if (n == 0) return s;
-  // The root combines in its receive buffer, the others (which have none) in tmp.
-  reduction::Accumulator acc{at_root ? BufferId::Recv : BufferId::Tmp, 0, in_place ? BufferId::Recv : BufferId::Send, 0,
-                             at_root ? 0 : n, in_place};
+  reduction::Accumulator acc = reduction::towardRoot(at_root, in_place, n);
   const int tree_root = bp.commutative ? root : 0;
   const int v = (r - tree_root + p) % p;
   for (int mask = 1; mask < p; mask <<= 1) {

@@ -24,9 +24,7 @@ Schedule buildReduceScatterGatherReduce(const BuildParams& bp) {
   const bool at_root = r == root, in_place = bp.in_place && at_root;
   if (p == 1) return reduction::alone(in_place, n);
   if (n == 0) return s;
-  // The root combines in its receive buffer, the others (which have none) in tmp.
-  reduction::Accumulator acc{at_root ? BufferId::Recv : BufferId::Tmp, 0, in_place ? BufferId::Recv : BufferId::Send, 0,
-                             at_root ? 0 : n, in_place};
+  reduction::Accumulator acc = reduction::towardRoot(at_root, in_place, n);
   const reduction::FoldIn f = reduction::foldIn(s, p, r, acc, n);
   // The root's stand-in among the q ranks: itself, or the rank it handed its operand to.
   const int newroot = root < 2 * f.rem ? root / 2 : root - f.rem;

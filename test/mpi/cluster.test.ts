@@ -3,7 +3,7 @@
 // network namespace and the engine's shared-memory node, the engine resolves the topology file
 // by host, allgather bytes are right (every algorithm, the four remapped ones included, on the
 // communicators split off the world: even, uneven and interleaved host layouts), the hierarchical
-// allreduce and reduce give the rank-order sums on the same layouts, and the bytes
+// allreduce and reduce and the ring allreduce give the rank-order sums on the same layouts, and the bytes
 // between hosts go through the shaped links.
 // `down` leaves nothing behind, and a failed `up` removes what it made.
 import { spawn, spawnSync } from 'node:child_process';
@@ -36,7 +36,7 @@ interface RankLine {
   z: number[][] | null;
   /** Allgathers checked: every p, 7 algorithms (the 4 remapped ones), 2 sizes. */
   checked: number;
-  /** Hierarchical allreduces and reduces run: every p, 2 sizes each. */
+  /** Hierarchical allreduces and reduces and ring allreduces run: every p, 2 sizes each. */
   reduced: number;
   bad: unknown[];
 }
@@ -129,7 +129,7 @@ describe('the emulated cluster', () => {
     for (const l of lines) {
       expect(l.bad).toEqual([]);
       expect(l.checked).toBe(np * 7 * 2);
-      expect(l.reduced).toBe(np * 2 * 2);
+      expect(l.reduced).toBe(np * 3 * 2);
       expect(l.size).toBe(np);
       expect(l.host).toBe(expectedHost(l.rank));
       expect(l.hosts).toEqual([...Array(np).keys()].map(expectedHost));

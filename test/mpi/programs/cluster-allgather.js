@@ -1,7 +1,7 @@
 // On the emulated cluster: every rank reports where it runs (hostname, network namespace, address)
 // and what it learnt from the others through an engine allgather, and checks the allgather's bytes
-// for several block sizes, then every allgather algorithm and the hierarchical allreduce and reduce
-// on communicators of every layout. One JSON line per rank.
+// for several block sizes, then every allgather algorithm, the hierarchical allreduce and reduce and
+// the ring allreduce on communicators of every layout. One JSON line per rank.
 const fs = require('node:fs');
 const os = require('node:os');
 const tc = require('../../../dist/index.js');
@@ -63,9 +63,10 @@ for (let p = 1; p <= world.size; p++) {
   addon().setAlgorithm('allgather', null);
   // The hierarchical allreduce and reduce on the same layouts: nodes of the communicator
   // combined through the host's shared memory, leaders across the shaped links; rank-order sums
-  // of int32 (exact), short (combined whole) and long (sliced, in chunks).
-  for (const coll of ['allreduce', 'reduce']) {
-    addon().setAlgorithm(coll, 'hierarchical');
+  // of int32 (exact), short (combined whole) and long (sliced, in chunks). Then the ring
+  // allreduce, whose long vectors cross the links in segments with rounds posted ahead.
+  for (const [coll, algorithm] of [['allreduce', 'hierarchical'], ['reduce', 'hierarchical'], ['allreduce', 'ring']]) {
+    addon().setAlgorithm(coll, algorithm);
     for (const n of [5, 70000]) {
       const send = new Int32Array(n).map((_, i) => (comm.rank * 31 + i * 7 + p) | 0);
       const root = (p + n) % comm.size;
@@ -77,13 +78,13 @@ for (let p = 1; p <= world.size; p++) {
         let want = 0;
         for (let r = 0; r < comm.size; r++) want = (want + ((r * 31 + i * 7 + p) | 0)) | 0;
         if (recv[i] !== want) {
-          if (bad.length < 5) bad.push({ coll, p, commSize: comm.size, n, i, got: recv[i], want });
+          if (bad.length < 5) bad.push({ coll, algorithm, p, commSize: comm.size, n, i, got: recv[i], want });
           break;
         }
       }
     }
     const fellBack = addon().takeFallback(coll);
-    if (fellBack && bad.length < 5) bad.push({ coll, p, fellBack });
+    if (fellBack && bad.length < 5) bad.push({ coll, algorithm, p, fellBack });
     addon().setAlgorithm(coll, null);
   }
   comm.free();

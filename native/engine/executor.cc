@@ -102,6 +102,17 @@ bool canPostEarly(const Round& current, const Round& next) {
   return true;
 }
 
+// How many rounds the executor may post ahead of the one it completes.
+size_t roundsAhead(const Schedule& s) { return s.overlap_rounds && s.shm == ShmUse::None ? kMaxRoundsAhead : 0; }
+
+// Whether round `later` may be posted while rounds [from, later) are in flight.
+bool independentOf(const Schedule& s, size_t from, size_t later) {
+  for (size_t q = from; q < later; ++q) {
+    if (!canPostEarly(s.rounds[q], s.rounds[later])) return false;
+  }
+  return true;
+}
+
 // --- Shared memory (Schedule::shm): flags and the segment's data area -----------------------
 
 bool hasFlagWaits(const Round& round) {
@@ -189,18 +200,12 @@ int executeSchedule(const Schedule& schedule, const Bindings& in, MPI_Comm comm,
   // round index modulo the window.
   thread_local std::array<std::vector<MPI_Request>, kMaxRoundsAhead + 1> posted;
   const size_t n = schedule.rounds.size();
-  const size_t ahead = schedule.overlap_rounds && schedule.shm == ShmUse::None ? kMaxRoundsAhead : 0;
-  auto independent = [&](size_t from, size_t later) {
-    for (size_t q = from; q < later; ++q) {
-      if (!canPostEarly(schedule.rounds[q], schedule.rounds[later])) return false;
-    }
-    return true;
-  };
+  const size_t ahead = roundsAhead(schedule);
   size_t next = 0;  // the first round not posted
   for (size_t i = 0; i < n && rc == MPI_SUCCESS; ++i) {
     const Round& round = schedule.rounds[i];
     const Op *send, *recv;
-    if (next == i && !(ahead > 0 && i + 1 < n && independent(i, i + 1)) && isExchange(round, &send, &recv)) {
+    if (next == i && !(ahead > 0 && i + 1 < n && independentOf(schedule, i, i + 1)) && isExchange(round, &send, &recv)) {
       rc = runExchange(*send, *recv, bindings, comm, tag);
       next = i + 1;
       continue;
@@ -210,7 +215,7 @@ int executeSchedule(const Schedule& schedule, const Bindings& in, MPI_Comm comm,
       rc = postRound(round, bindings, comm, tag, &reqs);
       next = i + 1;
     }
-    while (rc == MPI_SUCCESS && next < n && next <= i + ahead && independent(i, next)) {
+    while (rc == MPI_SUCCESS && next < n && next <= i + ahead && independentOf(schedule, i, next)) {
       rc = postRound(schedule.rounds[next], bindings, comm, tag, &posted[next % posted.size()]);
       ++next;
     }
@@ -236,16 +241,21 @@ ScheduleRequest::~ScheduleRequest() {
   if (error_ != MPI_SUCCESS || round_ < schedule_->rounds.size()) shadow_->discardWhenReleased();
   if (in_flight_) shm_->removeInFlight(this);
   // A request abandoned mid-flight (the job is aborting) must not leave MPI writing into freed memory.
-  for (MPI_Request& r : requests_) {
-    if (r != MPI_REQUEST_NULL) {
-      PMPI_Cancel(&r);
-      PMPI_Request_free(&r);
+  auto cancel = [](std::vector<MPI_Request>& reqs) {
+    for (MPI_Request& r : reqs) {
+      if (r != MPI_REQUEST_NULL) {
+        PMPI_Cancel(&r);
+        PMPI_Request_free(&r);
+      }
     }
-  }
+  };
+  cancel(requests_);
+  for (std::vector<MPI_Request>& reqs : ahead_) cancel(reqs);
 }
 
 int ScheduleRequest::start() {
   round_ = 0;
+  next_ = 0;
   begun_ = false;
   if (schedule_->shm != ShmUse::None) {
     if (!shm_) return MPI_ERR_INTERN;
@@ -260,7 +270,20 @@ int ScheduleRequest::start() {
 int ScheduleRequest::startRound() {
   if (round_ >= schedule_->rounds.size()) return MPI_SUCCESS;
   posted_ = true;
+  next_ = round_ + 1;
   return postRound(schedule_->rounds[round_], bindings_, comm_, tag_, &requests_);
+}
+
+// Posts the rounds after the current one that may go ahead of it (Schedule::overlap_rounds).
+int ScheduleRequest::postAhead() {
+  const size_t ahead = roundsAhead(*schedule_);
+  if (ahead == 0 || !posted_) return MPI_SUCCESS;
+  next_ = std::max(next_, round_ + 1);
+  while (next_ < schedule_->rounds.size() && next_ <= round_ + ahead && independentOf(*schedule_, round_, next_)) {
+    if (int rc = postRound(schedule_->rounds[next_], bindings_, comm_, tag_, &ahead_[next_ % ahead_.size()]); rc != MPI_SUCCESS) return rc;
+    ++next_;
+  }
+  return MPI_SUCCESS;
 }
 
 int ScheduleRequest::finishRound() {
@@ -269,7 +292,8 @@ int ScheduleRequest::finishRound() {
   int rc = runLocalOps(round, bindings_, comm_);
   if (rc == MPI_SUCCESS && schedule_->shm != ShmUse::None) signalFlags(round, shm_, call_);
   ++round_;
-  posted_ = false;
+  posted_ = round_ < next_;  // posted ahead: its requests become the current ones
+  if (posted_) requests_.swap(ahead_[round_ % ahead_.size()]);
   return rc;
 }
 
@@ -309,6 +333,7 @@ int ScheduleRequest::advance(bool blocking) {
   }
   while (round_ < schedule_->rounds.size()) {
     if (!posted_ && (rc = startRound()) != MPI_SUCCESS) return fail(rc);
+    if ((rc = postAhead()) != MPI_SUCCESS) return fail(rc);
     if (!requests_.empty()) {
       if (blocking) {
         rc = waitRequests(&requests_, shm_, this);

@@ -3,6 +3,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -64,8 +65,11 @@ class ScheduleRequest final : public CollectiveRequest {
   ScratchBuffer scratch_;
   MPI_Comm comm_;
   int tag_;
+  int postAhead();
   size_t round_ = 0;
-  std::vector<MPI_Request> requests_;
+  size_t next_ = 0;  // the first round not posted
+  std::vector<MPI_Request> requests_;  // the current round's
+  std::array<std::vector<MPI_Request>, kMaxRoundsAhead + 1> ahead_;  // rounds posted ahead, by index modulo its size
   ShmContext* shm_ = nullptr;
   ShmContext::Call call_;
   bool begun_ = false;     // the channel was free and the bindings prepared

@@ -84,11 +84,11 @@ struct Schedule {
   // a builder cut blocks into tiles or segments (units_per_block = count: spans of elements).
   int64_t units_per_block = 1;
   ShmUse shm = ShmUse::None;
-  // The blocking executor may post a round's messages while the rounds before it are in flight,
-  // up to kMaxRoundsAhead rounds ahead, where they touch no span those rounds write and receive
-  // into none they read: consecutive independent rounds (a ring's segments) then pipeline. Messages
-  // are still posted in schedule order, so they match as in lockstep. Only for schedules without
-  // shared memory whose buffers do not alias each other; nonblocking calls run lockstep.
+  // The executor may post a round's messages while the rounds before it are in flight, up to
+  // kMaxRoundsAhead rounds ahead, where they touch no span those rounds write and receive into
+  // none they read: consecutive independent rounds (a ring's segments) then pipeline. Messages are
+  // still posted in schedule order, so they match as in lockstep. Only for schedules without
+  // shared memory whose buffers do not alias each other.
   bool overlap_rounds = false;
 
   Round& newRound() { return rounds.emplace_back(); }

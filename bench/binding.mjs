@@ -25,7 +25,9 @@
 // a ping-pong round trip of {a: 1, b: 'x'} between ranks 0 and 1 (sendObject/recvObject, mpi4py's
 // comm.send/comm.recv), bcastObject and allgatherObject of that object, allreduceObject of the
 // rank's number with SUM (comm.bcast, comm.allgather, comm.allreduce); --reps repetitions of
-// --object-calls calls, the ratio node/mpi4py of the medians over launches.
+// --object-calls calls after one untimed repetition (V8 compiles the object paths' JS in the
+// background while it runs: a warm-up of an eighth of it left Node's first repetitions 3-10x the
+// steady ones), the ratio node/mpi4py of the medians over launches.
 //
 // Options: --mpi openmpi|mpich (default openmpi) --np 2 --runs 7 --reps 11 --small 4000 --large 40
 //          --large-bytes 1048576 --async-calls 200 --async-blocks 25 --object-calls 2000
@@ -154,7 +156,7 @@ function objectCases(world, wtime) {
     const us = [];
     let got;
     for (let r = -1; r < reps; r++) {
-      const n = r < 0 ? Math.max(10, objectCalls >> 3) : objectCalls;
+      const n = objectCalls; // r = -1: the warm-up
       world.barrier();
       const t0 = wtime();
       for (let i = 0; i < n; i++) got = run[op]();
@@ -237,7 +239,7 @@ object_results = []
 for op, call in object_cases.items():
     us = []
     for r in range(-1, reps):
-        n = max(10, object_calls >> 3) if r < 0 else object_calls
+        n = object_calls  # r = -1: the warm-up
         comm.Barrier()
         t0 = MPI.Wtime()
         for i in range(n): got = call()

@@ -382,7 +382,7 @@ async function driver() {
       ...(both ? { 'node/mpi4py per run': perRunRatio(i) } : {}),
     }));
     printTable(
-      `object mode (allreduceObject with SUM), ${reps} repetitions of ${objectCalls} calls; median over ${o.runs} launches (and the least-disturbed launch), µs per call; per run: the median over runs of node's launch against mpi4py's in the same run`,
+      `object mode (allreduceObject with SUM), ${reps} repetitions of ${objectCalls} calls; median over ${o.runs} launches (and the least-disturbed launch), µs per call${both ? "; per run: the median over runs of node's launch against mpi4py's in the same run" : ''}`,
       ['op', 'value', ...objectPrograms.flatMap((name) => [name, `${name} best`]), ...(both ? ['node/mpi4py', 'best/best', 'per run'] : [])],
       objectSummary.map((r) => [
         r.op,

@@ -396,17 +396,26 @@ Napi::Value BufferDetach(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), bytes);
 }
 
-// (comm, source, tag, scratch, envelope) → the next matching message, whatever its size: its
+// (comm, source, tag, scratch, fields?) → the next matching message, whatever its size: its
 // byte count when it fits in `scratch` (received there: object mode's small messages need no
-// Buffer of their own), else a new Buffer holding it; envelope (Int32Array) ← [source, tag].
+// Buffer of their own), else a new Buffer holding it. `fields` (a Float64Array of kStatusFields,
+// or undefined when the caller wants no Status) ← the receive's Status fields (statusFields): the
+// Status costs its MPI calls only when asked for.
 Napi::Value RecvBytes(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Envelope e = envelopeArgs(info);
   BufferView scratch = bufferArg(info[3], "scratch");
-  if (!info[4].IsTypedArray() || info[4].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array || info[4].As<Napi::Int32Array>().ElementLength() < 2) {
-    throwType(env, "recvBytes: envelope must be an Int32Array of 2 elements");
+  double* fields = nullptr;
+  if (!info[4].IsUndefined()) {
+    napi_typedarray_type type = napi_int8_array;
+    size_t length = 0;
+    void* data = nullptr;
+    if (!info[4].IsTypedArray() || napi_get_typedarray_info(env, info[4], &type, &length, &data, nullptr, nullptr) != napi_ok ||
+        type != napi_float64_array || length < kStatusFields) {
+      throwType(env, "recvBytes: fields must be a Float64Array of " + std::to_string(kStatusFields) + " elements, or undefined");
+    }
+    fields = static_cast<double*>(data);
   }
-  int32_t* envelope = info[4].As<Napi::Int32Array>().Data();
   MPI_Message message;
   MPI_Status status{};
   check(env, PMPI_Mprobe(e.source, e.tag, e.comm, &message, &status), "MPI_Mprobe");
@@ -417,8 +426,7 @@ Napi::Value RecvBytes(const Napi::CallbackInfo& info) {
   Napi::Buffer<char> data;
   if (!fits) data = Napi::Buffer<char>::New(env, static_cast<size_t>(bytes));
   check(env, TOPOCOLL_COUNT_CALL(big, Mrecv, fits ? scratch.data : data.Data(), bytes, MPI_BYTE, &message, &status), "MPI_Mrecv");
-  envelope[0] = status.MPI_SOURCE == MPI_PROC_NULL ? kJsProcNull : status.MPI_SOURCE;
-  envelope[1] = status.MPI_TAG == MPI_ANY_TAG ? kJsAnyTag : status.MPI_TAG;
+  if (fields) statusFields(status, MPI_BYTE, fields);
   if (fits) return Napi::Number::New(env, static_cast<double>(bytes));
   return data;
 }

@@ -560,9 +560,10 @@ export interface NativeAddon {
   iprobe(comm: CommHandle, source: number, tag: number): Status | null;
   /**
    * The next matching message, whatever its size: its byte count when it fits in `scratch`
-   * (received there), else a new Buffer holding it; `envelope` gets [source, tag].
+   * (received there), else a new Buffer holding it; `fields`, when given, gets the receive's Status
+   * fields (as p2pTestSome's).
    */
-  recvBytes(comm: CommHandle, source: number, tag: number, scratch: Buffer, envelope: Int32Array): number | Buffer;
+  recvBytes(comm: CommHandle, source: number, tag: number, scratch: Buffer, fields?: Float64Array): number | Buffer;
   /** data() is the message once the request completes. */
   irecvBytes(comm: CommHandle, source: number, tag: number): MpiRequest;
   tagUpperBound(): number;

@@ -18,7 +18,7 @@ import { init } from './lifecycle';
 import { objectOpFunction, ObjectOp, Op, opIndex } from './ops';
 import { matchedMessage, persistentRequest, type Message, type PersistentRequest } from './p2p';
 import { jsOpFunction, userReduction, type BufferOp, type ReductionKind } from './user-op';
-import { Request, startP2p } from './request';
+import { Request, startP2p, STATUS_FIELDS, statusOfFields } from './request';
 import { deserialize, serialize, serializeTransient } from './serialize';
 
 export type BufferLike = ArrayBufferView | ArrayBuffer;
@@ -179,11 +179,8 @@ function fillBlock(block: Buffer, lengths: Float64Array, offset: number, blockBy
 
 // Object mode's receive buffer (recvObject): a message that fits needs no Buffer of its own.
 const received = Buffer.allocUnsafeSlow(4096);
-const receivedEnvelope = new Int32Array(2);
-
-function fillStatus(status: Partial<Status> | undefined, from: Status): void {
-  if (status) Object.assign(status, { source: from.source, tag: from.tag, count: from.count, bytes: from.bytes, cancelled: from.cancelled, error: from.error });
-}
+// Its Status's fields, asked for only when the program wants the Status.
+const receivedFields = new Float64Array(STATUS_FIELDS);
 
 // The send modes, as native/addon/p2p.cc numbers them.
 const STANDARD = 0;
@@ -782,9 +779,8 @@ export class Comm {
 
   /** Receives a JS value of any size; fills `status` when given. */
   recvObject<T = unknown>(source = ANY_SOURCE, tag = ANY_TAG, status?: Partial<Status>): T {
-    const got = addon().recvBytes(this.handle, source, tag, received, receivedEnvelope);
-    const bytes = typeof got === 'number' ? got : got.byteLength;
-    if (status) fillStatus(status, { source: receivedEnvelope[0], tag: receivedEnvelope[1], count: bytes, bytes, cancelled: false, error: 0 });
+    const got = addon().recvBytes(this.handle, source, tag, received, status ? receivedFields : undefined);
+    if (status) Object.assign(status, statusOfFields(receivedFields, 0));
     return (typeof got === 'number' ? deserialize(received, true, 0, got) : deserialize(got)) as T;
   }
 

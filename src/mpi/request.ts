@@ -42,7 +42,12 @@ const round: Request<any>[] = [];
 let roundSlots = new Int32Array(16);
 let roundStates = new Uint8Array(16);
 // Per request of the round, the fields of its Status once complete (STATUS_FIELDS each).
-const STATUS_FIELDS = 6;
+export const STATUS_FIELDS = 6;
+
+/** The Status whose fields (native statusFields: source, tag, count, bytes, cancelled as 0/1, error) start at f[o]. */
+export function statusOfFields(f: Float64Array, o: number): Status {
+  return { source: f[o], tag: f[o + 1], count: f[o + 2], bytes: f[o + 3], cancelled: f[o + 4] !== 0, error: f[o + 5] };
+}
 let roundStatuses = new Float64Array(16 * STATUS_FIELDS);
 // Progresses an awaited Request once and settles its promise when done (true then); set by Request.
 let stepAwaited: (r: Request<any>) => boolean;
@@ -351,9 +356,7 @@ export class Request<T = void> implements Promise<T> {
         inFlight.delete(r);
         throw error;
       }
-      const f = roundStatuses;
-      const o = i * STATUS_FIELDS;
-      (r.#native as P2pRequest).completedWith({ source: f[o], tag: f[o + 1], count: f[o + 2], bytes: f[o + 3], cancelled: f[o + 4] !== 0, error: f[o + 5] });
+      (r.#native as P2pRequest).completedWith(statusOfFields(roundStatuses, i * STATUS_FIELDS));
       r.#complete();
     };
     settleAwaited = (r, ...error) => {

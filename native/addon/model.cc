@@ -355,6 +355,14 @@ Napi::Value ReplayEvents(const Napi::CallbackInfo& info) {
   return error.empty() ? env.Null() : Napi::Value(Napi::String::New(env, error));
 }
 
+// A typed array holding a copy of `values` (a vector or an array).
+template <typename Array, typename Values>
+Array typedArrayOf(Napi::Env env, const Values& values) {
+  auto a = Array::New(env, std::size(values));
+  std::copy(std::begin(values), std::end(values), a.Data());
+  return a;
+}
+
 // The compact form's codes and the event records, as src/model/replay.ts reads them: {copyCode,
 // signalCode, waitCode, reduceCode, buffers (names by BufferId), events: {roundStart, match,
 // signal, flagPass, roundEnd}, eventWords (words of a record, by kind)}.
@@ -376,17 +384,8 @@ Napi::Object modelLayout(Napi::Env env) {
   events.Set("flagPass", static_cast<int32_t>(model::ReplayEvent::FlagPass));
   events.Set("roundEnd", static_cast<int32_t>(model::ReplayEvent::RoundEnd));
   o.Set("events", events);
-  auto words = Napi::Int32Array::New(env, std::size(model::kReplayEventWords));
-  std::copy(std::begin(model::kReplayEventWords), std::end(model::kReplayEventWords), words.Data());
-  o.Set("eventWords", words);
+  o.Set("eventWords", typedArrayOf<Napi::Int32Array>(env, model::kReplayEventWords));
   return o;
-}
-
-template <typename T, typename Array>
-Array typedArrayOf(Napi::Env env, const std::vector<T>& v) {
-  auto a = Array::New(env, v.size());
-  std::copy(v.begin(), v.end(), a.Data());
-  return a;
 }
 
 }  // namespace
@@ -398,21 +397,21 @@ Napi::Object compiledObject(Napi::Env env, const Schedule& s, int rank, int p, b
   if (!model::compact(s, rank, p, &c, &error, with_spans ? &spans : nullptr)) throwRange(env, error);
   auto out = Napi::Object::New(env);
   out.Set("rounds", c.rounds);
-  out.Set("stream", typedArrayOf<int32_t, Napi::Int32Array>(env, c.stream));
+  out.Set("stream", typedArrayOf<Napi::Int32Array>(env, c.stream));
   out.Set("unitsPerBlock", Napi::Number::New(env, static_cast<double>(c.units_per_block)));
   if (!c.flag_slot.empty()) {
     auto flags = Napi::Object::New(env);
-    flags.Set("slot", typedArrayOf<uint8_t, Napi::Uint8Array>(env, c.flag_slot));
-    flags.Set("stage", typedArrayOf<int32_t, Napi::Int32Array>(env, c.flag_stage));
+    flags.Set("slot", typedArrayOf<Napi::Uint8Array>(env, c.flag_slot));
+    flags.Set("stage", typedArrayOf<Napi::Int32Array>(env, c.flag_stage));
     out.Set("flags", flags);
   }
   if (with_spans) {
     auto o = Napi::Object::New(env);
-    o.Set("srcBuf", typedArrayOf<uint8_t, Napi::Uint8Array>(env, spans.src_buf));
-    o.Set("srcFirst", typedArrayOf<int32_t, Napi::Int32Array>(env, spans.src_first));
-    o.Set("dstBuf", typedArrayOf<uint8_t, Napi::Uint8Array>(env, spans.dst_buf));
-    o.Set("dstFirst", typedArrayOf<int32_t, Napi::Int32Array>(env, spans.dst_first));
-    o.Set("dstFirstOrder", typedArrayOf<uint8_t, Napi::Uint8Array>(env, spans.dst_first_order));
+    o.Set("srcBuf", typedArrayOf<Napi::Uint8Array>(env, spans.src_buf));
+    o.Set("srcFirst", typedArrayOf<Napi::Int32Array>(env, spans.src_first));
+    o.Set("dstBuf", typedArrayOf<Napi::Uint8Array>(env, spans.dst_buf));
+    o.Set("dstFirst", typedArrayOf<Napi::Int32Array>(env, spans.dst_first));
+    o.Set("dstFirstOrder", typedArrayOf<Napi::Uint8Array>(env, spans.dst_first_order));
     out.Set("spans", o);
   }
   return out;

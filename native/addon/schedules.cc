@@ -32,10 +32,9 @@ class ScheduleReader {
   Schedule read(const Napi::Value& value) {
     if (!value.IsObject()) throwRange(env_, "a schedule must be an object");
     Napi::Object o = value.As<Napi::Object>();
-    at_ = "schedule";
-    rank_ = static_cast<int>(whole(o, "rank", INT32_MIN, INT32_MAX));
-    if (rank_ < 0 || rank_ >= p_) fail("rank " + std::to_string(rank_) + " is not a rank of a " + std::to_string(p_) + "-rank communicator");
-    at_ = "rank " + std::to_string(rank_);
+    const int64_t rank = whole(o, "rank", INT32_MIN, INT32_MAX);
+    if (rank < 0 || rank >= p_) fail("rank " + std::to_string(rank) + " is not a rank of a " + std::to_string(p_) + "-rank communicator");
+    rank_ = static_cast<int>(rank);
     Schedule s;
     if (!o.Get("unitsPerBlock").IsUndefined()) s.units_per_block = whole(o, "unitsPerBlock", INT64_MIN, INT64_MAX);
     s.tmp_blocks = whole(o, "tmpBlocks", 0, INT64_MAX);
@@ -44,16 +43,14 @@ class ScheduleReader {
     if (!rounds.IsArray()) fail("rounds must be an array of rounds");
     auto ra = rounds.As<Napi::Array>();
     s.rounds.resize(ra.Length());
-    for (uint32_t r = 0; r < ra.Length(); ++r) {
-      at_ = "rank " + std::to_string(rank_) + " round " + std::to_string(r);
-      Napi::Value round = ra.Get(r);
+    for (round_ = 0; round_ < static_cast<int64_t>(ra.Length()); ++round_) {
+      Napi::Value round = ra.Get(static_cast<uint32_t>(round_));
       if (!round.IsArray()) fail("must be an array of ops");
       auto ops = round.As<Napi::Array>();
-      s.rounds[r].ops.resize(ops.Length());
-      for (uint32_t k = 0; k < ops.Length(); ++k) {
-        at_ = "rank " + std::to_string(rank_) + " round " + std::to_string(r) + " op " + std::to_string(k);
-        s.rounds[r].ops[k] = readOp(ops.Get(k));
-      }
+      std::vector<Op>& out = s.rounds[round_].ops;
+      out.resize(ops.Length());
+      for (op_ = 0; op_ < static_cast<int64_t>(ops.Length()); ++op_) out[op_] = readOp(ops.Get(static_cast<uint32_t>(op_)));
+      op_ = -1;
     }
     return s;
   }
@@ -61,7 +58,13 @@ class ScheduleReader {
   int rank() const { return rank_; }
 
  private:
-  [[noreturn]] void fail(const std::string& detail) const { throwRange(env_, at_ + ": " + detail); }
+  // "rank R round N op K (kind): detail", as far as the reader got.
+  [[noreturn]] void fail(const std::string& detail) const {
+    std::string at = rank_ < 0 ? "schedule" : "rank " + std::to_string(rank_);
+    if (round_ >= 0) at += " round " + std::to_string(round_);
+    if (op_ >= 0) at += " op " + std::to_string(op_) + (kind_.empty() ? "" : " (" + kind_ + ")");
+    throwRange(env_, at + ": " + detail);
+  }
 
   // o[key], a whole number in [min, max].
   int64_t whole(const Napi::Object& o, const char* key, int64_t min, int64_t max) const {
@@ -77,7 +80,7 @@ class ScheduleReader {
     Napi::Value v = op.Get(key);
     if (!v.IsObject()) fail("missing block span");
     Napi::Object o = v.As<Napi::Object>();
-    std::string name = o.Get("buf").IsString() ? o.Get("buf").As<Napi::String>().Utf8Value() : o.Get("buf").ToString().Utf8Value();
+    const std::string name = o.Get("buf").ToString().Utf8Value();
     BlockSpan out;
     for (BufferId id : {BufferId::Send, BufferId::Recv, BufferId::Tmp, BufferId::Shm}) {
       if (name == bufferName(id)) out.buf = id;
@@ -89,15 +92,15 @@ class ScheduleReader {
   }
 
   Op readOp(const Napi::Value& value) {
+    kind_.clear();
     if (!value.IsObject()) fail("an op must be an object");
     Napi::Object o = value.As<Napi::Object>();
-    const std::string kind = o.Get("kind").ToString().Utf8Value();
+    kind_ = o.Get("kind").ToString().Utf8Value();
     Op op;
     bool known = false;
     for (OpKind k : {OpKind::Send, OpKind::Recv, OpKind::Copy, OpKind::FlagSignal, OpKind::FlagWait, OpKind::Reduce}) {
-      if (kind == opKindName(k)) op.kind = k, known = true;
+      if (kind_ == opKindName(k)) op.kind = k, known = true;
     }
-    at_ += " (" + kind + ")";
     if (!known) fail("unknown op kind");
     if (op.kind != OpKind::Copy && op.kind != OpKind::Reduce) op.peer = static_cast<int>(whole(o, "peer", INT32_MIN, INT32_MAX));
     if (op.kind == OpKind::FlagSignal || op.kind == OpKind::FlagWait) {
@@ -117,8 +120,10 @@ class ScheduleReader {
 
   Napi::Env env_;
   int p_;
-  int rank_ = 0;
-  std::string at_;  // where in the schedule, for messages
+  // Where the reader is, for messages: -1 while not known yet.
+  int rank_ = -1;
+  int64_t round_ = -1, op_ = -1;
+  std::string kind_;
 };
 
 // An optional array of p whole numbers (the per-rank part of a hierarchy), or empty.

@@ -114,8 +114,8 @@ class Codes {
   }
 }
 
-let codes: Codes | undefined;
-const codesOf = (): Codes => (codes ??= new Codes(addon().modelLayout));
+let engineCodes: Codes | undefined;
+const codesOf = (): Codes => (engineCodes ??= new Codes(addon().modelLayout));
 /** Vector clocks take p x p entries: checked up to this size. */
 const MAX_CLOCKED_RANKS = 4096;
 
@@ -227,7 +227,7 @@ function checkHeader(s: GivenSchedule, coll: CollectiveName, p: number, r: numbe
 }
 
 class SymbolicReplay {
-  private readonly c = codesOf();
+  private readonly codes = codesOf();
   /** Per rank: send and recv units. */
   private readonly sendUnits: Int32Array;
   private readonly recvUnits: Int32Array;
@@ -304,9 +304,9 @@ class SymbolicReplay {
       const tmpUnits = rank.tmpBlocks * this.unit;
       maxSlots = Math.max(maxSlots, sendUnits + recvUnits + tmpUnits);
       this.slots.push(new Float64Array(sendUnits + recvUnits + tmpUnits).fill(EMPTY));
-      const base = new Int32Array(this.c.names.length);
-      base[this.c.recv] = sendUnits;
-      base[this.c.tmp] = sendUnits + recvUnits;
+      const base = new Int32Array(this.codes.names.length);
+      base[this.codes.recv] = sendUnits;
+      base[this.codes.tmp] = sendUnits + recvUnits;
       this.bufBase.push(base);
     }
     this.claims = new Int32Array(maxSlots + shmUnits);
@@ -321,7 +321,7 @@ class SymbolicReplay {
   }
 
   private seedInitialState(): void {
-    const { p, params, unit, c } = this;
+    const { p, params, unit, codes } = this;
     const fill = (slots: Float64Array, at: number, symbol: number) => {
       for (let u = 0; u < unit; u++) slots[at + u] = symbol * unit + u;
     };
@@ -330,21 +330,21 @@ class SymbolicReplay {
       const base = this.bufBase[r];
       switch (this.coll) {
         case 'allgather':
-          fill(slots, params.inPlace ? base[c.recv] + r * unit : base[c.send], r);
+          fill(slots, params.inPlace ? base[codes.recv] + r * unit : base[codes.send], r);
           break;
         case 'alltoall': {
-          const at = base[params.inPlace ? c.recv : c.send];
+          const at = base[params.inPlace ? codes.recv : codes.send];
           for (let j = 0; j < p; j++) fill(slots, at + j * unit, r * p + j);
           break;
         }
         case 'bcast':
-          if (r === params.root) for (let e = 0; e < params.count; e++) fill(slots, base[c.recv] + e * unit, e);
+          if (r === params.root) for (let e = 0; e < params.count; e++) fill(slots, base[codes.recv] + e * unit, e);
           break;
         case 'barrier':
           break;
         default: {
           // Reductions: rank r's operand, where the engine binds it.
-          const at = this.sendUnits[r] > 0 ? base[c.send] : base[c.recv];
+          const at = this.sendUnits[r] > 0 ? base[codes.send] : base[codes.recv];
           const n = this.sendUnits[r] > 0 ? this.sendUnits[r] : this.recvUnits[r];
           for (let e = 0; e < n; e++) slots[at + e] = this.terms!.leaf(r, e);
         }
@@ -353,9 +353,9 @@ class SymbolicReplay {
   }
 
   private bufferSize(rank: CompiledRank, buf: number): number {
-    if (buf === this.c.send) return this.sendUnits[rank.rank];
-    if (buf === this.c.recv) return this.recvUnits[rank.rank];
-    if (buf === this.c.shm) return this.shmCapacity();
+    if (buf === this.codes.send) return this.sendUnits[rank.rank];
+    if (buf === this.codes.recv) return this.recvUnits[rank.rank];
+    if (buf === this.codes.shm) return this.shmCapacity();
     return rank.tmpBlocks * this.unit;
   }
 
@@ -375,7 +375,7 @@ class SymbolicReplay {
   private checkOps(rank: CompiledRank, nodeSize: Map<number, number>): { shm: boolean; span: number } {
     const spans = rank.spans!;
     const r = rank.rank;
-    const { names, layout } = this.c;
+    const { names, layout } = this.codes;
     let shm = false;
     let span = 0;
     const check = (round: number, slot: number, buf: number, first: number) => {
@@ -388,7 +388,7 @@ class SymbolicReplay {
           round,
         );
       }
-      if (buf === this.c.shm) {
+      if (buf === this.codes.shm) {
         if (nodeSize.get(this.node[r])! < 2) {
           throw new ScheduleError(`rank ${r} round ${round}: uses the shared data area but is alone on node ${this.node[r]}`, r, round);
         }
@@ -409,7 +409,7 @@ class SymbolicReplay {
           }
           continue;
         }
-        if (code >= 0 || this.c.isLocal(code)) check(round, s, spans.srcBuf[s], spans.srcFirst[s]);
+        if (code >= 0 || this.codes.isLocal(code)) check(round, s, spans.srcBuf[s], spans.srcFirst[s]);
         if (code < 0) check(round, s, spans.dstBuf[s], spans.dstFirst[s]);
       }
     }
@@ -417,18 +417,18 @@ class SymbolicReplay {
   }
 
   private place(r: number, buf: number, first: number): Place {
-    if (buf === this.c.shm) return { array: this.shm[this.node[r]].symbols, at: first };
+    if (buf === this.codes.shm) return { array: this.shm[this.node[r]].symbols, at: first };
     return { array: this.slots[r], at: this.bufBase[r][buf] + first };
   }
 
   /** The claims scratch index of a unit: the rank's slots, then its node's shared area. */
   private claimIndex(r: number, buf: number, first: number): number {
-    return buf === this.c.shm ? this.slots[r].length + first : this.bufBase[r][buf] + first;
+    return buf === this.codes.shm ? this.slots[r].length + first : this.bufBase[r][buf] + first;
   }
 
   /** Applies a chunk of replayEvents' records, in order. */
   follow(events: Int32Array): void {
-    const { events: kinds, layout } = this.c;
+    const { events: kinds, layout } = this.codes;
     for (let i = 0; i < events.length; i += layout.eventWords[events[i]]) {
       const kind = events[i];
       const rank = events[i + 1];
@@ -479,12 +479,12 @@ class SymbolicReplay {
     this.known![r * p + r] = 2 * round + 1;
     this.posted!.set(this.known!.subarray(r * p, (r + 1) * p), r * p);
     for (let s = first; s < end; s++) {
-      if (stream[2 * s] >= 0 && srcBuf[s] === this.c.shm) this.shmRead(r, round, srcFirst[s], stream[2 * s + 1], this.posted!);
+      if (stream[2 * s] >= 0 && srcBuf[s] === this.codes.shm) this.shmRead(r, round, srcFirst[s], stream[2 * s + 1], this.posted!);
     }
   }
 
   private race(r: number, round: number, what: string, buf: number, unit: number): ScheduleError {
-    return new ScheduleError(`rank ${r} round ${round}: ${what} ${this.c.names[buf]}[${unit}] in the same round`, r, round);
+    return new ScheduleError(`rank ${r} round ${round}: ${what} ${this.codes.names[buf]}[${unit}] in the same round`, r, round);
   }
 
   // Sends complete only when matched (MPI_Ssend), so the sender is still in the round that posted
@@ -500,7 +500,7 @@ class SymbolicReplay {
     this.messages.push(srcRound, src, dst, count);
     if (!this.clocked) return;
     this.join(this.known!, dst, this.posted!, src * this.p);
-    if (recvSpans.dstBuf[recvSlot] === this.c.shm) this.shmWrite(dst, this.round[dst], recvSpans.dstFirst[recvSlot], count, this.posted!);
+    if (recvSpans.dstBuf[recvSlot] === this.codes.shm) this.shmWrite(dst, this.round[dst], recvSpans.dstFirst[recvSlot], count, this.posted!);
   }
 
   private flagPassed(r: number, signal: number): void {
@@ -518,15 +518,15 @@ class SymbolicReplay {
     if (this.clocked) this.known![r * this.p + r] = 2 * round + 2;
     for (let s = first; s < end; s++) {
       const code = stream[2 * s];
-      if (!this.c.isLocal(code)) continue;
+      if (!this.codes.isLocal(code)) continue;
       const count = stream[2 * s + 1];
       if (this.clocked) {
-        if (srcBuf[s] === this.c.shm) this.shmRead(r, round, srcFirst[s], count, this.known!);
-        if (dstBuf[s] === this.c.shm) this.shmWrite(r, round, dstFirst[s], count, this.known!);
+        if (srcBuf[s] === this.codes.shm) this.shmRead(r, round, srcFirst[s], count, this.known!);
+        if (dstBuf[s] === this.codes.shm) this.shmWrite(r, round, dstFirst[s], count, this.known!);
       }
       const from = this.place(r, srcBuf[s], srcFirst[s]);
       const to = this.place(r, dstBuf[s], dstFirst[s]);
-      if (code === this.c.layout.reduceCode) this.reduceUnits(r, round, from, to, count, spans!.dstFirstOrder[s] === 1);
+      if (code === this.codes.layout.reduceCode) this.reduceUnits(r, round, from, to, count, spans!.dstFirstOrder[s] === 1);
       else copyUnits(from, to, count);
     }
   }
@@ -632,7 +632,7 @@ class SymbolicReplay {
     for (let r = 0; r < p; r++) {
       const n = this.recvUnits[r];
       const slots = this.slots[r];
-      const recv = this.bufBase[r][this.c.recv];
+      const recv = this.bufBase[r][this.codes.recv];
       for (let i = 0; i < n; i++) {
         const block = Math.floor(i / unit);
         const want = (coll === 'alltoall' ? block * p + r : block) * unit + (i % unit);
@@ -660,7 +660,7 @@ class SymbolicReplay {
         n = params.recvCounts[r];
       }
       const slots = this.slots[r];
-      const recv = this.bufBase[r][this.c.recv];
+      const recv = this.bufBase[r][this.codes.recv];
       for (let i = 0; i < n; i++) {
         const got = slots[recv + i];
         const problem = terms.incomplete(got, first + i, params.rankOrdered);

@@ -205,12 +205,54 @@ export interface EnginePrediction {
   readonly skipped?: string;
 }
 
-/** A schedule compiled in TypeScript (src/model/compiled.ts's CompiledRank), for simulateCompiled and replayEvents. */
-interface CompiledStream {
+/**
+ * A schedule in the engine's compact form (native/engine/model/hockney.h), for simulateCompiled
+ * and replayEvents: per round a header slot [ops, ops awaited], then a two-word slot per op
+ * ([peer, units] for a send, [-1 - peer, units] for a receive, [ModelLayout's copy or reduce code,
+ * units], [its signal or wait code, the flag's owner]). Slots index `flags` and CompiledRank's spans.
+ */
+export interface CompiledStream {
   readonly rounds: number;
   readonly stream: Int32Array;
+  /** Counts are units of 1/unitsPerBlock block. */
   readonly unitsPerBlock: number;
+  /** Flag ops' slot and stage, by op slot; present when the schedule has flag ops. */
   readonly flags?: { readonly slot: Uint8Array; readonly stage: Int32Array };
+}
+
+/** Where every op slot's blocks are (buffers by index into ModelLayout's buffers), for the symbolic replay. */
+export interface CompiledSpans {
+  /** send, copy, reduce: the source span (buffer, first unit). */
+  readonly srcBuf: Uint8Array;
+  readonly srcFirst: Int32Array;
+  /** recv, copy, reduce: the destination span. */
+  readonly dstBuf: Uint8Array;
+  readonly dstFirst: Int32Array;
+  /** reduce: 1 when the destination is the left operand (dst_first), else 0. */
+  readonly dstFirstOrder: Uint8Array;
+}
+
+/** compileSchedule's result: one rank's schedule compiled, with its spans when asked for. */
+export interface CompiledRank extends CompiledStream {
+  readonly rank: number;
+  readonly tmpBlocks: number;
+  readonly spans?: CompiledSpans;
+}
+
+/** buildCompiled's result: a builder's schedule compiled with its spans, and the request it answers (buildSchedule's fields besides the rounds). */
+export type CompiledSchedule = CompiledRank & Omit<Schedule, 'rounds'> & { readonly spans: CompiledSpans };
+
+/** The compact form's codes and replayEvents' record kinds, as the engine defines them (hockney.h). */
+export interface ModelLayout {
+  readonly copyCode: number;
+  readonly signalCode: number;
+  readonly waitCode: number;
+  readonly reduceCode: number;
+  /** Buffer names by the spans' buffer index ('none', 'send', 'recv', 'tmp', 'shm'). */
+  readonly buffers: readonly string[];
+  readonly events: { readonly roundStart: number; readonly match: number; readonly signal: number; readonly flagPass: number; readonly roundEnd: number };
+  /** Words of a record (its kind included), by kind. */
+  readonly eventWords: Int32Array;
 }
 
 /** One level of a simulated machine (src/model/machine.ts's Level). */
@@ -358,6 +400,10 @@ export interface NativeAddon {
 
   // schedules.cc
   buildSchedule(collective: CollectiveName, algorithm: string, p: number, rank: number, options?: ScheduleParams): Schedule;
+  /** The same schedule built and compiled in C++ (no op ever a JS object), with its spans. */
+  buildCompiled(collective: CollectiveName, algorithm: string, p: number, rank: number, options?: ScheduleParams): CompiledSchedule;
+  /** A schedule given as objects (buildSchedule's form) compiled by the engine; a RangeError names the rank, round and op of a malformed one. */
+  compileSchedule(schedule: Schedule, p: number, withSpans: boolean): CompiledRank;
   /** The engine's choice under the environment's configuration (loadConfig() first). */
   selectAlgorithm(collective: CollectiveName, p: number, blockBytes: number, totalBytes: number, nodes?: number): { algorithm: string; reason: string };
   /** Validates the TOPOCOLL_* environment; throws the message naming the variable. */
@@ -599,6 +645,7 @@ export interface NativeAddon {
   exscan: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], MpiRequest>;
 
   // model.cc
+  readonly modelLayout: ModelLayout;
   /** The engine's Hockney model (TOPOCOLL_SELECT=model) for every algorithm; choice null above its size limit. */
   predictAlgorithms(
     collective: CollectiveName,
@@ -607,7 +654,7 @@ export interface NativeAddon {
   ): { choice: { algorithm: string; reason: string } | null; predictions: EnginePrediction[] };
   /** The timing model (native/engine/model/hockney.h) over the builders' schedules, built in C++. */
   simulateSchedules(collective: CollectiveName, algorithm: string, p: number, options: ScheduleParams, machine: SimulatedMachine, timing: SimulationTiming): NativeTiming;
-  /** The same over schedules compiled in TypeScript (rank r's is ranks[r]); note is ''. */
+  /** The same over compiled schedules (rank r's is ranks[r]); note is ''. */
   simulateCompiled(ranks: readonly CompiledStream[], machine: SimulatedMachine, timing: SimulationTiming): NativeTiming;
   /**
    * The same progression without timing, ready ranks in rank order: its events (hockney.h's

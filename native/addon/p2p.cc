@@ -3,7 +3,10 @@
 // (mprobe/improbe → a Message received by mrecv/imrecv), the buffer of buffered sends, and the
 // receive of a message of unknown size (object mode) through matched probes, which cannot take a
 // message meant for another receive between the probe and the receive.
+#include <sched.h>
+
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <vector>
 
@@ -167,14 +170,28 @@ bool testSlot(Napi::Env env, P2pSlot& s) {
 // (slot) → true once complete
 Napi::Value P2pTest(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), testSlot(info.Env(), slotArg(info[0]))); }
 
-// (slot) → MPI_Wait
+// Where JS wants a completed request's Status as numbers (src/mpi/status.ts): a Float64Array
+// with room for `count` of them, or nullptr when `v` is undefined.
+double* statusFieldsArg(const Napi::Value& v, size_t count, const char* what) {
+  if (v.IsUndefined()) return nullptr;
+  if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != napi_float64_array ||
+      v.As<Napi::Float64Array>().ElementLength() < count * kStatusFields) {
+    throwType(v.Env(), std::string(what) + ": statuses must be a Float64Array of " + std::to_string(kStatusFields) + " numbers per request");
+  }
+  return v.As<Napi::Float64Array>().Data();
+}
+
+// (slot, statuses?) → MPI_Wait; the Status's fields into statuses[0..] when given (a receive's:
+// JS makes the object, cheaper than a call back into JS from here).
 Napi::Value P2pWait(const Napi::CallbackInfo& info) {
   P2pSlot& s = slotArg(info[0]);
+  double* fields = statusFieldsArg(info[1], 1, "p2pWait");
   if (!s.done) {
     int rc = PMPI_Wait(&s.request, &s.status);
     s.done = true;
     check(info.Env(), rc, "MPI_Wait");
   }
+  if (fields) statusFields(s.status, s.type, fields);
   return info.Env().Undefined();
 }
 
@@ -192,37 +209,55 @@ Napi::Value P2pCancel(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-// (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array) → how many completed:
-// MPI_Test, in one call, of the request in each of the first `n` slots whose state is 0, setting
-// its state to 1 once complete and its Status's fields (statusFields) at statuses[6i..6i+5], for
-// JS to make the Status of without a call back into JS. Where one fails, its state becomes 2 and
-// its MpiError is thrown, those after it untested. The poll of every awaited send and receive at
-// once (src/mpi/request.ts).
+// (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array, spinUs, pollsBeforeYield) →
+// how many completed: MPI_Test of the request in each of the first `n` slots whose state is 0,
+// setting its state to 1 once complete and its Status's fields (statusFields) at statuses[i], for
+// JS to make the Status of. With spinUs > 0 it polls them all again until every one is complete
+// or spinUs have passed (spinUs < 0: until every one is complete, a blocking wait for them all),
+// each pass after the first pollsBeforeYield yielding the core (sched_yield: a rank that shares
+// it, maybe the peer, gets to run). Where one fails, its state becomes 2 and its MpiError is
+// thrown, those after it untested. The progress of every awaited send and receive at once
+// (src/mpi/request.ts): a halo exchange's four requests cost one call, not one per request and poll.
 Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto typed = [&](const Napi::Value& v, napi_typedarray_type type) { return v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == type; };
-  if (!typed(info[0], napi_int32_array) || !typed(info[2], napi_uint8_array) || !typed(info[3], napi_float64_array)) {
-    throwType(env, "p2pTestSome: expects (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array)");
+  if (!typed(info[0], napi_int32_array) || !typed(info[2], napi_uint8_array) || !typed(info[3], napi_float64_array) || !info[4].IsNumber()) {
+    throwType(env, "p2pTestSome: expects (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array, spinUs, pollsBeforeYield)");
   }
   Napi::Int32Array slots = info[0].As<Napi::Int32Array>();
   Napi::Uint8Array states = info[2].As<Napi::Uint8Array>();
-  Napi::Float64Array statuses = info[3].As<Napi::Float64Array>();
-  const size_t room = std::min({slots.ElementLength(), states.ElementLength(), statuses.ElementLength() / kStatusFields});
+  double* statuses = info[3].As<Napi::Float64Array>().Data();
+  const size_t room = std::min({slots.ElementLength(), states.ElementLength(), info[3].As<Napi::Float64Array>().ElementLength() / kStatusFields});
   const size_t n = static_cast<size_t>(intArg(info[1], "n", 0, static_cast<int64_t>(room)));
-  uint32_t completed = 0;
+  const double spinUs = info[4].As<Napi::Number>().DoubleValue();
+  const int64_t pollsBeforeYield = intArg(info[5], "pollsBeforeYield", 0, INT_MAX);
   for (size_t i = 0; i < n; i++) {
-    if (states[i] != 0) continue;
     const int32_t k = slots[i];
     if (k < 0 || static_cast<size_t>(k) >= p2pSlots.size()) throwRange(env, "p2pTestSome: slot " + std::to_string(k) + " holds no request");
-    try {
-      if (!testSlot(env, p2pSlots[k])) continue;
-    } catch (const Napi::Error&) {
-      states[i] = 2;
-      throw;
+  }
+  const auto started = std::chrono::steady_clock::now();
+  uint32_t completed = 0;
+  for (int64_t pass = 0;; pass++) {
+    if (pass > pollsBeforeYield) sched_yield();
+    size_t pending = 0;
+    for (size_t i = 0; i < n; i++) {
+      if (states[i] != 0) continue;
+      P2pSlot& s = p2pSlots[slots[i]];
+      try {
+        if (!testSlot(env, s)) {
+          pending++;
+          continue;
+        }
+      } catch (const Napi::Error&) {
+        states[i] = 2;
+        throw;
+      }
+      statusFields(s.status, s.type, statuses + i * kStatusFields);
+      states[i] = 1;
+      completed++;
     }
-    statusFields(p2pSlots[k].status, p2pSlots[k].type, statuses.Data() + i * kStatusFields);
-    states[i] = 1;
-    completed++;
+    if (pending == 0 || spinUs == 0) break;
+    if (spinUs > 0 && std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started).count() >= spinUs) break;
   }
   return Napi::Number::New(env, completed);
 }

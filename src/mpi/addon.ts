@@ -528,17 +528,19 @@ export interface NativeAddon {
   isend(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode, slot: number): void;
   /** MPI_Test of the request in `slot`: true once complete. */
   p2pTest(slot: number): boolean;
-  p2pWait(slot: number): void;
+  /** MPI_Wait; with `statuses`, the Status's fields into its first STATUS_FIELDS (src/mpi/status.ts). */
+  p2pWait(slot: number, statuses?: Float64Array): void;
   /** The completed request's Status; a TypeError before. */
   p2pStatus(slot: number): Status;
   p2pCancel(slot: number): void;
   /**
    * MPI_Test of the request in each of the first `n` slots whose state is 0, setting its state
-   * to 1 once complete and its Status's fields at statuses[6i..6i+5] (source, tag, count, bytes,
-   * cancelled as 0/1, error); one that fails gets state 2 and its MpiError is thrown, those after
-   * it untested. How many completed.
+   * to 1 once complete and its Status's fields at statuses[i] (statusAt, src/mpi/status.ts); one
+   * that fails gets state 2 and its MpiError is thrown, those after it untested. With spinUs > 0,
+   * polls them again until all are complete or spinUs have passed (< 0: until all are complete),
+   * yielding the core (sched_yield) on each pass after the first pollsBeforeYield. How many completed.
    */
-  p2pTestSome(slots: Int32Array, n: number, states: Uint8Array, statuses: Float64Array): number;
+  p2pTestSome(slots: Int32Array, n: number, states: Uint8Array, statuses: Float64Array, spinUs: number, pollsBeforeYield: number): number;
   /** Inactive persistent requests. */
   sendInit(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode): MpiRequest;
   recvInit(comm: CommHandle, buf: DataBuffer, source: number, tag: number): MpiRequest;

@@ -475,12 +475,12 @@ export class Comm {
 
   // A nonblocking send in `mode`: its request in a slot of the addon's table (startP2p).
   #isend(buf: DataBuffer, dest: number, tag: number, mode: SendMode): Request<void> {
-    return new Request(startP2p((slot) => addon().isend(this.handle, buf, dest, tag, mode, slot)), () => undefined, [buf], 'p2p');
+    return new Request(startP2p((slot) => addon().isend(this.handle, buf, dest, tag, mode, slot), false), () => undefined, [buf], 'p2p');
   }
 
   /** Nonblocking receive; the request resolves to the Status. */
   irecv(buf: DataBuffer, source = ANY_SOURCE, tag = ANY_TAG): Request<Status> {
-    const native = startP2p((slot) => addon().irecv(this.handle, buf, source, tag, slot));
+    const native = startP2p((slot) => addon().irecv(this.handle, buf, source, tag, slot), true);
     return new Request(native, () => native.status(), [buf], 'p2p');
   }
 
@@ -790,7 +790,7 @@ export class Comm {
 
   isendObject(value: unknown, dest: number, tag = 0): Request<void> {
     const data = serialize(value);
-    return new Request(startP2p((slot) => addon().isend(this.handle, data, dest, tag, STANDARD, slot)), () => undefined, [data], 'object');
+    return new Request(startP2p((slot) => addon().isend(this.handle, data, dest, tag, STANDARD, slot), false), () => undefined, [data], 'object');
   }
 
   /** Nonblocking receive of a JS value of any size (matched probe, then receive). */

@@ -129,6 +129,7 @@ struct P2pSlot {
   MPI_Datatype type = MPI_BYTE;
   bool ownsType = false;  // type is a duplicate of a derived one (holdDatatype)
   bool done = true;       // completed, failed or never used: free to start another request in
+  bool receives = false;  // a receive's Status is its value; a send's is read only if cancelled (p2pStatus)
 };
 thread_local std::vector<P2pSlot> p2pSlots;
 // A slot index above this is a fault of the caller's, not a program with that many requests.
@@ -149,8 +150,9 @@ P2pSlot& slotArg(const Napi::Value& v) {
   return p2pSlots[i];
 }
 
-void startInSlot(P2pSlot& s, MPI_Request request, MPI_Datatype type) {
+void startInSlot(P2pSlot& s, MPI_Request request, MPI_Datatype type, bool receives) {
   s.request = request;
+  s.receives = receives;
   holdDatatype(type, &s.type, &s.ownsType);
   s.status = MPI_Status{};
   s.done = false;
@@ -210,14 +212,15 @@ Napi::Value P2pCancel(const Napi::CallbackInfo& info) {
 }
 
 // (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array, spinUs, pollsBeforeYield) →
-// how many completed: MPI_Test of the request in each of the first `n` slots whose state is 0,
-// setting its state to 1 once complete and its Status's fields (statusFields) at statuses[i], for
-// JS to make the Status of. With spinUs > 0 it polls them all again until every one is complete
-// or spinUs have passed (spinUs < 0: until every one is complete, a blocking wait for them all),
-// each pass after the first pollsBeforeYield yielding the core (sched_yield: a rank that shares
-// it, maybe the peer, gets to run). Where one fails, its state becomes 2 and its MpiError is
-// thrown, those after it untested. The progress of every awaited send and receive at once
-// (src/mpi/request.ts): a halo exchange's four requests cost one call, not one per request and poll.
+// how many completed: MPI_Testsome over the requests in the first `n` slots whose state is 0,
+// setting the state of each that completes to 1 and, for a receive, its Status's fields
+// (statusFields) at statuses[i], for JS to make the Status of. With spinUs > 0 it polls the rest
+// again until every one is complete or spinUs have passed (spinUs < 0: until every one is
+// complete, a blocking wait for them all), each pass after the first pollsBeforeYield yielding
+// the core (sched_yield: a rank that shares it, maybe the peer, gets to run). Where requests
+// fail, their state becomes 2 and the first one's MpiError is thrown once the pass is recorded.
+// The progress of every awaited send and receive at once (src/mpi/request.ts): a halo exchange's
+// four requests cost one call, not one per request and poll.
 Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto typed = [&](const Napi::Value& v, napi_typedarray_type type) { return v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == type; };
@@ -235,28 +238,59 @@ Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
     const int32_t k = slots[i];
     if (k < 0 || static_cast<size_t>(k) >= p2pSlots.size()) throwRange(env, "p2pTestSome: slot " + std::to_string(k) + " holds no request");
   }
+  // One MPI_Testsome a pass over the pending ones: one progress of the MPI for all of them (an
+  // MPI_Test each progressed it once per request).
+  thread_local std::vector<MPI_Request> requests;
+  thread_local std::vector<size_t> at;  // requests[j] is the slot at slots[at[j]]
+  thread_local std::vector<int> indices;
+  thread_local std::vector<MPI_Status> done;
   const auto started = std::chrono::steady_clock::now();
   uint32_t completed = 0;
   for (int64_t pass = 0;; pass++) {
     if (pass > pollsBeforeYield) sched_yield();
-    size_t pending = 0;
+    requests.clear();
+    at.clear();
     for (size_t i = 0; i < n; i++) {
       if (states[i] != 0) continue;
       P2pSlot& s = p2pSlots[slots[i]];
-      try {
-        if (!testSlot(env, s)) {
-          pending++;
-          continue;
-        }
-      } catch (const Napi::Error&) {
-        states[i] = 2;
-        throw;
+      if (s.done) {  // completed by an earlier call
+        if (s.receives) statusFields(s.status, s.type, statuses + i * kStatusFields);
+        states[i] = 1;
+        completed++;
+        continue;
       }
-      statusFields(s.status, s.type, statuses + i * kStatusFields);
+      requests.push_back(s.request);
+      at.push_back(i);
+    }
+    const int m = static_cast<int>(requests.size());
+    if (m == 0) break;
+    indices.resize(m);
+    done.assign(m, MPI_Status{});
+    int outcount = 0;
+    const int rc = PMPI_Testsome(m, requests.data(), &outcount, indices.data(), done.data());
+    if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) check(env, rc, "MPI_Testsome");
+    if (outcount == MPI_UNDEFINED) outcount = 0;
+    int error = MPI_SUCCESS;  // the first request's that failed: thrown once all are recorded
+    for (int k = 0; k < outcount; k++) {
+      const size_t i = at[indices[k]];
+      P2pSlot& s = p2pSlots[slots[i]];
+      s.request = requests[indices[k]];
+      s.status = done[k];
+      s.done = true;
+      // MPI sets MPI_ERROR only where the call returns MPI_ERR_IN_STATUS.
+      const int failed = rc == MPI_ERR_IN_STATUS ? done[k].MPI_ERROR : MPI_SUCCESS;
+      s.status.MPI_ERROR = failed;
+      if (failed != MPI_SUCCESS) {
+        states[i] = 2;
+        if (error == MPI_SUCCESS) error = failed;
+        continue;
+      }
+      if (s.receives) statusFields(s.status, s.type, statuses + i * kStatusFields);
       states[i] = 1;
       completed++;
     }
-    if (pending == 0 || spinUs == 0) break;
+    check(env, error, "MPI_Test");
+    if (outcount == m || spinUs == 0) break;
     if (spinUs > 0 && std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started).count() >= spinUs) break;
   }
   return Napi::Number::New(env, completed);
@@ -280,7 +314,7 @@ Napi::Value SendRequest(const Napi::CallbackInfo& info) {
   }
   check(env, rc, call);
   if (persistent) return MpiRequestWrap::NewPersistent(env, request, m.b.type);
-  startInSlot(*slot, request, m.b.type);
+  startInSlot(*slot, request, m.b.type, false);
   return env.Undefined();
 }
 
@@ -297,7 +331,7 @@ Napi::Value RecvRequest(const Napi::CallbackInfo& info) {
   }
   P2pSlot& slot = freeSlotArg(info[4], "irecv");
   check(env, TOPOCOLL_COUNT_CALL(m.large, Irecv, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request), "MPI_Irecv");
-  startInSlot(slot, request, m.b.type);
+  startInSlot(slot, request, m.b.type, true);
   return env.Undefined();
 }
 

@@ -18,7 +18,7 @@ import { init } from './lifecycle';
 import { objectOpFunction, ObjectOp, Op, opIndex } from './ops';
 import { matchedMessage, persistentRequest, type Message, type PersistentRequest } from './p2p';
 import { jsOpFunction, userReduction, type BufferOp, type ReductionKind } from './user-op';
-import { Request, startP2p } from './request';
+import { engineRequest, Request, startP2p } from './request';
 import { deserialize, serialize, serializeTransient } from './serialize';
 
 export type BufferLike = ArrayBufferView | ArrayBuffer;
@@ -540,7 +540,7 @@ export class Comm {
   }
 
   ibarrier(): Request {
-    return new Request(addon().barrier(this.handle, true), () => undefined, []);
+    return new Request(engineRequest(addon().barrier(this.handle, true)), () => undefined, []);
   }
 
   /** Broadcasts `buffer` from `root` into `buffer` on every rank. */
@@ -550,7 +550,7 @@ export class Comm {
   }
 
   ibcast<T extends DataBuffer>(buffer: T, root = 0): Request<T> {
-    return new Request(addon().bcast(this.handle, buffer, root, true), () => buffer, [buffer]);
+    return new Request(engineRequest(addon().bcast(this.handle, buffer, root, true)), () => buffer, [buffer]);
   }
 
   /** Every rank's `sendbuf` lands in `recvbuf` in rank order (recvbuf holds size × sendbuf). */
@@ -560,7 +560,7 @@ export class Comm {
   }
 
   iallgather<T extends DataBuffer>(sendbuf: DataSendBuffer, recvbuf: T): Request<T> {
-    return new Request(addon().allgather(this.handle, sendArg(sendbuf), recvbuf, true), () => recvbuf, [sendbuf, recvbuf]);
+    return new Request(engineRequest(addon().allgather(this.handle, sendArg(sendbuf), recvbuf, true)), () => recvbuf, [sendbuf, recvbuf]);
   }
 
   /** Block j of `sendbuf` goes to rank j; block i of `recvbuf` comes from rank i. */
@@ -570,7 +570,7 @@ export class Comm {
   }
 
   ialltoall<T extends DataBuffer>(sendbuf: DataSendBuffer, recvbuf: T): Request<T> {
-    return new Request(addon().alltoall(this.handle, sendArg(sendbuf), recvbuf, true), () => recvbuf, [sendbuf, recvbuf]);
+    return new Request(engineRequest(addon().alltoall(this.handle, sendArg(sendbuf), recvbuf, true)), () => recvbuf, [sendbuf, recvbuf]);
   }
 
   // --- Collectives run by the system MPI ---
@@ -702,7 +702,8 @@ export class Comm {
         : kind === 'reduceScatter'
           ? a.reduceScatter(this.handle, send, recvbuf as BufferLike, recvcounts as ArrayLike<number>, index, nb)
           : a[kind](this.handle, send, recvbuf as BufferLike, index, nb);
-    return { native: native ?? undefined, finish: () => {}, keep: [sendbuf, recvbuf] };
+    // The engine's reductions give a slot, scan/exscan (the system MPI's) an MpiRequest.
+    return { native: typeof native === 'number' ? engineRequest(native) : (native ?? undefined), finish: () => {}, keep: [sendbuf, recvbuf] };
   }
 
   // A blocking reduction, or its nonblocking twin's Request of `result`.

@@ -82,7 +82,7 @@ const capture = (resolve: (value: any) => void, reject: (error: unknown) => void
   capturedReject = reject;
 };
 
-// MPI_Test of the pending sends and receives in reqs[0..n), by one p2pTestSome (spinUs: how long
+// MPI_Testsome of the pending sends and receives in reqs[0..n), by one p2pTestSome (spinUs: how long
 // it may spin, as there); completes or fails those that finish, and moves those still pending to
 // the front of `reqs`, in order: how many they are.
 function testSlots(reqs: Request<any>[], n: number, spinUs: number): number {
@@ -289,6 +289,34 @@ export function startP2p(start: (slot: number) => void, receives: boolean): MpiR
     throw e;
   }
   return new P2pRequest(slot, receives);
+}
+
+/**
+ * A nonblocking collective of the engine: a slot of the addon's table (native/addon/request.cc),
+ * its index a number (a wrapped native object took microseconds to make, more than the
+ * collective). The addon gives the slot back once the collective completes or fails.
+ */
+class EngineRequest implements NativeRequest {
+  readonly slot: number;
+
+  constructor(slot: number) {
+    this.slot = slot;
+  }
+
+  test(): boolean {
+    return addon().engineTest(this.slot);
+  }
+
+  wait(): void {
+    addon().engineWait(this.slot);
+  }
+}
+
+/** The request of an engine collective started in `slot`; undefined for a blocking call's undefined. */
+export function engineRequest(slot: number): NativeRequest;
+export function engineRequest(slot: number | undefined): NativeRequest | undefined;
+export function engineRequest(slot: number | undefined): NativeRequest | undefined {
+  return slot === undefined ? undefined : new EngineRequest(slot);
 }
 
 // The native request completed: a send's or receive's slot goes back to the free list.
@@ -551,7 +579,8 @@ export class Request<T = void> implements Promise<T> {
   // functions of; the request is progressed from now on (a spin right after this code).
   #react(onfulfilled: unknown, onrejected: unknown): void {
     const first = this.#reactions === null;
-    (this.#reactions ??= []).push(onfulfilled, onrejected, capturedResolve, capturedReject);
+    if (first) this.#reactions = [onfulfilled, onrejected, capturedResolve, capturedReject];
+    else this.#reactions!.push(onfulfilled, onrejected, capturedResolve, capturedReject);
     if (this.#done || this.#failed) ready.push(this);
     else if (!first) return; // progressed already
     else if (this.#native instanceof P2pRequest) this.#poll();

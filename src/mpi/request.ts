@@ -115,25 +115,30 @@ function pollRound(spinUs: number): void {
   polling = true;
   try {
     if (polled.length > 0) polled.length = testSlots(polled, polled.length, spinUs);
-    for (const r of awaited) if (pollAwaited(r)) awaited.delete(r);
-    for (const w of waiters) {
-      let done = false;
-      try {
-        done = w.step();
-      } catch (e) {
-        finished(w);
-        w.reject(e);
-        continue;
-      }
-      if (done) {
-        finished(w);
-        w.resolve();
-      }
-    }
+    if (awaited.size > 0) for (const r of awaited) if (pollAwaited(r)) awaited.delete(r);
+    if (waiters.size > 0) stepWaiters();
   } finally {
     polling = false;
   }
   runReactions();
+}
+
+// Steps every waiter once; settles those that finish.
+function stepWaiters(): void {
+  for (const w of waiters) {
+    let done = false;
+    try {
+      done = w.step();
+    } catch (e) {
+      finished(w);
+      w.reject(e);
+      continue;
+    }
+    if (done) {
+      finished(w);
+      w.resolve();
+    }
+  }
 }
 
 function runReactions(): void {
@@ -561,7 +566,7 @@ export class Request<T = void> implements Promise<T> {
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: any) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
-    if (freedRequests.has(this)) return this.promise().then(onfulfilled, onrejected);
+    if (this.#native === null && !this.#done) return this.promise().then(onfulfilled, onrejected); // freed
     const promise = new Promise<R1 | R2>(capture);
     this.#react(onfulfilled, onrejected);
     return promise;

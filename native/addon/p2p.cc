@@ -211,21 +211,23 @@ Napi::Value P2pCancel(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-// (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array, spinUs, pollsBeforeYield) →
+// (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array, spinUs, yieldAfterUs) →
 // how many completed: MPI_Testsome over the requests in the first `n` slots whose state is 0,
 // setting the state of each that completes to 1 and, for a receive, its Status's fields
 // (statusFields) at statuses[i], for JS to make the Status of. With spinUs > 0 it polls the rest
 // again until every one is complete or spinUs have passed (spinUs < 0: until every one is
-// complete, a blocking wait for them all), each pass after the first pollsBeforeYield yielding
-// the core (sched_yield: a rank that shares it, maybe the peer, gets to run). Where requests
+// complete, a blocking wait for them all), each pass once it has spun yieldAfterUs yielding the
+// core (sched_yield: a rank that shares it, maybe the peer, gets to run; yieldAfterUs < 0: never,
+// as MPI_Wait). By time, not passes: a pass takes a fraction of a microsecond, and yielding
+// after a few of them handed the core to other jobs while the peer's message was on its way. Where requests
 // fail, their state becomes 2 and the first one's MpiError is thrown once the pass is recorded.
 // The progress of every awaited send and receive at once (src/mpi/request.ts): a halo exchange's
 // four requests cost one call, not one per request and poll.
 Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto typed = [&](const Napi::Value& v, napi_typedarray_type type) { return v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == type; };
-  if (!typed(info[0], napi_int32_array) || !typed(info[2], napi_uint8_array) || !typed(info[3], napi_float64_array) || !info[4].IsNumber()) {
-    throwType(env, "p2pTestSome: expects (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array, spinUs, pollsBeforeYield)");
+  if (!typed(info[0], napi_int32_array) || !typed(info[2], napi_uint8_array) || !typed(info[3], napi_float64_array) || !info[4].IsNumber() || !info[5].IsNumber()) {
+    throwType(env, "p2pTestSome: expects (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array, spinUs, yieldAfterUs)");
   }
   Napi::Int32Array slots = info[0].As<Napi::Int32Array>();
   Napi::Uint8Array states = info[2].As<Napi::Uint8Array>();
@@ -233,7 +235,7 @@ Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
   const size_t room = std::min({slots.ElementLength(), states.ElementLength(), info[3].As<Napi::Float64Array>().ElementLength() / kStatusFields});
   const size_t n = static_cast<size_t>(intArg(info[1], "n", 0, static_cast<int64_t>(room)));
   const double spinUs = info[4].As<Napi::Number>().DoubleValue();
-  const int64_t pollsBeforeYield = intArg(info[5], "pollsBeforeYield", 0, INT_MAX);
+  const double yieldAfterUs = info[5].As<Napi::Number>().DoubleValue();
   for (size_t i = 0; i < n; i++) {
     const int32_t k = slots[i];
     if (k < 0 || static_cast<size_t>(k) >= p2pSlots.size()) throwRange(env, "p2pTestSome: slot " + std::to_string(k) + " holds no request");
@@ -246,8 +248,9 @@ Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
   thread_local std::vector<MPI_Status> done;
   const auto started = std::chrono::steady_clock::now();
   uint32_t completed = 0;
+  auto spun = [&] { return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started).count(); };
   for (int64_t pass = 0;; pass++) {
-    if (pass > pollsBeforeYield) sched_yield();
+    if (pass > 0 && yieldAfterUs >= 0 && spun() >= yieldAfterUs) sched_yield();
     requests.clear();
     at.clear();
     for (size_t i = 0; i < n; i++) {
@@ -291,7 +294,7 @@ Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
     }
     check(env, error, "MPI_Test");
     if (outcount == m || spinUs == 0) break;
-    if (spinUs > 0 && std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started).count() >= spinUs) break;
+    if (spinUs > 0 && spun() >= spinUs) break;
   }
   return Napi::Number::New(env, completed);
 }

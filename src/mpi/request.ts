@@ -20,12 +20,14 @@ const SPIN_US = 100;
 const SPIN_MS = 10;
 const MAX_DELAY_MS = 4;
 /**
- * Polls of the spin before each further poll yields the core (sched_yield), and every event-loop
- * turn's poll does: a rank sharing its core with others (more ranks than cores) would otherwise
- * keep the core for its whole time slice while the ranks it waits for cannot run, and an awaited
- * collective over shared memory took milliseconds. The engine's blocking waits yield alike.
+ * Microseconds a spin polls before each further poll yields the core (sched_yield), and every
+ * event-loop turn's poll does: a rank sharing its core with others (more ranks than cores) would
+ * otherwise keep the core for its whole time slice while the ranks it waits for cannot run, and an
+ * awaited collective over shared memory took milliseconds. The engine's blocking waits yield
+ * alike. By time, not a count of polls: the native spin's polls take a fraction of a microsecond,
+ * and yielding after 16 of them gave the core to other jobs while a peer's message was on its way.
  */
-const POLLS_BEFORE_YIELD = 16;
+const YIELD_AFTER_US = 10;
 
 // What waitAll/waitAny/waitSome wait on: `step` progresses (true once done, or throws: a
 // rejection), then `resolve` or `reject` settles the promise. `slotsOnly`: it waits on sends and
@@ -83,8 +85,9 @@ const capture = (resolve: (value: any) => void, reject: (error: unknown) => void
 };
 
 // MPI_Testsome of the pending sends and receives in reqs[0..n), by one p2pTestSome (spinUs: how long
-// it may spin, as there); completes or fails those that finish, and moves those still pending to
-// the front of `reqs`, in order: how many they are.
+// it may spin, as there; < 0, a blocking wait, yields no more than MPI_Wait does); completes or
+// fails those that finish, and moves those still pending to the front of `reqs`, in order: how
+// many they are.
 function testSlots(reqs: Request<any>[], n: number, spinUs: number): number {
   if (n > roundSlots.length) {
     roundSlots = new Int32Array(2 * n);
@@ -95,7 +98,7 @@ function testSlots(reqs: Request<any>[], n: number, spinUs: number): number {
   roundStates.fill(0, 0, n);
   let error: unknown = null;
   try {
-    addon().p2pTestSome(roundSlots, n, roundStates, roundStatuses, spinUs, POLLS_BEFORE_YIELD);
+    addon().p2pTestSome(roundSlots, n, roundStates, roundStatuses, spinUs, spinUs < 0 ? -1 : YIELD_AFTER_US);
   } catch (e) {
     if (!roundStates.subarray(0, n).includes(2)) throw e; // no request's failure: a fault here
     error = e;
@@ -164,9 +167,8 @@ function spin(): void {
       // Only sends and receives: the native spin polls them all, for the whole budget.
       pollRound(SPIN_US);
     } else {
-      let polls = 0;
       do {
-        if (++polls > POLLS_BEFORE_YIELD) addon().yieldProcessor();
+        if ((performance.now() - started) * 1000 >= YIELD_AFTER_US) addon().yieldProcessor();
         pollRound(0);
       } while (pending() && (performance.now() - started) * 1000 < SPIN_US);
     }

@@ -403,7 +403,11 @@ export class Request<T = void> implements Promise<T> {
       if (failed) return r.#fail(error);
       const native = r.#native as P2pRequest;
       if (native.receives) native.completedWith(statusAt(roundStatuses, i));
-      r.#complete();
+      try {
+        r.#complete();
+      } catch {
+        // failed: #complete has recorded the error for what awaits or waits for it
+      }
     };
     pollAwaited = (r) => {
       try {
@@ -515,6 +519,7 @@ export class Request<T = void> implements Promise<T> {
     }
     if (this.#reactions !== null) throw new TypeError('free: the request is being awaited; a request cannot be freed once something waits for it');
     freedRequests.add(this);
+    if (this.#polled) this.#unpoll(); // a waitAll's: it now rejects, as for a request freed before
     detached.set(this.#native!, inFlight.get(this)!);
     inFlight.delete(this);
     this.#native = null;
@@ -568,7 +573,7 @@ export class Request<T = void> implements Promise<T> {
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: any) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
-    if (this.#native === null && !this.#done) return this.promise().then(onfulfilled, onrejected); // freed
+    if (this.#native === null && !this.#done && !this.#failed) return this.promise().then(onfulfilled, onrejected); // freed
     const promise = new Promise<R1 | R2>(capture);
     this.#react(onfulfilled, onrejected);
     return promise;
@@ -624,14 +629,20 @@ export class Request<T = void> implements Promise<T> {
     this.#settled();
   }
 
+  // The operation has completed: its value, or the error of computing it (a JS op's), which then
+  // fails the request.
   #complete(): void {
-    this.#done = true;
     inFlight.delete(this);
     const native = this.#native!;
     this.#native = null;
     try {
       if (this.#cancelRequested) this.#cancelled = (native as MpiRequest).status().cancelled;
       this.#value = this.#result!();
+      this.#done = true;
+    } catch (e) {
+      this.#failed = true;
+      this.#error = e;
+      throw e;
     } finally {
       this.#result = null;
       released(native); // its result is taken: nothing else reads the slot

@@ -301,6 +301,13 @@ describe('Request', () => {
     await expect(failed).rejects.toBe(err);
     expect(() => failed.test()).toThrow('boom');
     expect(failing.tests).toBe(polls);
+    // An error computing the value (a JS op's, at completion) fails the request alike.
+    const opError = new Error('the op threw');
+    const throwing = new Request(scripted(2), () => {
+      throw opError;
+    }, []);
+    await expect(throwing).rejects.toBe(opError);
+    expect(() => throwing.wait()).toThrow('the op threw');
   });
 
   it('an awaited request that completes within the first spin costs no event-loop turn', async () => {

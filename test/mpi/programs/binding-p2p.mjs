@@ -270,6 +270,20 @@ const payload = (from, round, n) => Array.from({ length: n }, (_, i) => from * 1
   requests[2].wait();
 }
 
+// --- A receive freed while waitAll waits for it: waitAll rejects, the receive completes unobserved ---
+{
+  const lost = new Int32Array(1);
+  const freed = world.irecv(lost, left, 140);
+  const all = waitAll([freed]);
+  freed.free();
+  const error = await all.catch((e) => e);
+  check('waitAll of a request freed meanwhile rejects', error instanceof TypeError && /freed/.test(error.message), `${error}`);
+  world.send(Int32Array.of(rank + 1), right, 140); // matched by the freed receive
+  const after = new Int32Array(1);
+  const [st] = await waitAll([world.irecv(after, left, 141), world.isend(Int32Array.of(rank), right, 141)]);
+  check('requests after a freed one', after[0] === left && st.tag === 141, [after, st]);
+}
+
 // --- A failing receive among requests awaited together: the error, and the others complete ---
 {
   for (const [how, all] of [['Promise.all', (rs) => Promise.all(rs)], ['waitAll', waitAll]]) {

@@ -225,14 +225,28 @@ Napi::Value P2pCancel(const Napi::CallbackInfo& info) {
 // four requests cost one call, not one per request and poll.
 Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  auto typed = [&](const Napi::Value& v, napi_typedarray_type type) { return v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == type; };
-  if (!typed(info[0], napi_int32_array) || !typed(info[2], napi_uint8_array) || !typed(info[3], napi_float64_array) || !info[4].IsNumber() || !info[5].IsNumber()) {
+  // One napi_get_typedarray_info per array (Napi's wrappers made two or three each, at every poll).
+  struct Typed {
+    void* data = nullptr;
+    size_t length = 0;
+  };
+  auto typed = [&](const Napi::Value& v, napi_typedarray_type want, Typed* out) {
+    bool is = false;
+    napi_typedarray_type type;
+    napi_value buffer;
+    size_t offset;
+    return napi_is_typedarray(env, v, &is) == napi_ok && is &&
+           napi_get_typedarray_info(env, v, &type, &out->length, &out->data, &buffer, &offset) == napi_ok && type == want;
+  };
+  Typed slotArray, stateArray, statusArray;
+  if (!typed(info[0], napi_int32_array, &slotArray) || !typed(info[2], napi_uint8_array, &stateArray) ||
+      !typed(info[3], napi_float64_array, &statusArray) || !info[4].IsNumber() || !info[5].IsNumber()) {
     throwType(env, "p2pTestSome: expects (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array, spinUs, yieldAfterUs)");
   }
-  Napi::Int32Array slots = info[0].As<Napi::Int32Array>();
-  Napi::Uint8Array states = info[2].As<Napi::Uint8Array>();
-  double* statuses = info[3].As<Napi::Float64Array>().Data();
-  const size_t room = std::min({slots.ElementLength(), states.ElementLength(), info[3].As<Napi::Float64Array>().ElementLength() / kStatusFields});
+  const int32_t* slots = static_cast<const int32_t*>(slotArray.data);
+  uint8_t* states = static_cast<uint8_t*>(stateArray.data);
+  double* statuses = static_cast<double*>(statusArray.data);
+  const size_t room = std::min({slotArray.length, stateArray.length, statusArray.length / kStatusFields});
   const size_t n = static_cast<size_t>(intArg(info[1], "n", 0, static_cast<int64_t>(room)));
   const double spinUs = info[4].As<Napi::Number>().DoubleValue();
   const double yieldAfterUs = info[5].As<Napi::Number>().DoubleValue();

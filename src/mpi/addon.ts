@@ -35,7 +35,7 @@ interface Completing<A extends unknown[], R> {
 /** Whole numbers as the mapping glue reads them: an array, an Int32Array or a Float64Array. */
 type Integers = readonly number[] | Int32Array | Float64Array;
 
-/** An operation of the engine in flight (NativeRequest, native/addon/request.cc). */
+/** An operation in flight: the engine's (EngineRequest, src/mpi/request.ts), a send's, an MPI request. */
 export interface NativeRequest {
   test(): boolean;
   wait(): void;
@@ -371,19 +371,24 @@ export interface NativeAddon {
   /** MPI_THREAD_* of this MPI. */
   readonly threadLevels: Readonly<Record<ThreadLevel, number>>;
 
-  // engine_collectives.cc (sendbuf null: in place)
-  readonly NativeRequest: new () => NativeRequest;
+  // request.cc: the engine's nonblocking collectives are slots of a table, by number (`slot`)
+  /** MPI_Test of the collective in `slot`: true once complete (the slot is then free again). */
+  engineTest(slot: number): boolean;
+  /** Waits for the collective in `slot` to complete; the slot is then free again. */
+  engineWait(slot: number): void;
   /** sched_yield(): between polls of awaited requests, a rank sharing this core runs. */
   yieldProcessor(): void;
-  allgather: Completing<[comm: CommHandle, sendbuf: DataBuffer | null, recvbuf: DataBuffer], NativeRequest>;
-  alltoall: Completing<[comm: CommHandle, sendbuf: DataBuffer | null, recvbuf: DataBuffer], NativeRequest>;
-  bcast: Completing<[comm: CommHandle, buffer: DataBuffer, root: number], NativeRequest>;
-  barrier: Completing<[comm: CommHandle], NativeRequest>;
+
+  // engine_collectives.cc (sendbuf null: in place); nonblocking, they return the request's slot
+  allgather: Completing<[comm: CommHandle, sendbuf: DataBuffer | null, recvbuf: DataBuffer], number>;
+  alltoall: Completing<[comm: CommHandle, sendbuf: DataBuffer | null, recvbuf: DataBuffer], number>;
+  bcast: Completing<[comm: CommHandle, buffer: DataBuffer, root: number], number>;
+  barrier: Completing<[comm: CommHandle], number>;
   /** The reductions, through the engine; op: an index into OPS (src/mpi/ops.ts). */
-  allreduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], NativeRequest>;
-  reduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike | null, op: number, root: number], NativeRequest>;
-  reduceScatterBlock: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], NativeRequest>;
-  reduceScatter: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, recvcounts: ArrayLike<number>, op: number], NativeRequest>;
+  allreduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], number>;
+  reduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike | null, op: number, root: number], number>;
+  reduceScatterBlock: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], number>;
+  reduceScatter: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, recvcounts: ArrayLike<number>, op: number], number>;
   /**
    * A reduction's buffers checked as the reduction checks them (errors start with `what`), for one
    * whose op runs in JS: the elements of this rank's result. recvcounts: reduce_scatter's; root: reduce's.
@@ -574,17 +579,20 @@ export interface NativeAddon {
   isend(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode, slot: number): void;
   /** MPI_Test of the request in `slot`: true once complete. */
   p2pTest(slot: number): boolean;
-  p2pWait(slot: number): void;
+  /** MPI_Wait; with `statuses`, the Status's fields into its first STATUS_FIELDS (src/mpi/status.ts). */
+  p2pWait(slot: number, statuses?: Float64Array): void;
   /** The completed request's Status; a TypeError before. */
   p2pStatus(slot: number): Status;
   p2pCancel(slot: number): void;
   /**
-   * MPI_Test of the request in each of the first `n` slots whose state is 0, setting its state
-   * to 1 once complete and its Status's fields at statuses[6i..6i+5] (source, tag, count, bytes,
-   * cancelled as 0/1, error); one that fails gets state 2 and its MpiError is thrown, those after
-   * it untested. How many completed.
+   * MPI_Testsome over the requests in the first `n` slots whose state is 0, setting the state of
+   * each that completes to 1 and a receive's Status's fields at statuses[i] (statusAt,
+   * src/mpi/status.ts); those that fail get state 2 and the first one's MpiError is thrown. With
+   * spinUs > 0, polls the rest again until all are complete or spinUs have passed (< 0: until all
+   * are complete), yielding the core (sched_yield) on each pass once it has spun yieldAfterUs (< 0:
+   * never). How many completed.
    */
-  p2pTestSome(slots: Int32Array, n: number, states: Uint8Array, statuses: Float64Array): number;
+  p2pTestSome(slots: Int32Array, n: number, states: Uint8Array, statuses: Float64Array, spinUs: number, yieldAfterUs: number): number;
   /** Inactive persistent requests. */
   sendInit(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode): MpiRequest;
   recvInit(comm: CommHandle, buf: DataBuffer, source: number, tag: number): MpiRequest;

@@ -66,6 +66,11 @@ int64_t intArg(const Napi::Value& value, const char* name, int64_t min, int64_t 
 // p element counts), which *recv_counts keeps for bp->recv_counts.
 void reductionOptions(const Napi::Object& opts, int p, BuildParams* bp, std::vector<int64_t>* recv_counts);
 
+// A schedule in the compact form of the timing model and the symbolic replay (model.cc):
+// {rounds, stream: Int32Array, unitsPerBlock, flags?: {slot: Uint8Array, stage: Int32Array},
+// spans?: {srcBuf, srcFirst, dstBuf, dstFirst, dstFirstOrder}} (spans when `with_spans`; buffers
+// as BufferId values); a RangeError naming the rank, round and op when it cannot be compacted.
+Napi::Object compiledObject(Napi::Env env, const Schedule& s, int rank, int p, bool with_spans);
 // Communicator handles: JS holds small integers that index this table.
 MPI_Comm commArg(const Napi::Value& value, const char* name = "comm");
 // The communicator's size and this process's rank in it.

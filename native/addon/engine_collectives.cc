@@ -17,7 +17,7 @@
 namespace topocoll::addon {
 namespace {
 
-// Runs an engine call blocking, or nonblocking into a NativeRequest.
+// Runs an engine call blocking, or nonblocking into a slot of the engine's requests (its number).
 // `keep` holds what the call reads until it completes (reduce_scatter's counts).
 template <typename Run>
 Napi::Value complete(Napi::Env env, bool nonblocking, const char* what, Run run, std::shared_ptr<void> keep = nullptr) {
@@ -27,7 +27,7 @@ Napi::Value complete(Napi::Env env, bool nonblocking, const char* what, Run run,
   }
   std::unique_ptr<CollectiveRequest> request;
   check(env, run(&request), what);
-  return RequestWrap::New(env, std::move(request), std::move(keep));
+  return engineRequest(env, std::move(request), std::move(keep));
 }
 
 // The registry's name as the JS API spells it: reduce_scatter_block -> reduceScatterBlock.
@@ -176,7 +176,7 @@ Napi::Value ReductionShape(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void initCollectives(Napi::Env env, Napi::Object exports) {
-  RequestWrap::Init(env, exports);
+  initRequests(env, exports);
   for (int c = 0; c < generated::kCollectiveCount; ++c) {
     const generated::CollectiveEntry& entry = generated::kCollectives[c];
     const std::string name = jsName(entry.name);

@@ -1,8 +1,10 @@
 // The models' view of the engine, no MPI needed: the timing model (native/engine/model/) over
-// the builders' schedules or schedules compiled in TypeScript (`topocoll simulate`, `tune`), and
-// the engine's own predictions (TOPOCOLL_SELECT=model, `explain`).
+// the builders' schedules or compiled schedules (`topocoll simulate`, `tune`), the compact form
+// and event records the symbolic replay (src/model/replay.ts) reads, and the engine's own
+// predictions (TOPOCOLL_SELECT=model, `explain`).
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "addon.h"
 #include "algorithm_registry.h"
@@ -280,7 +282,7 @@ Napi::Value SimulateSchedules(const Napi::CallbackInfo& info) {
     Schedule s;
     if (!buildSchedule(coll, algorithm, bp, &s, &error)) throwRange(env, error);
     if (r == 0) note = s.note;
-    if (!model::compact(s, p, &compacted, &error)) throwRange(env, "rank " + std::to_string(r) + ": " + error);
+    if (!model::compact(s, r, p, &compacted, &error)) throwRange(env, error);
     model::pack(compacted, r, &schedules[r]);
     if (!sim.progress.IsEmpty() && (r + 1) % 256 == 0) report(sim, "build", r + 1, p);
   }
@@ -288,7 +290,7 @@ Napi::Value SimulateSchedules(const Napi::CallbackInfo& info) {
 }
 
 // ranks[r] = {stream: Int32Array, rounds, unitsPerBlock, flags?: {slot: Uint8Array, stage:
-// Int32Array}}: schedules compiled in TypeScript (src/model/compiled.ts), checked and packed.
+// Int32Array}}: compiled schedules (compiledObject's, or made by hand), checked and packed.
 std::vector<model::PackedSchedule> compiledRanks(Napi::Env env, const Napi::Value& value) {
   if (!value.IsArray() || value.As<Napi::Array>().Length() == 0) throwType(env, "ranks must be a non-empty array of compiled schedules");
   auto ranks = value.As<Napi::Array>();
@@ -326,8 +328,8 @@ std::vector<model::PackedSchedule> compiledRanks(Napi::Env env, const Napi::Valu
   return schedules;
 }
 
-// simulateCompiled(ranks, machine, timing) -> the same, for schedules compiled in TypeScript
-// (compiledRanks; the tests' reference builders).
+// simulateCompiled(ranks, machine, timing) -> the same, for compiled schedules (compiledRanks;
+// the tests' reference builders, through compileSchedule).
 Napi::Value SimulateCompiled(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::vector<model::PackedSchedule> schedules = compiledRanks(env, info[0]);
@@ -353,9 +355,70 @@ Napi::Value ReplayEvents(const Napi::CallbackInfo& info) {
   return error.empty() ? env.Null() : Napi::Value(Napi::String::New(env, error));
 }
 
+// A typed array holding a copy of `values` (a vector or an array).
+template <typename Array, typename Values>
+Array typedArrayOf(Napi::Env env, const Values& values) {
+  auto a = Array::New(env, std::size(values));
+  std::copy(std::begin(values), std::end(values), a.Data());
+  return a;
+}
+
+// The compact form's codes and the event records, as src/model/replay.ts reads them: {copyCode,
+// signalCode, waitCode, reduceCode, buffers (names by BufferId), events: {roundStart, match,
+// signal, flagPass, roundEnd}, eventWords (words of a record, by kind)}.
+Napi::Object modelLayout(Napi::Env env) {
+  auto o = Napi::Object::New(env);
+  o.Set("copyCode", model::kCopyCode);
+  o.Set("signalCode", model::kSignalCode);
+  o.Set("waitCode", model::kWaitCode);
+  o.Set("reduceCode", model::kReduceCode);
+  auto buffers = Napi::Array::New(env);
+  for (BufferId id : {BufferId::None, BufferId::Send, BufferId::Recv, BufferId::Tmp, BufferId::Shm}) {
+    buffers.Set(static_cast<uint32_t>(id), bufferName(id));
+  }
+  o.Set("buffers", buffers);
+  auto events = Napi::Object::New(env);
+  events.Set("roundStart", static_cast<int32_t>(model::ReplayEvent::RoundStart));
+  events.Set("match", static_cast<int32_t>(model::ReplayEvent::Match));
+  events.Set("signal", static_cast<int32_t>(model::ReplayEvent::Signal));
+  events.Set("flagPass", static_cast<int32_t>(model::ReplayEvent::FlagPass));
+  events.Set("roundEnd", static_cast<int32_t>(model::ReplayEvent::RoundEnd));
+  o.Set("events", events);
+  o.Set("eventWords", typedArrayOf<Napi::Int32Array>(env, model::kReplayEventWords));
+  return o;
+}
+
 }  // namespace
 
+Napi::Object compiledObject(Napi::Env env, const Schedule& s, int rank, int p, bool with_spans) {
+  model::CompactSchedule c;
+  model::CompactSpans spans;
+  std::string error;
+  if (!model::compact(s, rank, p, &c, &error, with_spans ? &spans : nullptr)) throwRange(env, error);
+  auto out = Napi::Object::New(env);
+  out.Set("rounds", c.rounds);
+  out.Set("stream", typedArrayOf<Napi::Int32Array>(env, c.stream));
+  out.Set("unitsPerBlock", Napi::Number::New(env, static_cast<double>(c.units_per_block)));
+  if (!c.flag_slot.empty()) {
+    auto flags = Napi::Object::New(env);
+    flags.Set("slot", typedArrayOf<Napi::Uint8Array>(env, c.flag_slot));
+    flags.Set("stage", typedArrayOf<Napi::Int32Array>(env, c.flag_stage));
+    out.Set("flags", flags);
+  }
+  if (with_spans) {
+    auto o = Napi::Object::New(env);
+    o.Set("srcBuf", typedArrayOf<Napi::Uint8Array>(env, spans.src_buf));
+    o.Set("srcFirst", typedArrayOf<Napi::Int32Array>(env, spans.src_first));
+    o.Set("dstBuf", typedArrayOf<Napi::Uint8Array>(env, spans.dst_buf));
+    o.Set("dstFirst", typedArrayOf<Napi::Int32Array>(env, spans.dst_first));
+    o.Set("dstFirstOrder", typedArrayOf<Napi::Uint8Array>(env, spans.dst_first_order));
+    out.Set("spans", o);
+  }
+  return out;
+}
+
 void initModel(Napi::Env env, Napi::Object exports) {
+  exports.Set("modelLayout", modelLayout(env));
   setFunctions(env, exports, {{"predictAlgorithms", PredictAlgorithms},
                               {"simulateSchedules", SimulateSchedules},
                               {"simulateCompiled", SimulateCompiled},

@@ -250,20 +250,20 @@ void statusFields(const MPI_Status& status, MPI_Datatype type, double fields[kSt
   PMPI_Test_cancelled(&status, &cancelled);
   int errorClass = MPI_SUCCESS;
   if (status.MPI_ERROR != MPI_SUCCESS) PMPI_Error_class(status.MPI_ERROR, &errorClass);
-  fields[0] = status.MPI_SOURCE == MPI_PROC_NULL ? kJsProcNull : status.MPI_SOURCE == MPI_ANY_SOURCE ? kJsAnySource : status.MPI_SOURCE;
-  fields[1] = status.MPI_TAG == MPI_ANY_TAG ? kJsAnyTag : status.MPI_TAG;
-  fields[2] = static_cast<double>(count);
-  fields[3] = static_cast<double>(bytes);
-  fields[4] = cancelled;
-  fields[5] = errorClass;
+  fields[kStatusSource] = status.MPI_SOURCE == MPI_PROC_NULL ? kJsProcNull : status.MPI_SOURCE == MPI_ANY_SOURCE ? kJsAnySource : status.MPI_SOURCE;
+  fields[kStatusTag] = status.MPI_TAG == MPI_ANY_TAG ? kJsAnyTag : status.MPI_TAG;
+  fields[kStatusCount] = static_cast<double>(count);
+  fields[kStatusBytes] = static_cast<double>(bytes);
+  fields[kStatusCancelled] = cancelled;
+  fields[kStatusError] = errorClass;
 }
 
 Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype type) {
   double f[kStatusFields];
   statusFields(status, type, f);
-  const int source = static_cast<int>(f[0]), tag = static_cast<int>(f[1]), errorClass = static_cast<int>(f[5]);
-  const MPI_Count count = static_cast<MPI_Count>(f[2]), bytes = static_cast<MPI_Count>(f[3]);
-  const int cancelled = static_cast<int>(f[4]);
+  const int source = static_cast<int>(f[kStatusSource]), tag = static_cast<int>(f[kStatusTag]), errorClass = static_cast<int>(f[kStatusError]);
+  const MPI_Count count = static_cast<MPI_Count>(f[kStatusCount]), bytes = static_cast<MPI_Count>(f[kStatusBytes]);
+  const int cancelled = static_cast<int>(f[kStatusCancelled]);
   // The object is made by a JS function (setStatusFactory) where one is set: an object literal in
   // JS costs a fraction of six property sets through N-API, on the path of every receive.
   Napi::FunctionReference& make = statusFactory();

@@ -64,8 +64,8 @@ MPI_Op opArg(const Napi::Value& v, const BufferView& buf, const char* what);
 // in multiple-completion calls, so every caller passes a zeroed status (MPI_ERROR = MPI_SUCCESS).
 Napi::Object statusObject(Napi::Env env, const MPI_Status& status, MPI_Datatype type);
 
-// statusObject's fields as numbers, in its order (source, tag, count, bytes, cancelled as 0/1, error).
-constexpr int kStatusFields = 6;
+// statusObject's fields as numbers, at their StatusField indices (generated/sentinels.h, from
+// src/mpi/status.ts): JS makes the Status of them without a call back into JS.
 void statusFields(const MPI_Status& status, MPI_Datatype type, double fields[kStatusFields]);
 
 // The JS function statusObject makes a Status with (setStatusFactory); empty until set.

@@ -3,7 +3,10 @@
 // (mprobe/improbe → a Message received by mrecv/imrecv), the buffer of buffered sends, and the
 // receive of a message of unknown size (object mode) through matched probes, which cannot take a
 // message meant for another receive between the probe and the receive.
+#include <sched.h>
+
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <vector>
 
@@ -126,6 +129,7 @@ struct P2pSlot {
   MPI_Datatype type = MPI_BYTE;
   bool ownsType = false;  // type is a duplicate of a derived one (holdDatatype)
   bool done = true;       // completed, failed or never used: free to start another request in
+  bool receives = false;  // a receive's Status is its value; a send's is read only if cancelled (p2pStatus)
 };
 thread_local std::vector<P2pSlot> p2pSlots;
 // A slot index above this is a fault of the caller's, not a program with that many requests.
@@ -146,8 +150,9 @@ P2pSlot& slotArg(const Napi::Value& v) {
   return p2pSlots[i];
 }
 
-void startInSlot(P2pSlot& s, MPI_Request request, MPI_Datatype type) {
+void startInSlot(P2pSlot& s, MPI_Request request, MPI_Datatype type, bool receives) {
   s.request = request;
+  s.receives = receives;
   holdDatatype(type, &s.type, &s.ownsType);
   s.status = MPI_Status{};
   s.done = false;
@@ -167,14 +172,28 @@ bool testSlot(Napi::Env env, P2pSlot& s) {
 // (slot) → true once complete
 Napi::Value P2pTest(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), testSlot(info.Env(), slotArg(info[0]))); }
 
-// (slot) → MPI_Wait
+// Where JS wants a completed request's Status as numbers (src/mpi/status.ts): a Float64Array
+// with room for `count` of them, or nullptr when `v` is undefined.
+double* statusFieldsArg(const Napi::Value& v, size_t count, const char* what) {
+  if (v.IsUndefined()) return nullptr;
+  if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != napi_float64_array ||
+      v.As<Napi::Float64Array>().ElementLength() < count * kStatusFields) {
+    throwType(v.Env(), std::string(what) + ": statuses must be a Float64Array of " + std::to_string(kStatusFields) + " numbers per request");
+  }
+  return v.As<Napi::Float64Array>().Data();
+}
+
+// (slot, statuses?) → MPI_Wait; the Status's fields into statuses[0..] when given (a receive's:
+// JS makes the object, cheaper than a call back into JS from here).
 Napi::Value P2pWait(const Napi::CallbackInfo& info) {
   P2pSlot& s = slotArg(info[0]);
+  double* fields = statusFieldsArg(info[1], 1, "p2pWait");
   if (!s.done) {
     int rc = PMPI_Wait(&s.request, &s.status);
     s.done = true;
     check(info.Env(), rc, "MPI_Wait");
   }
+  if (fields) statusFields(s.status, s.type, fields);
   return info.Env().Undefined();
 }
 
@@ -192,37 +211,104 @@ Napi::Value P2pCancel(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-// (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array) → how many completed:
-// MPI_Test, in one call, of the request in each of the first `n` slots whose state is 0, setting
-// its state to 1 once complete and its Status's fields (statusFields) at statuses[6i..6i+5], for
-// JS to make the Status of without a call back into JS. Where one fails, its state becomes 2 and
-// its MpiError is thrown, those after it untested. The poll of every awaited send and receive at
-// once (src/mpi/request.ts).
+// (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array, spinUs, yieldAfterUs) →
+// how many completed: MPI_Testsome over the requests in the first `n` slots whose state is 0,
+// setting the state of each that completes to 1 and, for a receive, its Status's fields
+// (statusFields) at statuses[i], for JS to make the Status of. With spinUs > 0 it polls the rest
+// again until every one is complete or spinUs have passed (spinUs < 0: until every one is
+// complete, a blocking wait for them all), each pass once it has spun yieldAfterUs yielding the
+// core (sched_yield: a rank that shares it, maybe the peer, gets to run; yieldAfterUs < 0: never,
+// as MPI_Wait). By time, not passes: a pass takes a fraction of a microsecond, and yielding
+// after a few of them handed the core to other jobs while the peer's message was on its way. Where requests
+// fail, their state becomes 2 and the first one's MpiError is thrown once the pass is recorded.
+// The progress of every awaited send and receive at once (src/mpi/request.ts): a halo exchange's
+// four requests cost one call, not one per request and poll.
 Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  auto typed = [&](const Napi::Value& v, napi_typedarray_type type) { return v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == type; };
-  if (!typed(info[0], napi_int32_array) || !typed(info[2], napi_uint8_array) || !typed(info[3], napi_float64_array)) {
-    throwType(env, "p2pTestSome: expects (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array)");
+  // One napi_get_typedarray_info per array (Napi's wrappers made two or three each, at every poll).
+  struct Typed {
+    void* data = nullptr;
+    size_t length = 0;
+  };
+  auto typed = [&](const Napi::Value& v, napi_typedarray_type want, Typed* out) {
+    bool is = false;
+    napi_typedarray_type type;
+    napi_value buffer;
+    size_t offset;
+    return napi_is_typedarray(env, v, &is) == napi_ok && is &&
+           napi_get_typedarray_info(env, v, &type, &out->length, &out->data, &buffer, &offset) == napi_ok && type == want;
+  };
+  Typed slotArray, stateArray, statusArray;
+  if (!typed(info[0], napi_int32_array, &slotArray) || !typed(info[2], napi_uint8_array, &stateArray) ||
+      !typed(info[3], napi_float64_array, &statusArray) || !info[4].IsNumber() || !info[5].IsNumber()) {
+    throwType(env, "p2pTestSome: expects (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array, spinUs, yieldAfterUs)");
   }
-  Napi::Int32Array slots = info[0].As<Napi::Int32Array>();
-  Napi::Uint8Array states = info[2].As<Napi::Uint8Array>();
-  Napi::Float64Array statuses = info[3].As<Napi::Float64Array>();
-  const size_t room = std::min({slots.ElementLength(), states.ElementLength(), statuses.ElementLength() / kStatusFields});
+  const int32_t* slots = static_cast<const int32_t*>(slotArray.data);
+  uint8_t* states = static_cast<uint8_t*>(stateArray.data);
+  double* statuses = static_cast<double*>(statusArray.data);
+  const size_t room = std::min({slotArray.length, stateArray.length, statusArray.length / kStatusFields});
   const size_t n = static_cast<size_t>(intArg(info[1], "n", 0, static_cast<int64_t>(room)));
-  uint32_t completed = 0;
+  const double spinUs = info[4].As<Napi::Number>().DoubleValue();
+  const double yieldAfterUs = info[5].As<Napi::Number>().DoubleValue();
   for (size_t i = 0; i < n; i++) {
-    if (states[i] != 0) continue;
     const int32_t k = slots[i];
     if (k < 0 || static_cast<size_t>(k) >= p2pSlots.size()) throwRange(env, "p2pTestSome: slot " + std::to_string(k) + " holds no request");
-    try {
-      if (!testSlot(env, p2pSlots[k])) continue;
-    } catch (const Napi::Error&) {
-      states[i] = 2;
-      throw;
+  }
+  // One MPI_Testsome a pass over the pending ones: one progress of the MPI for all of them (an
+  // MPI_Test each progressed it once per request).
+  thread_local std::vector<MPI_Request> requests;
+  thread_local std::vector<size_t> at;  // requests[j] is the slot at slots[at[j]]
+  thread_local std::vector<int> indices;
+  thread_local std::vector<MPI_Status> done;
+  const auto started = std::chrono::steady_clock::now();
+  uint32_t completed = 0;
+  auto spun = [&] { return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started).count(); };
+  for (int64_t pass = 0;; pass++) {
+    if (pass > 0 && yieldAfterUs >= 0 && spun() >= yieldAfterUs) sched_yield();
+    requests.clear();
+    at.clear();
+    for (size_t i = 0; i < n; i++) {
+      if (states[i] != 0) continue;
+      P2pSlot& s = p2pSlots[slots[i]];
+      if (s.done) {  // completed by an earlier call
+        if (s.receives) statusFields(s.status, s.type, statuses + i * kStatusFields);
+        states[i] = 1;
+        completed++;
+        continue;
+      }
+      requests.push_back(s.request);
+      at.push_back(i);
     }
-    statusFields(p2pSlots[k].status, p2pSlots[k].type, statuses.Data() + i * kStatusFields);
-    states[i] = 1;
-    completed++;
+    const int m = static_cast<int>(requests.size());
+    if (m == 0) break;
+    indices.resize(m);
+    done.assign(m, MPI_Status{});
+    int outcount = 0;
+    const int rc = PMPI_Testsome(m, requests.data(), &outcount, indices.data(), done.data());
+    if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) check(env, rc, "MPI_Testsome");
+    if (outcount == MPI_UNDEFINED) outcount = 0;
+    int error = MPI_SUCCESS;  // the first request's that failed: thrown once all are recorded
+    for (int k = 0; k < outcount; k++) {
+      const size_t i = at[indices[k]];
+      P2pSlot& s = p2pSlots[slots[i]];
+      s.request = requests[indices[k]];
+      s.status = done[k];
+      s.done = true;
+      // MPI sets MPI_ERROR only where the call returns MPI_ERR_IN_STATUS.
+      const int failed = rc == MPI_ERR_IN_STATUS ? done[k].MPI_ERROR : MPI_SUCCESS;
+      s.status.MPI_ERROR = failed;
+      if (failed != MPI_SUCCESS) {
+        states[i] = 2;
+        if (error == MPI_SUCCESS) error = failed;
+        continue;
+      }
+      if (s.receives) statusFields(s.status, s.type, statuses + i * kStatusFields);
+      states[i] = 1;
+      completed++;
+    }
+    check(env, error, "MPI_Test");
+    if (outcount == m || spinUs == 0) break;
+    if (spinUs > 0 && spun() >= spinUs) break;
   }
   return Napi::Number::New(env, completed);
 }
@@ -245,7 +331,7 @@ Napi::Value SendRequest(const Napi::CallbackInfo& info) {
   }
   check(env, rc, call);
   if (persistent) return MpiRequestWrap::NewPersistent(env, request, m.b.type);
-  startInSlot(*slot, request, m.b.type);
+  startInSlot(*slot, request, m.b.type, false);
   return env.Undefined();
 }
 
@@ -262,7 +348,7 @@ Napi::Value RecvRequest(const Napi::CallbackInfo& info) {
   }
   P2pSlot& slot = freeSlotArg(info[4], "irecv");
   check(env, TOPOCOLL_COUNT_CALL(m.large, Irecv, m.b.data, m.b.count, m.b.type, m.peer, m.tag, m.comm, &request), "MPI_Irecv");
-  startInSlot(slot, request, m.b.type);
+  startInSlot(slot, request, m.b.type, true);
   return env.Undefined();
 }
 
@@ -396,17 +482,26 @@ Napi::Value BufferDetach(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), bytes);
 }
 
-// (comm, source, tag, scratch, envelope) → the next matching message, whatever its size: its
+// (comm, source, tag, scratch, fields?) → the next matching message, whatever its size: its
 // byte count when it fits in `scratch` (received there: object mode's small messages need no
-// Buffer of their own), else a new Buffer holding it; envelope (Int32Array) ← [source, tag].
+// Buffer of their own), else a new Buffer holding it. `fields` (a Float64Array of kStatusFields,
+// or undefined when the caller wants no Status) ← the receive's Status fields (statusFields): the
+// Status costs its MPI calls only when asked for.
 Napi::Value RecvBytes(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Envelope e = envelopeArgs(info);
   BufferView scratch = bufferArg(info[3], "scratch");
-  if (!info[4].IsTypedArray() || info[4].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array || info[4].As<Napi::Int32Array>().ElementLength() < 2) {
-    throwType(env, "recvBytes: envelope must be an Int32Array of 2 elements");
+  double* fields = nullptr;
+  if (!info[4].IsUndefined()) {
+    napi_typedarray_type type = napi_int8_array;
+    size_t length = 0;
+    void* data = nullptr;
+    if (!info[4].IsTypedArray() || napi_get_typedarray_info(env, info[4], &type, &length, &data, nullptr, nullptr) != napi_ok ||
+        type != napi_float64_array || length < kStatusFields) {
+      throwType(env, "recvBytes: fields must be a Float64Array of " + std::to_string(kStatusFields) + " elements, or undefined");
+    }
+    fields = static_cast<double*>(data);
   }
-  int32_t* envelope = info[4].As<Napi::Int32Array>().Data();
   MPI_Message message;
   MPI_Status status{};
   check(env, PMPI_Mprobe(e.source, e.tag, e.comm, &message, &status), "MPI_Mprobe");
@@ -417,8 +512,7 @@ Napi::Value RecvBytes(const Napi::CallbackInfo& info) {
   Napi::Buffer<char> data;
   if (!fits) data = Napi::Buffer<char>::New(env, static_cast<size_t>(bytes));
   check(env, TOPOCOLL_COUNT_CALL(big, Mrecv, fits ? scratch.data : data.Data(), bytes, MPI_BYTE, &message, &status), "MPI_Mrecv");
-  envelope[0] = status.MPI_SOURCE == MPI_PROC_NULL ? kJsProcNull : status.MPI_SOURCE;
-  envelope[1] = status.MPI_TAG == MPI_ANY_TAG ? kJsAnyTag : status.MPI_TAG;
+  if (fields) statusFields(status, MPI_BYTE, fields);
   if (fits) return Napi::Number::New(env, static_cast<double>(bytes));
   return data;
 }

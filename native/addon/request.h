@@ -7,23 +7,13 @@
 
 namespace topocoll::addon {
 
-// A nonblocking operation in flight, as a JS object with test() and wait(). The TypeScript
-// Request keeps the operation's buffers alive until it completes.
-class RequestWrap : public Napi::ObjectWrap<RequestWrap> {
- public:
-  static void Init(Napi::Env env, Napi::Object exports);
-  // keep: what the operation reads until it completes, besides the buffers.
-  static Napi::Object New(Napi::Env env, std::unique_ptr<CollectiveRequest> request, std::shared_ptr<void> keep = nullptr);
-  explicit RequestWrap(const Napi::CallbackInfo& info);
+// An engine collective started nonblocking: its request in a slot of a per-thread table, and the
+// slot's index for JS (src/mpi/request.ts, EngineRequest), which engineTest/engineWait take.
+// keep: what the operation reads until it completes, besides the buffers (which the TypeScript
+// Request keeps alive).
+Napi::Value engineRequest(Napi::Env env, std::unique_ptr<CollectiveRequest> request, std::shared_ptr<void> keep = nullptr);
 
- private:
-  Napi::Value Test(const Napi::CallbackInfo& info);
-  Napi::Value Wait(const Napi::CallbackInfo& info);
-  std::unique_ptr<CollectiveRequest> request_;
-  std::shared_ptr<void> keep_;
-  bool done_ = false;
-  // Per thread: each Node environment (the main thread, each worker) has its own class.
-  static thread_local Napi::FunctionReference constructor_;
-};
+// Registers engineTest, engineWait and yieldProcessor.
+void initRequests(Napi::Env env, Napi::Object exports);
 
 }  // namespace topocoll::addon

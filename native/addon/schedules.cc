@@ -1,4 +1,6 @@
 // Tools' view of the engine, no MPI needed: schedules as data, the selection, the configuration.
+#include <cmath>
+
 #include "addon.h"
 #include "algorithm_registry.h"
 #include "config.h"
@@ -9,16 +11,6 @@
 namespace topocoll::addon {
 namespace {
 
-const char* bufferName(BufferId id) {
-  switch (id) {
-    case BufferId::Send: return "send";
-    case BufferId::Recv: return "recv";
-    case BufferId::Tmp: return "tmp";
-    case BufferId::Shm: return "shm";
-    default: return "none";
-  }
-}
-
 Napi::Object spanObject(Napi::Env env, const BlockSpan& s) {
   auto o = Napi::Object::New(env);
   o.Set("buf", bufferName(s.buf));
@@ -27,19 +19,112 @@ Napi::Object spanObject(Napi::Env env, const BlockSpan& s) {
   return o;
 }
 
-const char* opKindName(OpKind k) {
-  switch (k) {
-    case OpKind::Send: return "send";
-    case OpKind::Recv: return "recv";
-    case OpKind::Copy: return "copy";
-    case OpKind::FlagSignal: return "flag_signal";
-    case OpKind::FlagWait: return "flag_wait";
-    case OpKind::Reduce: return "reduce";
-  }
-  return "unknown";
-}
-
 const char* shmUseName(ShmUse u) { return u == ShmUse::Data ? "data" : u == ShmUse::Flags ? "flags" : "none"; }
+
+// A schedule given as JS objects (buildSchedule's form, or one a test made) as the engine's
+// Schedule: what JS can get wrong that C++ cannot (a kind or buffer by name, numbers that are
+// not whole, a missing span) is a RangeError here, naming the rank, round and op; the rest is
+// model::compact's to check.
+class ScheduleReader {
+ public:
+  ScheduleReader(Napi::Env env, int p) : env_(env), p_(p) {}
+
+  Schedule read(const Napi::Value& value) {
+    if (!value.IsObject()) throwRange(env_, "a schedule must be an object");
+    Napi::Object o = value.As<Napi::Object>();
+    const int64_t rank = whole(o, "rank", INT32_MIN, INT32_MAX);
+    if (rank < 0 || rank >= p_) fail("rank " + std::to_string(rank) + " is not a rank of a " + std::to_string(p_) + "-rank communicator");
+    rank_ = static_cast<int>(rank);
+    Schedule s;
+    if (!o.Get("unitsPerBlock").IsUndefined()) s.units_per_block = whole(o, "unitsPerBlock", INT64_MIN, INT64_MAX);
+    s.tmp_blocks = whole(o, "tmpBlocks", 0, INT64_MAX);
+    if (o.Get("note").IsString()) s.note = o.Get("note").As<Napi::String>().Utf8Value();
+    Napi::Value rounds = o.Get("rounds");
+    if (!rounds.IsArray()) fail("rounds must be an array of rounds");
+    auto ra = rounds.As<Napi::Array>();
+    s.rounds.resize(ra.Length());
+    for (round_ = 0; round_ < static_cast<int64_t>(ra.Length()); ++round_) {
+      Napi::Value round = ra.Get(static_cast<uint32_t>(round_));
+      if (!round.IsArray()) fail("must be an array of ops");
+      auto ops = round.As<Napi::Array>();
+      std::vector<Op>& out = s.rounds[round_].ops;
+      out.resize(ops.Length());
+      for (op_ = 0; op_ < static_cast<int64_t>(ops.Length()); ++op_) out[op_] = readOp(ops.Get(static_cast<uint32_t>(op_)));
+      op_ = -1;
+    }
+    return s;
+  }
+
+  int rank() const { return rank_; }
+
+ private:
+  // "rank R round N op K (kind): detail", as far as the reader got.
+  [[noreturn]] void fail(const std::string& detail) const {
+    std::string at = rank_ < 0 ? "schedule" : "rank " + std::to_string(rank_);
+    if (round_ >= 0) at += " round " + std::to_string(round_);
+    if (op_ >= 0) at += " op " + std::to_string(op_) + (kind_.empty() ? "" : " (" + kind_ + ")");
+    throwRange(env_, at + ": " + detail);
+  }
+
+  // o[key], a whole number in [min, max].
+  int64_t whole(const Napi::Object& o, const char* key, int64_t min, int64_t max) const {
+    Napi::Value v = o.Get(key);
+    const double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : 0.5;
+    if (!(std::abs(d) <= 9007199254740992.0) || d != std::trunc(d) || d < static_cast<double>(min) || d > static_cast<double>(max)) {
+      fail(std::string(key) + " must be a whole number" + (min == 0 ? " (0 or more)" : "") + ", got " + v.ToString().Utf8Value());
+    }
+    return static_cast<int64_t>(d);
+  }
+
+  BlockSpan readSpan(const Napi::Object& op, const char* key) const {
+    Napi::Value v = op.Get(key);
+    if (!v.IsObject()) fail("missing block span");
+    Napi::Object o = v.As<Napi::Object>();
+    const std::string name = o.Get("buf").ToString().Utf8Value();
+    BlockSpan out;
+    for (BufferId id : {BufferId::Send, BufferId::Recv, BufferId::Tmp, BufferId::Shm}) {
+      if (name == bufferName(id)) out.buf = id;
+    }
+    if (out.buf == BufferId::None) fail("unknown buffer '" + name + "' (send, recv, tmp, shm)");
+    out.first = whole(o, "first", INT64_MIN, INT64_MAX);
+    out.count = whole(o, "count", INT64_MIN, INT64_MAX);
+    return out;
+  }
+
+  Op readOp(const Napi::Value& value) {
+    kind_.clear();
+    if (!value.IsObject()) fail("an op must be an object");
+    Napi::Object o = value.As<Napi::Object>();
+    kind_ = o.Get("kind").ToString().Utf8Value();
+    Op op;
+    bool known = false;
+    for (OpKind k : {OpKind::Send, OpKind::Recv, OpKind::Copy, OpKind::FlagSignal, OpKind::FlagWait, OpKind::Reduce}) {
+      if (kind_ == opKindName(k)) op.kind = k, known = true;
+    }
+    if (!known) fail("unknown op kind");
+    if (op.kind != OpKind::Copy && op.kind != OpKind::Reduce) op.peer = static_cast<int>(whole(o, "peer", INT32_MIN, INT32_MAX));
+    if (op.kind == OpKind::FlagSignal || op.kind == OpKind::FlagWait) {
+      op.slot = static_cast<int>(whole(o, "slot", INT32_MIN, INT32_MAX));
+      op.stage = whole(o, "stage", INT64_MIN, INT64_MAX);
+      return op;
+    }
+    if (op.kind != OpKind::Recv) op.src = readSpan(o, "src");
+    if (op.kind != OpKind::Send) op.dst = readSpan(o, "dst");
+    if (op.kind == OpKind::Reduce) {
+      const std::string order = o.Get("order").ToString().Utf8Value();
+      if (order != "src_first" && order != "dst_first") fail("order must be 'src_first' or 'dst_first', got " + order);
+      op.order = order == "src_first" ? ReduceOrder::SrcFirst : ReduceOrder::DstFirst;
+    }
+    return op;
+  }
+
+  Napi::Env env_;
+  int p_;
+  // Where the reader is, for messages: -1 while not known yet.
+  int rank_ = -1;
+  int64_t round_ = -1, op_ = -1;
+  std::string kind_;
+};
 
 // An optional array of p whole numbers (the per-rank part of a hierarchy), or empty.
 std::vector<int> perRankArg(const Napi::Object& opts, const char* key, int p) {
@@ -71,38 +156,38 @@ void reductionOptions(const Napi::Object& opts, int p, BuildParams* bp, std::vec
 
 namespace {
 
-// buildSchedule(collective, algorithm, p, rank, {count, root, inPlace, maxOutstanding, segmentBlocks,
-//   nodes, sockets, numa (per rank), elementBytes, shmElements, bcastConcurrency, tileBytes,
-//   commutative, recvCounts})
-Napi::Value BuildSchedule(const Napi::CallbackInfo& info) {
+// The schedule of buildSchedule's arguments (collective, algorithm, p, rank, {count, root,
+// inPlace, maxOutstanding, segmentBlocks, nodes, sockets, numa (per rank), elementBytes,
+// shmElements, bcastConcurrency, tileBytes, commutative, recvCounts}), built; *bp: what it was
+// built for.
+Schedule builtArg(const Napi::CallbackInfo& info, Collective* coll, int* algorithm, BuildParams* bp) {
   Napi::Env env = info.Env();
-  Collective coll = collectiveArg(info[0]);
-  int algorithm = algorithmArg(coll, info[1]);
-  BuildParams bp;
-  bp.p = static_cast<int>(intArg(info[2], "p", 1, 1 << 24));
-  bp.rank = static_cast<int>(intArg(info[3], "rank", 0, bp.p - 1));
+  *coll = collectiveArg(info[0]);
+  *algorithm = algorithmArg(*coll, info[1]);
+  bp->p = static_cast<int>(intArg(info[2], "p", 1, 1 << 24));
+  bp->rank = static_cast<int>(intArg(info[3], "rank", 0, bp->p - 1));
   Napi::Object opts = info[4].IsObject() ? info[4].As<Napi::Object>() : Napi::Object::New(env);
   auto opt = [&](const char* key, int64_t dflt, int64_t min, int64_t max) {
     return opts.Has(key) && !opts.Get(key).IsUndefined() ? intArg(opts.Get(key), key, min, max) : dflt;
   };
-  bp.count = opt("count", 1, 0, INT64_MAX / 2);
-  bp.root = static_cast<int>(opt("root", 0, 0, bp.p - 1));
-  bp.in_place = opts.Has("inPlace") && opts.Get("inPlace").ToBoolean();
-  bp.max_outstanding = static_cast<int>(opt("maxOutstanding", config().get(Parameter::AlltoallMaxOutstanding), 1, 1 << 20));
-  bp.segment_blocks = opt("segmentBlocks", 0, 0, INT64_MAX / 2);
-  bp.element_bytes = opt("elementBytes", 0, 0, INT64_MAX / 2);
-  bp.shm_elements = opt("shmElements", 0, 0, INT64_MAX / 2);
-  bp.bcast_concurrency = static_cast<int>(opt("bcastConcurrency", 0, 0, 1 << 20));
-  bp.tile_bytes = opt("tileBytes", 0, 0, INT64_MAX / 2);
+  bp->count = opt("count", 1, 0, INT64_MAX / 2);
+  bp->root = static_cast<int>(opt("root", 0, 0, bp->p - 1));
+  bp->in_place = opts.Has("inPlace") && opts.Get("inPlace").ToBoolean();
+  bp->max_outstanding = static_cast<int>(opt("maxOutstanding", config().get(Parameter::AlltoallMaxOutstanding), 1, 1 << 20));
+  bp->segment_blocks = opt("segmentBlocks", 0, 0, INT64_MAX / 2);
+  bp->element_bytes = opt("elementBytes", 0, 0, INT64_MAX / 2);
+  bp->shm_elements = opt("shmElements", 0, 0, INT64_MAX / 2);
+  bp->bcast_concurrency = static_cast<int>(opt("bcastConcurrency", 0, 0, 1 << 20));
+  bp->tile_bytes = opt("tileBytes", 0, 0, INT64_MAX / 2);
   std::vector<int64_t> recv_counts;
-  reductionOptions(opts, bp.p, &bp, &recv_counts);
+  reductionOptions(opts, bp->p, bp, &recv_counts);
   // A hierarchy given per rank (e.g. a virtual-node layout); without one, one node.
-  std::vector<int> nodes = perRankArg(opts, "nodes", bp.p), sockets = perRankArg(opts, "sockets", bp.p),
-                   numa = perRankArg(opts, "numa", bp.p);
+  std::vector<int> nodes = perRankArg(opts, "nodes", bp->p), sockets = perRankArg(opts, "sockets", bp->p),
+                   numa = perRankArg(opts, "numa", bp->p);
   Hierarchy hierarchy;
   if (!nodes.empty() || !sockets.empty() || !numa.empty()) {
-    std::vector<RankPlace> places(bp.p);
-    for (int r = 0; r < bp.p; ++r) {
+    std::vector<RankPlace> places(bp->p);
+    for (int r = 0; r < bp->p; ++r) {
       if (!nodes.empty()) places[r].node = nodes[r];
       if (!sockets.empty()) {
         places[r].socket = sockets[r];
@@ -110,14 +195,22 @@ Napi::Value BuildSchedule(const Napi::CallbackInfo& info) {
       }
       if (!numa.empty()) places[r].numa = numa[r];
     }
-    hierarchy = Hierarchy::fromPlaces(std::move(places), bp.rank);
-    bp.hierarchy = &hierarchy;
+    hierarchy = Hierarchy::fromPlaces(std::move(places), bp->rank);
+    bp->hierarchy = &hierarchy;
   }
   Schedule s;
   std::string error;
-  if (!buildSchedule(coll, algorithm, bp, &s, &error)) throwRange(env, error);
+  if (!buildSchedule(*coll, *algorithm, *bp, &s, &error)) throwRange(env, error);
+  // What they pointed to is gone with this frame.
+  bp->hierarchy = nullptr;
+  bp->recv_counts = nullptr;
+  return s;
+}
 
-  auto out = Napi::Object::New(env);
+// What buildSchedule's and buildCompiled's objects say besides the ops: the request, the
+// buffers it needs, the note and the shared-memory use.
+void setHeader(Napi::Object out, Collective coll, int algorithm, const BuildParams& bp, const Schedule& s) {
+  Napi::Env env = out.Env();
   out.Set("collective", collectiveEntry(coll).name);
   out.Set("algorithm", algorithmName(coll, algorithm));
   out.Set("p", bp.p);
@@ -129,6 +222,17 @@ Napi::Value BuildSchedule(const Napi::CallbackInfo& info) {
   out.Set("note", s.note);
   out.Set("unitsPerBlock", Napi::Number::New(env, static_cast<double>(s.units_per_block)));
   out.Set("shm", shmUseName(s.shm));
+}
+
+// buildSchedule(collective, algorithm, p, rank, options) -> the schedule as objects (builtArg).
+Napi::Value BuildSchedule(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Collective coll;
+  int algorithm;
+  BuildParams bp;
+  Schedule s = builtArg(info, &coll, &algorithm, &bp);
+  auto out = Napi::Object::New(env);
+  setHeader(out, coll, algorithm, bp, s);
   auto rounds = Napi::Array::New(env, s.rounds.size());
   for (size_t i = 0; i < s.rounds.size(); ++i) {
     const auto& ops = s.rounds[i].ops;
@@ -151,6 +255,31 @@ Napi::Value BuildSchedule(const Napi::CallbackInfo& info) {
     rounds.Set(i, round);
   }
   out.Set("rounds", rounds);
+  return out;
+}
+
+// buildCompiled(collective, algorithm, p, rank, options) -> the same schedule compiled, with its
+// spans (compiledObject): built and flattened here, no op ever a JS object.
+Napi::Value BuildCompiled(const Napi::CallbackInfo& info) {
+  Collective coll;
+  int algorithm;
+  BuildParams bp;
+  Schedule s = builtArg(info, &coll, &algorithm, &bp);
+  Napi::Object out = compiledObject(info.Env(), s, bp.rank, bp.p, true);
+  setHeader(out, coll, algorithm, bp, s);
+  return out;
+}
+
+// compileSchedule(schedule, p, withSpans) -> a schedule given as objects (ScheduleReader),
+// compiled (compiledObject); a RangeError names the rank, round and op of a malformed one.
+Napi::Value CompileSchedule(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const int p = static_cast<int>(intArg(info[1], "p", 1, 1 << 24));
+  ScheduleReader reader(env, p);
+  Schedule s = reader.read(info[0]);
+  Napi::Object out = compiledObject(env, s, reader.rank(), p, info[2].ToBoolean());
+  out.Set("rank", reader.rank());
+  out.Set("tmpBlocks", Napi::Number::New(env, static_cast<double>(s.tmp_blocks)));
   return out;
 }
 
@@ -219,6 +348,8 @@ Napi::Value RegisteredAlgorithms(const Napi::CallbackInfo& info) {
 
 void initSchedules(Napi::Env env, Napi::Object exports) {
   setFunctions(env, exports, {{"buildSchedule", BuildSchedule},
+                              {"buildCompiled", BuildCompiled},
+                              {"compileSchedule", CompileSchedule},
                               {"selectAlgorithm", SelectAlgorithm},
                               {"loadConfig", LoadConfig},
                               {"parameter", ParameterValue},

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "addon.h"
+#include "model/select_model.h"
 #include "rules.h"
 #include "topology/runtime.h"
 #include "topology/topology.h"
@@ -71,6 +72,12 @@ Napi::Object topologyObject(Napi::Env env, const Topology& t) {
   if (t.reduce_bandwidth > 0) o.Set("reduceBandwidth", t.reduce_bandwidth);
   if (t.copy_bandwidth > 0) o.Set("copyBandwidth", t.copy_bandwidth);
   if (t.round_overhead > 0) o.Set("roundOverhead", t.round_overhead);
+  // The models' cost of local work, the file's or the engine's defaults where it says none.
+  const model::LocalWork work = model::localWorkOf(t);
+  auto lw = Napi::Object::New(env);
+  lw.Set("copyBeta", work.copy_beta);
+  lw.Set("gamma", work.gamma);
+  o.Set("localWork", lw);
   if (t.node.sockets > 0) {
     auto n = Napi::Object::New(env);
     n.Set("sockets", t.node.sockets);

@@ -94,6 +94,29 @@ struct Schedule {
   Round& newRound() { return rounds.emplace_back(); }
 };
 
+// Names of buffers and op kinds, as messages and JavaScript (src/select/schedule.ts) spell them.
+inline const char* bufferName(BufferId id) {
+  switch (id) {
+    case BufferId::Send: return "send";
+    case BufferId::Recv: return "recv";
+    case BufferId::Tmp: return "tmp";
+    case BufferId::Shm: return "shm";
+    default: return "none";
+  }
+}
+
+inline const char* opKindName(OpKind k) {
+  switch (k) {
+    case OpKind::Send: return "send";
+    case OpKind::Recv: return "recv";
+    case OpKind::Copy: return "copy";
+    case OpKind::FlagSignal: return "flag_signal";
+    case OpKind::FlagWait: return "flag_wait";
+    case OpKind::Reduce: return "reduce";
+  }
+  return "unknown";
+}
+
 inline BlockSpan span(BufferId buf, int64_t first, int64_t count) { return {buf, first, count}; }
 
 inline void addSend(Round& r, int peer, BlockSpan src) { r.ops.push_back({OpKind::Send, peer, src, {}}); }

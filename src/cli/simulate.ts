@@ -13,7 +13,7 @@ import { formatSeconds, StatusLine } from '../bench/progress';
 import {
   MODEL_NAMES,
   logLogPlotSvg,
-  nativeSchedules,
+  nativeCompiled,
   registeredAlgorithms,
   machineFromTopology,
   simulateCommand,
@@ -57,7 +57,7 @@ function simulateWithBuilders(o: SimulateOptions): SimulateRow[] {
     root: o.root,
     verify: o.verify,
     nativeBuilders: true,
-    schedules: nativeSchedules,
+    schedules: nativeCompiled,
     available: registeredAlgorithms(o.coll),
     progress: o.progress,
   });

@@ -12,7 +12,6 @@ import { verifyCollective } from './replay';
 import { simulate, simulateBuilt } from './simulate';
 
 export * from './alcd';
-export * from './compiled';
 export * from './contention';
 export * from './cost';
 export * from './machine';
@@ -42,12 +41,12 @@ export interface SimulateArgs {
   readonly inPlace?: boolean;
   /** Replay symbolically before timing and refuse a wrong schedule. Default: np <= 1024. */
   readonly verify?: boolean;
-  /** Every rank's schedule as objects (the symbolic replay needs them). */
+  /** Every rank's schedule, as objects or compiled (the symbolic replay reads them). */
   readonly schedules: ScheduleProvider;
   /** The algorithms that have builders; 'all' means these. Default: every algorithm of the registry. */
   readonly available?: readonly string[];
   /**
-   * `schedules` are the C++ builders' (nativeSchedules): the timing builds them in the addon
+   * `schedules` are the C++ builders' (nativeCompiled, nativeSchedules): the timing builds them in the addon
    * instead of taking them as objects, which a pairwise alltoall at 8192 ranks needs.
    */
   readonly nativeBuilders?: boolean;

@@ -48,23 +48,16 @@ export interface Machine {
   /** Innermost first; the last one has scope `system`. */
   readonly levels: readonly Level[];
   readonly network?: NetworkParams;
-  /** Seconds per byte of a local copy; the narrowest level's β when the file does not say (as the engine's model). */
+  /** Seconds per byte of a local copy; the narrowest level's β when the file does not say (the engine's rule). */
   readonly copyBeta: number;
   /**
    * γ: seconds per byte combined by a reduce op of a schedule (both operands read, the result
-   * written: the whole op, not on top of a copy); DEFAULT_GAMMA when the file does not say.
+   * written: the whole op, not on top of a copy); the engine's default when the file does not say.
    */
   readonly gamma: number;
   /** Seconds a rank's executor spends entering one round of a schedule (software); 0 when the file does not say. */
   readonly roundOverhead: number;
 }
-
-/**
- * γ where a file gives no reduce_bandwidth: 0.2 ns per byte (5 GB/s), the engine's float SUM
- * kernel on 64 KiB-4 MiB from rotated buffers on the development VM (docs/models.md). The
- * engine's model uses the same figure (kDefaultGamma, native/engine/model/hockney.h).
- */
-export const DEFAULT_GAMMA = 0.2e-9;
 
 /** The model scope of each topology scope; a group (racks, leaf switches) has none. */
 const MODEL_SCOPE: Record<LevelScope, Scope | undefined> = { system: 'system', group: undefined, host: 'node', virtual_node: 'socket' };
@@ -124,9 +117,9 @@ export function machineFromTopology(t: Topology, ranksPerNode?: number): Convert
     node,
     levels,
     network: t.network,
-    // Without copy_bandwidth, copies run at the narrowest level's speed, as in the engine's model (native/engine/model/select_model.cc).
-    copyBeta: t.copyBandwidth ? 1 / t.copyBandwidth : levels[0].beta,
-    gamma: t.reduceBandwidth ? 1 / t.reduceBandwidth : DEFAULT_GAMMA,
+    // The engine's figures: the file's, else its defaults.
+    copyBeta: t.localWork.copyBeta,
+    gamma: t.localWork.gamma,
     roundOverhead: t.roundOverhead ?? 0,
   };
   return { machine, leftOut };

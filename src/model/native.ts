@@ -1,5 +1,5 @@
 // The models fed by the real schedule builders (the addon), and the engine's own predictions.
-import type { EnginePrediction, PredictionOptions } from '../mpi/addon';
+import type { CompiledSchedule, EnginePrediction, PredictionOptions } from '../mpi/addon';
 import { addon } from '../mpi/native';
 import type { CollectiveName } from '../select/registry';
 import type { Schedule, ScheduleParams } from '../select/schedule';
@@ -13,11 +13,15 @@ export interface ScheduleRequest {
   readonly params: ScheduleParams;
 }
 
-export type ScheduleProvider = (request: ScheduleRequest) => Schedule;
+export type ScheduleProvider = (request: ScheduleRequest) => Schedule | CompiledSchedule;
 
-/** Schedules as objects, from the C++ builders (for the symbolic replay). */
-export const nativeSchedules: ScheduleProvider = ({ collective, algorithm, p, rank, params }) =>
+/** Schedules as objects, from the C++ builders. */
+export const nativeSchedules = ({ collective, algorithm, p, rank, params }: ScheduleRequest): Schedule =>
   addon().buildSchedule(collective, algorithm, p, rank, params);
+
+/** The C++ builders' schedules compiled in C++, as the symbolic replay and the timing read them (no op a JS object). */
+export const nativeCompiled = ({ collective, algorithm, p, rank, params }: ScheduleRequest): CompiledSchedule =>
+  addon().buildCompiled(collective, algorithm, p, rank, params);
 
 /** The algorithms of a collective this build has builders for. */
 export function registeredAlgorithms(coll: CollectiveName): string[] {

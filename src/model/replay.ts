@@ -19,29 +19,46 @@
 //
 // The progression (which send meets which receive, when a flag wait passes, when a round ends)
 // is the timing model's own, in C++ (native/engine/model/hockney.h's replayEvents): this file
-// follows the blocks through the events it reports.
+// follows the blocks through the events it reports. The schedules are the engine's compact form
+// (hockney.h's compact, through the addon: compileSchedule for schedules given as objects,
+// buildCompiled for the builders'), its codes and the records' kinds read from the addon.
+import type { CompiledRank, CompiledSchedule, ModelLayout } from '../mpi/addon';
 import { addon } from '../mpi/native';
 import { collectiveInfo, isReduction, shapeOf, type CollectiveName } from '../select/registry';
 import type { Schedule } from '../select/schedule';
-import {
-  BUF_RECV,
-  BUF_SEND,
-  BUF_SHM,
-  BUFFER_NAMES,
-  REDUCE_CODE,
-  SIGNAL_CODE,
-  WAIT_CODE,
-  ScheduleError,
-  compileSchedule,
-  forEachRound,
-  isLocalCode,
-  isRecvCode,
-  type CompiledRank,
-} from './compiled';
 import { MessageLog } from './messages';
 
+/** A schedule that cannot run, located by rank and round where known. */
+export class ScheduleError extends Error {
+  constructor(
+    message: string,
+    readonly rank?: number,
+    readonly round?: number,
+  ) {
+    super(message);
+    this.name = 'ScheduleError';
+  }
+}
+
+/** A rank's schedule as objects, or compiled by the engine (the addon's buildCompiled). */
+export type GivenSchedule = Schedule | CompiledSchedule;
+
 /** Schedules of ranks 0..p-1, built on demand or given up front. */
-export type ScheduleSource = ((rank: number) => Schedule) | readonly Schedule[];
+export type ScheduleSource = ((rank: number) => GivenSchedule) | readonly GivenSchedule[];
+
+/**
+ * A schedule in the engine's compact form: compiled already, or compiled by the addon (with the
+ * ops' spans when `withSpans`). A malformed one is a ScheduleError naming its rank, round and op.
+ */
+export function compiledRank(schedule: GivenSchedule, p: number, withSpans: boolean): CompiledRank {
+  if ('stream' in schedule) return schedule;
+  try {
+    return addon().compileSchedule(schedule, p, withSpans);
+  } catch (err) {
+    if (err instanceof RangeError) throw new ScheduleError(err.message);
+    throw err;
+  }
+}
 
 export interface VerifyParams {
   /** bcast, reductions: elements in the vector (reduce_scatter_block: in one rank's part; default: the schedules' `count`). */
@@ -70,18 +87,39 @@ export interface VerifyResult {
 }
 
 const EMPTY = -1;
-/** The records of replayEvents (hockney.h's ReplayEvent): the kind, then its fields. */
-const ROUND_START = 0; // [rank]
-const MATCH = 1; // [src, send slot, dst, recv slot]
-const SIGNAL = 2; // [rank]: the n-th such record is signal n
-const FLAG_PASS = 3; // [rank, wait slot, signal]
-const ROUND_END = 4; // [rank]
-/** Words per record, by kind. */
-const RECORD_WORDS = Int32Array.of(2, 5, 2, 4, 2);
+
+/**
+ * The compact form's buffers and codes and the kinds of replayEvents' records, as the engine
+ * defines them (hockney.h, the addon's modelLayout). Records: [roundStart, rank], [match, src,
+ * send slot, dst, recv slot], [signal, rank] (the n-th is signal n), [flagPass, rank, wait slot,
+ * signal], [roundEnd, rank]. A receive's code is -1 - peer.
+ */
+class Codes {
+  readonly names: readonly string[];
+  readonly events: ModelLayout['events'];
+  readonly send: number;
+  readonly recv: number;
+  readonly tmp: number;
+  readonly shm: number;
+
+  constructor(readonly layout: ModelLayout) {
+    this.names = layout.buffers;
+    this.events = layout.events;
+    [this.send, this.recv, this.tmp, this.shm] = ['send', 'recv', 'tmp', 'shm'].map((name) => layout.buffers.indexOf(name));
+  }
+
+  /** Copies and reduce ops: local ops with a source and a destination span. */
+  isLocal(code: number): boolean {
+    return code === this.layout.copyCode || code === this.layout.reduceCode;
+  }
+}
+
+let engineCodes: Codes | undefined;
+const codesOf = (): Codes => (engineCodes ??= new Codes(addon().modelLayout));
 /** Vector clocks take p x p entries: checked up to this size. */
 const MAX_CLOCKED_RANKS = 4096;
 
-export function scheduleOf(source: ScheduleSource, rank: number): Schedule {
+export function scheduleOf(source: ScheduleSource, rank: number): GivenSchedule {
   return typeof source === 'function' ? source(rank) : source[rank];
 }
 
@@ -148,8 +186,9 @@ export function verifyCollective(coll: CollectiveName, p: number, source: Schedu
         rankOrdered: params.rankOrdered ?? false,
       };
       checkHeader(s, coll, p, r, expect);
-      ranks.push(compileSchedule(s, p, true));
-      rounds = Math.max(rounds, s.rounds.length);
+      const compiled = compiledRank(s, p, true);
+      ranks.push(compiled);
+      rounds = Math.max(rounds, compiled.rounds);
     }
     const replay = new SymbolicReplay(coll, p, ranks, expect!, messages);
     // A deadlock or a size mismatch ends the replay; what went wrong before it is reported first.
@@ -165,7 +204,7 @@ export function verifyCollective(coll: CollectiveName, p: number, source: Schedu
 
 type Expected = Required<VerifyParams> & { unitsPerBlock: number };
 
-function checkHeader(s: Schedule, coll: CollectiveName, p: number, r: number, expect: Expected): void {
+function checkHeader(s: GivenSchedule, coll: CollectiveName, p: number, r: number, expect: Expected): void {
   const bad = (what: string) => new ScheduleError(`rank ${r}: schedule ${what}`, r);
   if (s.collective !== coll) throw bad(`is for ${s.collective}, not ${coll}`);
   if (s.p !== p || s.rank !== r) throw bad(`was built for rank ${s.rank} of ${s.p}`);
@@ -188,6 +227,7 @@ function checkHeader(s: Schedule, coll: CollectiveName, p: number, r: number, ex
 }
 
 class SymbolicReplay {
+  private readonly codes = codesOf();
   /** Per rank: send and recv units. */
   private readonly sendUnits: Int32Array;
   private readonly recvUnits: Int32Array;
@@ -264,7 +304,10 @@ class SymbolicReplay {
       const tmpUnits = rank.tmpBlocks * this.unit;
       maxSlots = Math.max(maxSlots, sendUnits + recvUnits + tmpUnits);
       this.slots.push(new Float64Array(sendUnits + recvUnits + tmpUnits).fill(EMPTY));
-      this.bufBase.push(Int32Array.of(0, sendUnits, sendUnits + recvUnits));
+      const base = new Int32Array(this.codes.names.length);
+      base[this.codes.recv] = sendUnits;
+      base[this.codes.tmp] = sendUnits + recvUnits;
+      this.bufBase.push(base);
     }
     this.claims = new Int32Array(maxSlots + shmUnits);
 
@@ -278,7 +321,7 @@ class SymbolicReplay {
   }
 
   private seedInitialState(): void {
-    const { p, params, unit } = this;
+    const { p, params, unit, codes } = this;
     const fill = (slots: Float64Array, at: number, symbol: number) => {
       for (let u = 0; u < unit; u++) slots[at + u] = symbol * unit + u;
     };
@@ -287,21 +330,21 @@ class SymbolicReplay {
       const base = this.bufBase[r];
       switch (this.coll) {
         case 'allgather':
-          fill(slots, params.inPlace ? base[BUF_RECV] + r * unit : base[BUF_SEND], r);
+          fill(slots, params.inPlace ? base[codes.recv] + r * unit : base[codes.send], r);
           break;
         case 'alltoall': {
-          const at = base[params.inPlace ? BUF_RECV : BUF_SEND];
+          const at = base[params.inPlace ? codes.recv : codes.send];
           for (let j = 0; j < p; j++) fill(slots, at + j * unit, r * p + j);
           break;
         }
         case 'bcast':
-          if (r === params.root) for (let e = 0; e < params.count; e++) fill(slots, base[BUF_RECV] + e * unit, e);
+          if (r === params.root) for (let e = 0; e < params.count; e++) fill(slots, base[codes.recv] + e * unit, e);
           break;
         case 'barrier':
           break;
         default: {
           // Reductions: rank r's operand, where the engine binds it.
-          const at = this.sendUnits[r] > 0 ? base[BUF_SEND] : base[BUF_RECV];
+          const at = this.sendUnits[r] > 0 ? base[codes.send] : base[codes.recv];
           const n = this.sendUnits[r] > 0 ? this.sendUnits[r] : this.recvUnits[r];
           for (let e = 0; e < n; e++) slots[at + e] = this.terms!.leaf(r, e);
         }
@@ -310,9 +353,9 @@ class SymbolicReplay {
   }
 
   private bufferSize(rank: CompiledRank, buf: number): number {
-    if (buf === BUF_SEND) return this.sendUnits[rank.rank];
-    if (buf === BUF_RECV) return this.recvUnits[rank.rank];
-    if (buf === BUF_SHM) return this.shmCapacity();
+    if (buf === this.codes.send) return this.sendUnits[rank.rank];
+    if (buf === this.codes.recv) return this.recvUnits[rank.rank];
+    if (buf === this.codes.shm) return this.shmCapacity();
     return rank.tmpBlocks * this.unit;
   }
 
@@ -332,6 +375,7 @@ class SymbolicReplay {
   private checkOps(rank: CompiledRank, nodeSize: Map<number, number>): { shm: boolean; span: number } {
     const spans = rank.spans!;
     const r = rank.rank;
+    const { names, layout } = this.codes;
     let shm = false;
     let span = 0;
     const check = (round: number, slot: number, buf: number, first: number) => {
@@ -339,12 +383,12 @@ class SymbolicReplay {
       const count = rank.stream[2 * slot + 1];
       if (first + count > size) {
         throw new ScheduleError(
-          `rank ${r} round ${round}: span ${BUFFER_NAMES[buf]}[${first}..${first + count}) exceeds the ${size}-unit ${BUFFER_NAMES[buf]} buffer`,
+          `rank ${r} round ${round}: span ${names[buf]}[${first}..${first + count}) exceeds the ${size}-unit ${names[buf]} buffer`,
           r,
           round,
         );
       }
-      if (buf === BUF_SHM) {
+      if (buf === this.codes.shm) {
         if (nodeSize.get(this.node[r])! < 2) {
           throw new ScheduleError(`rank ${r} round ${round}: uses the shared data area but is alone on node ${this.node[r]}`, r, round);
         }
@@ -352,43 +396,47 @@ class SymbolicReplay {
         span = Math.max(span, first + count);
       }
     };
-    forEachRound(rank, (round, first, end) => {
+    for (let round = 0, header = 0; round < rank.rounds; round++) {
+      const first = header + 1;
+      const end = first + rank.stream[2 * header];
+      header = end;
       for (let s = first; s < end; s++) {
         const code = rank.stream[2 * s];
-        if (code === SIGNAL_CODE || code === WAIT_CODE) {
+        if (code === layout.signalCode || code === layout.waitCode) {
           const owner = rank.stream[2 * s + 1];
           if (this.node[owner] !== this.node[r]) {
             throw new ScheduleError(`rank ${r} round ${round}: flag of rank ${owner}, which is on node ${this.node[owner]}, not ${this.node[r]}`, r, round);
           }
           continue;
         }
-        if (code >= 0 || isLocalCode(code)) check(round, s, spans.srcBuf[s], spans.srcFirst[s]);
+        if (code >= 0 || this.codes.isLocal(code)) check(round, s, spans.srcBuf[s], spans.srcFirst[s]);
         if (code < 0) check(round, s, spans.dstBuf[s], spans.dstFirst[s]);
       }
-    });
+    }
     return { shm, span };
   }
 
   private place(r: number, buf: number, first: number): Place {
-    if (buf === BUF_SHM) return { array: this.shm[this.node[r]].symbols, at: first };
+    if (buf === this.codes.shm) return { array: this.shm[this.node[r]].symbols, at: first };
     return { array: this.slots[r], at: this.bufBase[r][buf] + first };
   }
 
   /** The claims scratch index of a unit: the rank's slots, then its node's shared area. */
   private claimIndex(r: number, buf: number, first: number): number {
-    return buf === BUF_SHM ? this.slots[r].length + first : this.bufBase[r][buf] + first;
+    return buf === this.codes.shm ? this.slots[r].length + first : this.bufBase[r][buf] + first;
   }
 
   /** Applies a chunk of replayEvents' records, in order. */
   follow(events: Int32Array): void {
-    for (let i = 0; i < events.length; i += RECORD_WORDS[events[i]]) {
+    const { events: kinds, layout } = this.codes;
+    for (let i = 0; i < events.length; i += layout.eventWords[events[i]]) {
       const kind = events[i];
       const rank = events[i + 1];
-      if (kind === ROUND_START) this.startRound(rank);
-      else if (kind === MATCH) this.match(rank, events[i + 2], events[i + 3], events[i + 4]);
-      else if (kind === SIGNAL) this.flagSignal(rank);
-      else if (kind === FLAG_PASS) this.flagPassed(rank, events[i + 3]);
-      else if (kind === ROUND_END) this.endRound(rank);
+      if (kind === kinds.roundStart) this.startRound(rank);
+      else if (kind === kinds.match) this.match(rank, events[i + 2], events[i + 3], events[i + 4]);
+      else if (kind === kinds.signal) this.flagSignal(rank);
+      else if (kind === kinds.flagPass) this.flagPassed(rank, events[i + 3]);
+      else if (kind === kinds.roundEnd) this.endRound(rank);
       else throw new Error(`replayEvents: unknown record kind ${kind} at word ${i}`);
     }
   }
@@ -410,8 +458,9 @@ class SymbolicReplay {
     const { srcBuf, srcFirst, dstBuf, dstFirst } = spans!;
     const claims = this.claims;
     const epoch = ++this.epoch;
+    // Receives: -1 - peer.
     for (let s = first; s < end; s++) {
-      if (!isRecvCode(stream[2 * s])) continue;
+      if (!(stream[2 * s] < 0 && stream[2 * s] >= -this.p)) continue;
       const at = this.claimIndex(r, dstBuf[s], dstFirst[s]);
       for (let u = 0; u < stream[2 * s + 1]; u++) {
         if (claims[at + u] === epoch) throw this.race(r, round, 'two receives write', dstBuf[s], dstFirst[s] + u);
@@ -430,12 +479,12 @@ class SymbolicReplay {
     this.known![r * p + r] = 2 * round + 1;
     this.posted!.set(this.known!.subarray(r * p, (r + 1) * p), r * p);
     for (let s = first; s < end; s++) {
-      if (stream[2 * s] >= 0 && srcBuf[s] === BUF_SHM) this.shmRead(r, round, srcFirst[s], stream[2 * s + 1], this.posted!);
+      if (stream[2 * s] >= 0 && srcBuf[s] === this.codes.shm) this.shmRead(r, round, srcFirst[s], stream[2 * s + 1], this.posted!);
     }
   }
 
   private race(r: number, round: number, what: string, buf: number, unit: number): ScheduleError {
-    return new ScheduleError(`rank ${r} round ${round}: ${what} ${BUFFER_NAMES[buf]}[${unit}] in the same round`, r, round);
+    return new ScheduleError(`rank ${r} round ${round}: ${what} ${this.codes.names[buf]}[${unit}] in the same round`, r, round);
   }
 
   // Sends complete only when matched (MPI_Ssend), so the sender is still in the round that posted
@@ -451,7 +500,7 @@ class SymbolicReplay {
     this.messages.push(srcRound, src, dst, count);
     if (!this.clocked) return;
     this.join(this.known!, dst, this.posted!, src * this.p);
-    if (recvSpans.dstBuf[recvSlot] === BUF_SHM) this.shmWrite(dst, this.round[dst], recvSpans.dstFirst[recvSlot], count, this.posted!);
+    if (recvSpans.dstBuf[recvSlot] === this.codes.shm) this.shmWrite(dst, this.round[dst], recvSpans.dstFirst[recvSlot], count, this.posted!);
   }
 
   private flagPassed(r: number, signal: number): void {
@@ -469,15 +518,15 @@ class SymbolicReplay {
     if (this.clocked) this.known![r * this.p + r] = 2 * round + 2;
     for (let s = first; s < end; s++) {
       const code = stream[2 * s];
-      if (!isLocalCode(code)) continue;
+      if (!this.codes.isLocal(code)) continue;
       const count = stream[2 * s + 1];
       if (this.clocked) {
-        if (srcBuf[s] === BUF_SHM) this.shmRead(r, round, srcFirst[s], count, this.known!);
-        if (dstBuf[s] === BUF_SHM) this.shmWrite(r, round, dstFirst[s], count, this.known!);
+        if (srcBuf[s] === this.codes.shm) this.shmRead(r, round, srcFirst[s], count, this.known!);
+        if (dstBuf[s] === this.codes.shm) this.shmWrite(r, round, dstFirst[s], count, this.known!);
       }
       const from = this.place(r, srcBuf[s], srcFirst[s]);
       const to = this.place(r, dstBuf[s], dstFirst[s]);
-      if (code === REDUCE_CODE) this.reduceUnits(r, round, from, to, count, spans!.dstFirstOrder[s] === 1);
+      if (code === this.codes.layout.reduceCode) this.reduceUnits(r, round, from, to, count, spans!.dstFirstOrder[s] === 1);
       else copyUnits(from, to, count);
     }
   }
@@ -583,7 +632,7 @@ class SymbolicReplay {
     for (let r = 0; r < p; r++) {
       const n = this.recvUnits[r];
       const slots = this.slots[r];
-      const recv = this.bufBase[r][BUF_RECV];
+      const recv = this.bufBase[r][this.codes.recv];
       for (let i = 0; i < n; i++) {
         const block = Math.floor(i / unit);
         const want = (coll === 'alltoall' ? block * p + r : block) * unit + (i % unit);
@@ -611,7 +660,7 @@ class SymbolicReplay {
         n = params.recvCounts[r];
       }
       const slots = this.slots[r];
-      const recv = this.bufBase[r][BUF_RECV];
+      const recv = this.bufBase[r][this.codes.recv];
       for (let i = 0; i < n; i++) {
         const got = slots[recv + i];
         const problem = terms.incomplete(got, first + i, params.rankOrdered);

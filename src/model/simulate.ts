@@ -2,17 +2,16 @@
 // level it crosses (from the placement); the prediction is the time the slowest rank finishes.
 // The model and its timing rules are the engine's (native/engine/model/hockney.h, the one
 // implementation, which TOPOCOLL_SELECT=model also runs): the addon runs it here, over the
-// builders' schedules built in C++ (simulateBuilt) or over schedules compiled in TypeScript
-// (simulate: the tests' reference builders). A pairwise alltoall on 8192 ranks (67 M messages)
+// builders' schedules built in C++ (simulateBuilt) or over schedules given (simulate: the tests'
+// reference builders, compiled by the engine). A pairwise alltoall on 8192 ranks (67 M messages)
 // never exists as JS objects: the addon packs each rank's schedule as it is built.
-import type { SimulatedMachine, SimulationTiming } from '../mpi/addon';
+import type { CompiledRank, SimulatedMachine, SimulationTiming } from '../mpi/addon';
 import { addon } from '../mpi/native';
-import { compileSchedule, ScheduleError, type CompiledRank } from './compiled';
 import type { CostModel } from './cost';
 import { levelForScope, type Machine } from './machine';
 import type { ScheduleRequest } from './native';
 import type { Placement } from './placement';
-import { scheduleOf, type ScheduleSource } from './replay';
+import { compiledRank, scheduleOf, ScheduleError, type ScheduleSource } from './replay';
 
 export interface SimulationInput {
   readonly p: number;
@@ -78,7 +77,7 @@ export function simulate(input: SimulationInput): SimulationResult {
   for (let r = 0; r < p; r++) {
     const schedule = scheduleOf(input.schedules, r);
     if (r === 0) note = schedule.note ?? '';
-    ranks[r] = compileSchedule(schedule, p, false);
+    ranks[r] = compiledRank(schedule, p, false);
   }
   try {
     return { ...resultOf(addon().simulateCompiled(ranks, simulatedMachine(machine, placement), timingOf(model, blockBytes))), note };

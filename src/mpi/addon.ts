@@ -35,7 +35,7 @@ interface Completing<A extends unknown[], R> {
 /** Whole numbers as the mapping glue reads them: an array, an Int32Array or a Float64Array. */
 type Integers = readonly number[] | Int32Array | Float64Array;
 
-/** An operation of the engine in flight (NativeRequest, native/addon/request.cc). */
+/** An operation in flight: the engine's (EngineRequest, src/mpi/request.ts), a send's, an MPI request. */
 export interface NativeRequest {
   test(): boolean;
   wait(): void;
@@ -205,12 +205,54 @@ export interface EnginePrediction {
   readonly skipped?: string;
 }
 
-/** A schedule compiled in TypeScript (src/model/compiled.ts's CompiledRank), for simulateCompiled and replayEvents. */
-interface CompiledStream {
+/**
+ * A schedule in the engine's compact form (native/engine/model/hockney.h), for simulateCompiled
+ * and replayEvents: per round a header slot [ops, ops awaited], then a two-word slot per op
+ * ([peer, units] for a send, [-1 - peer, units] for a receive, [ModelLayout's copy or reduce code,
+ * units], [its signal or wait code, the flag's owner]). Slots index `flags` and CompiledRank's spans.
+ */
+export interface CompiledStream {
   readonly rounds: number;
   readonly stream: Int32Array;
+  /** Counts are units of 1/unitsPerBlock block. */
   readonly unitsPerBlock: number;
+  /** Flag ops' slot and stage, by op slot; present when the schedule has flag ops. */
   readonly flags?: { readonly slot: Uint8Array; readonly stage: Int32Array };
+}
+
+/** Where every op slot's blocks are (buffers by index into ModelLayout's buffers), for the symbolic replay. */
+export interface CompiledSpans {
+  /** send, copy, reduce: the source span (buffer, first unit). */
+  readonly srcBuf: Uint8Array;
+  readonly srcFirst: Int32Array;
+  /** recv, copy, reduce: the destination span. */
+  readonly dstBuf: Uint8Array;
+  readonly dstFirst: Int32Array;
+  /** reduce: 1 when the destination is the left operand (dst_first), else 0. */
+  readonly dstFirstOrder: Uint8Array;
+}
+
+/** compileSchedule's result: one rank's schedule compiled, with its spans when asked for. */
+export interface CompiledRank extends CompiledStream {
+  readonly rank: number;
+  readonly tmpBlocks: number;
+  readonly spans?: CompiledSpans;
+}
+
+/** buildCompiled's result: a builder's schedule compiled with its spans, and the request it answers (buildSchedule's fields besides the rounds). */
+export type CompiledSchedule = CompiledRank & Omit<Schedule, 'rounds'> & { readonly spans: CompiledSpans };
+
+/** The compact form's codes and replayEvents' record kinds, as the engine defines them (hockney.h). */
+export interface ModelLayout {
+  readonly copyCode: number;
+  readonly signalCode: number;
+  readonly waitCode: number;
+  readonly reduceCode: number;
+  /** Buffer names by the spans' buffer index ('none', 'send', 'recv', 'tmp', 'shm'). */
+  readonly buffers: readonly string[];
+  readonly events: { readonly roundStart: number; readonly match: number; readonly signal: number; readonly flagPass: number; readonly roundEnd: number };
+  /** Words of a record (its kind included), by kind. */
+  readonly eventWords: Int32Array;
 }
 
 /** One level of a simulated machine (src/model/machine.ts's Level). */
@@ -329,19 +371,24 @@ export interface NativeAddon {
   /** MPI_THREAD_* of this MPI. */
   readonly threadLevels: Readonly<Record<ThreadLevel, number>>;
 
-  // engine_collectives.cc (sendbuf null: in place)
-  readonly NativeRequest: new () => NativeRequest;
+  // request.cc: the engine's nonblocking collectives are slots of a table, by number (`slot`)
+  /** MPI_Test of the collective in `slot`: true once complete (the slot is then free again). */
+  engineTest(slot: number): boolean;
+  /** Waits for the collective in `slot` to complete; the slot is then free again. */
+  engineWait(slot: number): void;
   /** sched_yield(): between polls of awaited requests, a rank sharing this core runs. */
   yieldProcessor(): void;
-  allgather: Completing<[comm: CommHandle, sendbuf: DataBuffer | null, recvbuf: DataBuffer], NativeRequest>;
-  alltoall: Completing<[comm: CommHandle, sendbuf: DataBuffer | null, recvbuf: DataBuffer], NativeRequest>;
-  bcast: Completing<[comm: CommHandle, buffer: DataBuffer, root: number], NativeRequest>;
-  barrier: Completing<[comm: CommHandle], NativeRequest>;
+
+  // engine_collectives.cc (sendbuf null: in place); nonblocking, they return the request's slot
+  allgather: Completing<[comm: CommHandle, sendbuf: DataBuffer | null, recvbuf: DataBuffer], number>;
+  alltoall: Completing<[comm: CommHandle, sendbuf: DataBuffer | null, recvbuf: DataBuffer], number>;
+  bcast: Completing<[comm: CommHandle, buffer: DataBuffer, root: number], number>;
+  barrier: Completing<[comm: CommHandle], number>;
   /** The reductions, through the engine; op: an index into OPS (src/mpi/ops.ts). */
-  allreduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], NativeRequest>;
-  reduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike | null, op: number, root: number], NativeRequest>;
-  reduceScatterBlock: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], NativeRequest>;
-  reduceScatter: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, recvcounts: ArrayLike<number>, op: number], NativeRequest>;
+  allreduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], number>;
+  reduce: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike | null, op: number, root: number], number>;
+  reduceScatterBlock: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], number>;
+  reduceScatter: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, recvcounts: ArrayLike<number>, op: number], number>;
   /**
    * A reduction's buffers checked as the reduction checks them (errors start with `what`), for one
    * whose op runs in JS: the elements of this rank's result. recvcounts: reduce_scatter's; root: reduce's.
@@ -358,6 +405,10 @@ export interface NativeAddon {
 
   // schedules.cc
   buildSchedule(collective: CollectiveName, algorithm: string, p: number, rank: number, options?: ScheduleParams): Schedule;
+  /** The same schedule built and compiled in C++ (no op ever a JS object), with its spans. */
+  buildCompiled(collective: CollectiveName, algorithm: string, p: number, rank: number, options?: ScheduleParams): CompiledSchedule;
+  /** A schedule given as objects (buildSchedule's form) compiled by the engine; a RangeError names the rank, round and op of a malformed one. */
+  compileSchedule(schedule: Schedule, p: number, withSpans: boolean): CompiledRank;
   /** The engine's choice under the environment's configuration (loadConfig() first). */
   selectAlgorithm(collective: CollectiveName, p: number, blockBytes: number, totalBytes: number, nodes?: number): { algorithm: string; reason: string };
   /** Validates the TOPOCOLL_* environment; throws the message naming the variable. */
@@ -528,17 +579,20 @@ export interface NativeAddon {
   isend(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode, slot: number): void;
   /** MPI_Test of the request in `slot`: true once complete. */
   p2pTest(slot: number): boolean;
-  p2pWait(slot: number): void;
+  /** MPI_Wait; with `statuses`, the Status's fields into its first STATUS_FIELDS (src/mpi/status.ts). */
+  p2pWait(slot: number, statuses?: Float64Array): void;
   /** The completed request's Status; a TypeError before. */
   p2pStatus(slot: number): Status;
   p2pCancel(slot: number): void;
   /**
-   * MPI_Test of the request in each of the first `n` slots whose state is 0, setting its state
-   * to 1 once complete and its Status's fields at statuses[6i..6i+5] (source, tag, count, bytes,
-   * cancelled as 0/1, error); one that fails gets state 2 and its MpiError is thrown, those after
-   * it untested. How many completed.
+   * MPI_Testsome over the requests in the first `n` slots whose state is 0, setting the state of
+   * each that completes to 1 and a receive's Status's fields at statuses[i] (statusAt,
+   * src/mpi/status.ts); those that fail get state 2 and the first one's MpiError is thrown. With
+   * spinUs > 0, polls the rest again until all are complete or spinUs have passed (< 0: until all
+   * are complete), yielding the core (sched_yield) on each pass once it has spun yieldAfterUs (< 0:
+   * never). How many completed.
    */
-  p2pTestSome(slots: Int32Array, n: number, states: Uint8Array, statuses: Float64Array): number;
+  p2pTestSome(slots: Int32Array, n: number, states: Uint8Array, statuses: Float64Array, spinUs: number, yieldAfterUs: number): number;
   /** Inactive persistent requests. */
   sendInit(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode): MpiRequest;
   recvInit(comm: CommHandle, buf: DataBuffer, source: number, tag: number): MpiRequest;
@@ -560,9 +614,10 @@ export interface NativeAddon {
   iprobe(comm: CommHandle, source: number, tag: number): Status | null;
   /**
    * The next matching message, whatever its size: its byte count when it fits in `scratch`
-   * (received there), else a new Buffer holding it; `envelope` gets [source, tag].
+   * (received there), else a new Buffer holding it; `fields`, when given, gets the receive's Status
+   * fields (as p2pTestSome's).
    */
-  recvBytes(comm: CommHandle, source: number, tag: number, scratch: Buffer, envelope: Int32Array): number | Buffer;
+  recvBytes(comm: CommHandle, source: number, tag: number, scratch: Buffer, fields?: Float64Array): number | Buffer;
   /** data() is the message once the request completes. */
   irecvBytes(comm: CommHandle, source: number, tag: number): MpiRequest;
   tagUpperBound(): number;
@@ -598,6 +653,7 @@ export interface NativeAddon {
   exscan: Completing<[comm: CommHandle, sendbuf: BufferLike | null, recvbuf: BufferLike, op: number], MpiRequest>;
 
   // model.cc
+  readonly modelLayout: ModelLayout;
   /** The engine's Hockney model (TOPOCOLL_SELECT=model) for every algorithm; choice null above its size limit. */
   predictAlgorithms(
     collective: CollectiveName,
@@ -606,7 +662,7 @@ export interface NativeAddon {
   ): { choice: { algorithm: string; reason: string } | null; predictions: EnginePrediction[] };
   /** The timing model (native/engine/model/hockney.h) over the builders' schedules, built in C++. */
   simulateSchedules(collective: CollectiveName, algorithm: string, p: number, options: ScheduleParams, machine: SimulatedMachine, timing: SimulationTiming): NativeTiming;
-  /** The same over schedules compiled in TypeScript (rank r's is ranks[r]); note is ''. */
+  /** The same over compiled schedules (rank r's is ranks[r]); note is ''. */
   simulateCompiled(ranks: readonly CompiledStream[], machine: SimulatedMachine, timing: SimulationTiming): NativeTiming;
   /**
    * The same progression without timing, ready ranks in rank order: its events (hockney.h's

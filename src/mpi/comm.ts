@@ -18,7 +18,8 @@ import { init } from './lifecycle';
 import { objectOpFunction, ObjectOp, Op, opIndex } from './ops';
 import { matchedMessage, persistentRequest, type Message, type PersistentRequest } from './p2p';
 import { jsOpFunction, userReduction, type BufferOp, type ReductionKind } from './user-op';
-import { Request, startP2p } from './request';
+import { engineRequest, Request, startP2p } from './request';
+import { statusArray, statusAt } from './status';
 import { deserialize, serialize, serializeTransient } from './serialize';
 
 export type BufferLike = ArrayBufferView | ArrayBuffer;
@@ -179,11 +180,8 @@ function fillBlock(block: Buffer, lengths: Float64Array, offset: number, blockBy
 
 // Object mode's receive buffer (recvObject): a message that fits needs no Buffer of its own.
 const received = Buffer.allocUnsafeSlow(4096);
-const receivedEnvelope = new Int32Array(2);
-
-function fillStatus(status: Partial<Status> | undefined, from: Status): void {
-  if (status) Object.assign(status, { source: from.source, tag: from.tag, count: from.count, bytes: from.bytes, cancelled: from.cancelled, error: from.error });
-}
+// Its Status's fields, asked for only when the program wants the Status.
+const receivedFields = statusArray(1);
 
 // The send modes, as native/addon/p2p.cc numbers them.
 const STANDARD = 0;
@@ -475,12 +473,12 @@ export class Comm {
 
   // A nonblocking send in `mode`: its request in a slot of the addon's table (startP2p).
   #isend(buf: DataBuffer, dest: number, tag: number, mode: SendMode): Request<void> {
-    return new Request(startP2p((slot) => addon().isend(this.handle, buf, dest, tag, mode, slot)), () => undefined, [buf], 'p2p');
+    return new Request(startP2p((slot) => addon().isend(this.handle, buf, dest, tag, mode, slot), false), () => undefined, [buf], 'p2p');
   }
 
   /** Nonblocking receive; the request resolves to the Status. */
   irecv(buf: DataBuffer, source = ANY_SOURCE, tag = ANY_TAG): Request<Status> {
-    const native = startP2p((slot) => addon().irecv(this.handle, buf, source, tag, slot));
+    const native = startP2p((slot) => addon().irecv(this.handle, buf, source, tag, slot), true);
     return new Request(native, () => native.status(), [buf], 'p2p');
   }
 
@@ -540,7 +538,7 @@ export class Comm {
   }
 
   ibarrier(): Request {
-    return new Request(addon().barrier(this.handle, true), () => undefined, []);
+    return new Request(engineRequest(addon().barrier(this.handle, true)), () => undefined, []);
   }
 
   /** Broadcasts `buffer` from `root` into `buffer` on every rank. */
@@ -550,7 +548,7 @@ export class Comm {
   }
 
   ibcast<T extends DataBuffer>(buffer: T, root = 0): Request<T> {
-    return new Request(addon().bcast(this.handle, buffer, root, true), () => buffer, [buffer]);
+    return new Request(engineRequest(addon().bcast(this.handle, buffer, root, true)), () => buffer, [buffer]);
   }
 
   /** Every rank's `sendbuf` lands in `recvbuf` in rank order (recvbuf holds size × sendbuf). */
@@ -560,7 +558,7 @@ export class Comm {
   }
 
   iallgather<T extends DataBuffer>(sendbuf: DataSendBuffer, recvbuf: T): Request<T> {
-    return new Request(addon().allgather(this.handle, sendArg(sendbuf), recvbuf, true), () => recvbuf, [sendbuf, recvbuf]);
+    return new Request(engineRequest(addon().allgather(this.handle, sendArg(sendbuf), recvbuf, true)), () => recvbuf, [sendbuf, recvbuf]);
   }
 
   /** Block j of `sendbuf` goes to rank j; block i of `recvbuf` comes from rank i. */
@@ -570,7 +568,7 @@ export class Comm {
   }
 
   ialltoall<T extends DataBuffer>(sendbuf: DataSendBuffer, recvbuf: T): Request<T> {
-    return new Request(addon().alltoall(this.handle, sendArg(sendbuf), recvbuf, true), () => recvbuf, [sendbuf, recvbuf]);
+    return new Request(engineRequest(addon().alltoall(this.handle, sendArg(sendbuf), recvbuf, true)), () => recvbuf, [sendbuf, recvbuf]);
   }
 
   // --- Collectives run by the system MPI ---
@@ -702,7 +700,8 @@ export class Comm {
         : kind === 'reduceScatter'
           ? a.reduceScatter(this.handle, send, recvbuf as BufferLike, recvcounts as ArrayLike<number>, index, nb)
           : a[kind](this.handle, send, recvbuf as BufferLike, index, nb);
-    return { native: native ?? undefined, finish: () => {}, keep: [sendbuf, recvbuf] };
+    // The engine's reductions give a slot, scan/exscan (the system MPI's) an MpiRequest.
+    return { native: typeof native === 'number' ? engineRequest(native) : (native ?? undefined), finish: () => {}, keep: [sendbuf, recvbuf] };
   }
 
   // A blocking reduction, or its nonblocking twin's Request of `result`.
@@ -782,15 +781,14 @@ export class Comm {
 
   /** Receives a JS value of any size; fills `status` when given. */
   recvObject<T = unknown>(source = ANY_SOURCE, tag = ANY_TAG, status?: Partial<Status>): T {
-    const got = addon().recvBytes(this.handle, source, tag, received, receivedEnvelope);
-    const bytes = typeof got === 'number' ? got : got.byteLength;
-    if (status) fillStatus(status, { source: receivedEnvelope[0], tag: receivedEnvelope[1], count: bytes, bytes, cancelled: false, error: 0 });
+    const got = addon().recvBytes(this.handle, source, tag, received, status ? receivedFields : undefined);
+    if (status) Object.assign(status, statusAt(receivedFields, 0));
     return (typeof got === 'number' ? deserialize(received, true, 0, got) : deserialize(got)) as T;
   }
 
   isendObject(value: unknown, dest: number, tag = 0): Request<void> {
     const data = serialize(value);
-    return new Request(startP2p((slot) => addon().isend(this.handle, data, dest, tag, STANDARD, slot)), () => undefined, [data], 'object');
+    return new Request(startP2p((slot) => addon().isend(this.handle, data, dest, tag, STANDARD, slot), false), () => undefined, [data], 'object');
   }
 
   /** Nonblocking receive of a JS value of any size (matched probe, then receive). */

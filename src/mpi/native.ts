@@ -110,7 +110,11 @@ export function addon(): NativeAddon {
     const flavour = chooseFlavour();
     avoidUcxMmapHooks(process.env, flavour);
     // eslint-disable-next-line @typescript-eslint/no-var-requires
-    const native: NativeAddon = require(path.join(nativeRoot, flavour, 'topocoll_native.node'));
+    const loadedExports: NativeAddon = require(path.join(nativeRoot, flavour, 'topocoll_native.node'));
+    // A copy with fast properties: the addon's exports object, given its ~170 properties one by
+    // one, is a dictionary, so that every addon().f() of a hot path looked f up in a hash table
+    // (a LoadIC miss) instead of loading a field. Its values are all set by the addon's init.
+    const native: NativeAddon = { ...loadedExports };
     // MPI failures thrown by the addon are then `instanceof MpiError`.
     native.setMpiErrorClass(MpiError);
     // Every Status (a receive's, a probe's) is this object literal, made in JS: one shape for all.

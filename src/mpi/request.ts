@@ -4,126 +4,131 @@
 import type { MpiRequest, NativeRequest } from './addon';
 import type { Status } from './comm';
 import { addon } from './native';
+import { statusArray, statusAt } from './status';
 
 /**
  * How an awaited request is progressed. Right after the program awaits (in a microtask, so that
- * `Promise.all` has handed over every request first), MPI_Test runs in a loop for up to SPIN_US:
- * a small operation completes there as fast as its blocking form, and the await costs one
- * microtask. Past that, one MPI_Test per event-loop turn (setImmediate), so timers and I/O run,
- * for SPIN_MS after the last await or completion; then timers growing to MAX_DELAY_MS (CPU). A
- * count of spins would end in microseconds, far sooner than a peer rank sharing a core gets to run.
+ * `Promise.all` has handed over every request first), the awaited requests are polled for up to
+ * SPIN_US: sends and receives by one native call that spins over them all (p2pTestSome), other
+ * requests by MPI_Test from JS. A small operation completes there as fast as its blocking form,
+ * and the await costs one microtask. Past that, one poll per event-loop turn (setImmediate), so
+ * timers and I/O run, for SPIN_MS after the last await or completion; then timers growing to
+ * MAX_DELAY_MS (CPU). A count of spins would end in microseconds, far sooner than a peer rank
+ * sharing a core gets to run.
  */
 const SPIN_US = 100;
 const SPIN_MS = 10;
 const MAX_DELAY_MS = 4;
 /**
- * Polls of the spin before each further poll yields the core (sched_yield), and every event-loop
- * turn's poll does: a rank sharing its core with others (more ranks than cores) would otherwise
- * keep the core for its whole time slice while the ranks it waits for cannot run, and an awaited
- * collective over shared memory took milliseconds. The engine's blocking waits yield alike.
+ * Microseconds a spin polls before each further poll yields the core (sched_yield), and every
+ * event-loop turn's poll does: a rank sharing its core with others (more ranks than cores) would
+ * otherwise keep the core for its whole time slice while the ranks it waits for cannot run, and an
+ * awaited collective over shared memory took milliseconds. The engine's blocking waits yield
+ * alike. By time, not a count of polls: the native spin's polls take a fraction of a microsecond,
+ * and yielding after 16 of them gave the core to other jobs while a peer's message was on its way.
  */
-const POLLS_BEFORE_YIELD = 16;
+const YIELD_AFTER_US = 10;
 
-// What waitAny/waitSome wait on: `step` progresses (true once done, or throws: a rejection), then
-// `resolve` or `reject` settles the promise.
+// What waitAll/waitAny/waitSome wait on: `step` progresses (true once done, or throws: a
+// rejection), then `resolve` or `reject` settles the promise. `slotsOnly`: it waits on sends and
+// receives alone, which the native spin polls (polled below).
 interface Waiter {
   step: () => boolean;
   resolve: () => void;
   reject: (error: unknown) => void;
+  slotsOnly: boolean;
 }
 
-// Waiters (waitAny, waitSome) and awaited Requests, which wait for themselves: an await allocates
-// no waiter object and no closures (per request of a Promise.all, on the path of every halo).
-const waiters = new Set<Waiter | Request<any>>();
-// The awaited Requests of sends and receives in one round of polls, their slots and states (addon
-// p2pTestSome): one native call a round for all of them, where a call per request cost more than
-// its MPI_Test.
-const round: Request<any>[] = [];
+const waiters = new Set<Waiter>();
+// Awaited requests other than sends and receives (collectives, persistent, object mode): polled
+// by their own MPI_Test.
+const awaited = new Set<Request<any>>();
+// The sends and receives being awaited or waited for by waitAll, polled all at once by one
+// p2pTestSome (a call per request cost more than its MPI_Test).
+const polled: Request<any>[] = [];
+// Requests that completed or failed with reactions (then callbacks) still to run: run by
+// runReactions at the end of a round of polls, never inside the call that completed them.
+const ready: Request<any>[] = [];
+// A round of p2pTestSome: the slots, their states (0 pending, 1 complete, 2 failed) and Statuses.
 let roundSlots = new Int32Array(16);
 let roundStates = new Uint8Array(16);
-// Per request of the round, the fields of its Status once complete (STATUS_FIELDS each).
-const STATUS_FIELDS = 6;
-let roundStatuses = new Float64Array(16 * STATUS_FIELDS);
-// Progresses an awaited Request once and settles its promise when done (true then); set by Request.
-let stepAwaited: (r: Request<any>) => boolean;
-// A Request's slot (isend, irecv) while it is pending, else -1 (another kind of request, or done).
+let roundStatuses = statusArray(16);
+// Set by Request (its private state): a pending send's or receive's slot, else -1; completes
+// `r`, whose slot p2pTestSome found complete with the Status at `i` of roundStatuses, or fails it
+// with `error`; polls an awaited request other than a send or receive (true once it has
+// completed or failed); runs `r`'s reactions.
 let pendingSlot: (r: Request<any>) => number;
-// Completes the Request round[i], whose slot p2pTestSome found complete, or throws the error it `failed` with.
-let finishSlot: (i: number, failed: boolean, error: unknown) => void;
-// Settles an awaited Request's promise: with its value, or rejected with `error`.
-let settleAwaited: (r: Request<any>, error?: unknown) => void;
+let finishSlot: (r: Request<any>, i: number, failed: boolean, error: unknown) => void;
+let pollAwaited: (r: Request<any>) => boolean;
+let runReactionsOf: (r: Request<any>) => void;
+// Of waitAll, waitAllSync: whether `r` is in `polled`; puts a pending send or receive there (true,
+// also for a request that has completed or failed; false for another kind); takes it out again
+// when nothing awaits it.
+let isPolled: (r: Request<any>) => boolean;
+let pollAsSlot: (r: Request<any>) => boolean;
+let unpollUnawaited: (r: Request<any>) => void;
 let spinQueued = false;
+let polling = false; // inside a round of polls: a request completing there needs no new spin
 let turn: { immediate: NodeJS.Immediate } | { timer: NodeJS.Timeout } | null = null;
 let lastActivity = 0; // performance.now() of the last new waiter or completion
 let activity = false; // a waiter came or went since lastActivity was read
 let slowTurns = 0;
 // queueMicrotask makes an AsyncResource per call; a reaction to a settled promise is V8's own.
 const settled = Promise.resolve();
+// The resolving functions of the Promise just made by `new Promise(capture)`: a Promise without
+// a closure per request.
+let capturedResolve: (value: any) => void = () => {};
+let capturedReject: (error: unknown) => void = () => {};
+const capture = (resolve: (value: any) => void, reject: (error: unknown) => void): void => {
+  capturedResolve = resolve;
+  capturedReject = reject;
+};
 
-function finished(w: Waiter | Request<any>): void {
-  waiters.delete(w);
-  activity = true;
-}
-
-// Adds `r`, pending in `slot`, to the round of n requests; n + 1.
-function addToRound(n: number, r: Request<any>, slot: number): number {
-  if (n === roundSlots.length) {
-    const slots = new Int32Array(2 * n);
-    slots.set(roundSlots);
-    roundSlots = slots;
+// MPI_Testsome of the pending sends and receives in reqs[0..n), by one p2pTestSome (spinUs: how long
+// it may spin, as there; < 0, a blocking wait, yields no more than MPI_Wait does); completes or
+// fails those that finish, and moves those still pending to the front of `reqs`, in order: how
+// many they are.
+function testSlots(reqs: Request<any>[], n: number, spinUs: number): number {
+  if (n > roundSlots.length) {
+    roundSlots = new Int32Array(2 * n);
     roundStates = new Uint8Array(2 * n);
-    roundStatuses = new Float64Array(2 * n * STATUS_FIELDS);
+    roundStatuses = statusArray(2 * n);
   }
-  round[n] = r;
-  roundSlots[n] = slot;
-  return n + 1;
-}
-
-// MPI_Test of the round's n requests, in one call: their states, and the error of one that failed.
-function testRound(n: number): unknown {
+  for (let i = 0; i < n; i++) roundSlots[i] = pendingSlot(reqs[i]);
   roundStates.fill(0, 0, n);
+  let error: unknown = null;
   try {
-    addon().p2pTestSome(roundSlots, n, roundStates, roundStatuses);
+    addon().p2pTestSome(roundSlots, n, roundStates, roundStatuses, spinUs, spinUs < 0 ? -1 : YIELD_AFTER_US);
   } catch (e) {
     if (!roundStates.subarray(0, n).includes(2)) throw e; // no request's failure: a fault here
-    return e;
+    error = e;
   }
-  return null;
+  let pending = 0;
+  for (let i = 0; i < n; i++) {
+    const r = reqs[i];
+    if (roundStates[i] === 0) reqs[pending++] = r;
+    else finishSlot(r, i, roundStates[i] === 2, error);
+  }
+  return pending;
 }
 
-// Polls every awaited send and receive once, by one p2pTestSome, and settles those that finish.
-function stepSlots(): void {
-  let n = 0;
-  for (const w of waiters) {
-    if (!(w instanceof Request)) continue;
-    const slot = pendingSlot(w);
-    if (slot >= 0) n = addToRound(n, w, slot);
+// One round of polls of everything awaited (spinUs: how long the sends and receives may spin),
+// then the reactions of what finished.
+function pollRound(spinUs: number): void {
+  polling = true;
+  try {
+    if (polled.length > 0) polled.length = testSlots(polled, polled.length, spinUs);
+    if (awaited.size > 0) for (const r of awaited) if (pollAwaited(r)) awaited.delete(r);
+    if (waiters.size > 0) stepWaiters();
+  } finally {
+    polling = false;
   }
-  if (n === 0) return;
-  const error = testRound(n);
-  for (let i = 0; i < n; i++) {
-    if (roundStates[i] === 0) continue;
-    const r = round[i];
-    finished(r);
-    try {
-      finishSlot(i, roundStates[i] === 2, error);
-    } catch (e) {
-      settleAwaited(r, e);
-      continue;
-    }
-    settleAwaited(r);
-  }
-  round.length = 0;
+  runReactions();
 }
 
 // Steps every waiter once; settles those that finish.
 function stepWaiters(): void {
-  stepSlots();
   for (const w of waiters) {
-    if (w instanceof Request) {
-      if (pendingSlot(w) < 0 && stepAwaited(w)) finished(w);
-      continue;
-    }
     let done = false;
     try {
       done = w.step();
@@ -139,17 +144,34 @@ function stepWaiters(): void {
   }
 }
 
+function runReactions(): void {
+  // Reactions may await more requests, or complete some (wait()): ready grows while this runs.
+  for (let i = 0; i < ready.length; i++) runReactionsOf(ready[i]);
+  ready.length = 0;
+}
+
+function finished(w: Waiter): void {
+  waiters.delete(w);
+  activity = true;
+}
+
+const pending = (): boolean => polled.length > 0 || awaited.size > 0 || waiters.size > 0;
+
 function spin(): void {
   spinQueued = false;
-  stepWaiters();
-  if (waiters.size > 0) {
+  pollRound(0);
+  if (pending()) {
     // The clock only once something is still pending: most small operations are done by now.
     const started = performance.now();
-    let polls = 0;
-    do {
-      if (++polls > POLLS_BEFORE_YIELD) addon().yieldProcessor();
-      stepWaiters();
-    } while (waiters.size > 0 && (performance.now() - started) * 1000 < SPIN_US);
+    if (awaited.size === 0 && [...waiters].every((w) => w.slotsOnly)) {
+      // Only sends and receives: the native spin polls them all, for the whole budget.
+      pollRound(SPIN_US);
+    } else {
+      do {
+        if ((performance.now() - started) * 1000 >= YIELD_AFTER_US) addon().yieldProcessor();
+        pollRound(0);
+      } while (pending() && (performance.now() - started) * 1000 < SPIN_US);
+    }
   }
   scheduleTurn();
 }
@@ -157,12 +179,12 @@ function spin(): void {
 function eventLoopTurn(): void {
   turn = null;
   addon().yieldProcessor();
-  stepWaiters();
+  pollRound(0);
   scheduleTurn();
 }
 
 function scheduleTurn(): void {
-  if (waiters.size === 0 || turn) return;
+  if (!pending() || turn) return;
   const now = performance.now();
   if (activity) {
     activity = false;
@@ -173,23 +195,22 @@ function scheduleTurn(): void {
   else turn = { timer: setTimeout(eventLoopTurn, Math.min(MAX_DELAY_MS, slowTurns++ >> 4)) };
 }
 
-// Progresses `waiter` from now on, as described above.
-function addWaiter(waiter: Waiter | Request<any>): void {
-  waiters.add(waiter);
+// Something new to progress or to settle: a spin right after the code that awaits, as above.
+function wake(): void {
   activity = true;
   // A turn waiting on a timer would answer late: the spin reschedules it.
   if (turn && 'timer' in turn) {
     clearTimeout(turn.timer);
     turn = null;
   }
-  if (!spinQueued) {
+  if (!spinQueued && !polling) {
     spinQueued = true;
     void settled.then(spin);
   }
 }
 
-// A promise of `value()` once `step` returns true (waitAny, waitSome).
-function poll<R>(step: () => boolean, value: () => R): Promise<R> {
+// A promise of `value()` once `step` returns true (waitAll, waitAny, waitSome).
+function poll<R>(step: () => boolean, value: () => R, slotsOnly = false): Promise<R> {
   return new Promise<R>((resolve, reject) => {
     const settle = () => {
       try {
@@ -198,7 +219,8 @@ function poll<R>(step: () => boolean, value: () => R): Promise<R> {
         reject(e);
       }
     };
-    addWaiter({ step, resolve: settle, reject });
+    waiters.add({ step, resolve: settle, reject, slotsOnly });
+    wake();
   });
 }
 
@@ -213,11 +235,14 @@ let slotsMade = 0;
  */
 class P2pRequest implements MpiRequest {
   readonly slot: number;
-  // The Status p2pTestSome read when it found the request complete (no call to make it).
+  // A receive's: its Status is its value (a send's is read only when it was cancelled).
+  readonly receives: boolean;
+  // The Status p2pWait or p2pTestSome read when the request completed (no call to make it).
   #status: Status | null = null;
 
-  constructor(slot: number) {
+  constructor(slot: number, receives: boolean) {
     this.slot = slot;
+    this.receives = receives;
   }
 
   completedWith(status: Status): void {
@@ -229,7 +254,9 @@ class P2pRequest implements MpiRequest {
   }
 
   wait(): void {
-    addon().p2pWait(this.slot);
+    if (!this.receives) return addon().p2pWait(this.slot);
+    addon().p2pWait(this.slot, waitStatus);
+    this.#status = statusAt(waitStatus, 0);
   }
 
   status(): Status {
@@ -253,11 +280,14 @@ class P2pRequest implements MpiRequest {
   }
 }
 
+// Where p2pWait writes a receive's Status.
+const waitStatus = statusArray(1);
+
 /**
- * Starts a send or receive by `start(slot)` (addon isend/irecv) in a free slot, and gives its
- * request; the slot goes back to the free list when start throws.
+ * Starts a send or receive (`receives`) by `start(slot)` (addon isend/irecv) in a free slot, and
+ * gives its request; the slot goes back to the free list when start throws.
  */
-export function startP2p(start: (slot: number) => void): MpiRequest {
+export function startP2p(start: (slot: number) => void, receives: boolean): MpiRequest {
   const slot = freeSlots.pop() ?? slotsMade++;
   try {
     start(slot);
@@ -265,7 +295,35 @@ export function startP2p(start: (slot: number) => void): MpiRequest {
     freeSlots.push(slot);
     throw e;
   }
-  return new P2pRequest(slot);
+  return new P2pRequest(slot, receives);
+}
+
+/**
+ * A nonblocking collective of the engine: a slot of the addon's table (native/addon/request.cc),
+ * its index a number (a wrapped native object took microseconds to make, more than the
+ * collective). The addon gives the slot back once the collective completes or fails.
+ */
+class EngineRequest implements NativeRequest {
+  readonly slot: number;
+
+  constructor(slot: number) {
+    this.slot = slot;
+  }
+
+  test(): boolean {
+    return addon().engineTest(this.slot);
+  }
+
+  wait(): void {
+    addon().engineWait(this.slot);
+  }
+}
+
+/** The request of an engine collective started in `slot`; undefined for a blocking call's undefined. */
+export function engineRequest(slot: number): NativeRequest;
+export function engineRequest(slot: number | undefined): NativeRequest | undefined;
+export function engineRequest(slot: number | undefined): NativeRequest | undefined {
+  return slot === undefined ? undefined : new EngineRequest(slot);
 }
 
 // The native request completed: a send's or receive's slot goes back to the free list.
@@ -329,36 +387,66 @@ export class Request<T = void> implements Promise<T> {
   #cancelRequested = false;
   #cancelled = false;
   #promise?: Promise<T>;
-  // The promise's settling functions ((value: T) would make Request<T> invariant in T).
-  #resolve?: (value: any) => void;
-  #reject?: (error: unknown) => void;
+  // The operation failed: its error, which test(), wait() and awaits give from then on.
+  #failed = false;
+  #error: unknown = undefined;
+  // In `polled`: a send or receive being awaited or waited for by waitAll.
+  #polled = false;
+  // What awaits it: per then(), its two callbacks and the resolving functions of the Promise it
+  // returned (four entries); null when nothing does, or once they have run.
+  #reactions: unknown[] | null = null;
 
   static {
-    stepAwaited = (r) => {
+    pendingSlot = (r) => (!r.#done && !r.#failed && r.#native instanceof P2pRequest ? r.#native.slot : -1);
+    finishSlot = (r, i, failed, error) => {
+      r.#polled = false;
+      if (failed) return r.#fail(error);
+      const native = r.#native as P2pRequest;
+      if (native.receives) native.completedWith(statusAt(roundStatuses, i));
       try {
-        if (!r.test()) return false;
-      } catch (e) {
-        r.#reject!(e);
-        return true;
+        r.#complete();
+      } catch {
+        // failed: #complete has recorded the error for what awaits or waits for it
       }
-      r.#resolve!(r.#value);
+    };
+    pollAwaited = (r) => {
+      try {
+        return r.test();
+      } catch {
+        return true; // failed: #fail has queued its reactions
+      }
+    };
+    runReactionsOf = (r) => {
+      const reactions = r.#reactions;
+      if (reactions === null || !(r.#done || r.#failed)) return;
+      r.#reactions = null;
+      const failed = r.#failed;
+      const outcome = failed ? r.#error : r.#value;
+      for (let k = 0; k < reactions.length; k += 4) {
+        const handler = reactions[failed ? k + 1 : k] as ((v: unknown) => unknown) | null | undefined;
+        const resolve = reactions[k + 2] as (v: unknown) => void;
+        const reject = reactions[k + 3] as (e: unknown) => void;
+        if (typeof handler !== 'function') {
+          if (failed) reject(outcome);
+          else resolve(outcome);
+          continue;
+        }
+        try {
+          resolve(handler(outcome));
+        } catch (e) {
+          reject(e);
+        }
+      }
+    };
+    isPolled = (r) => r.#polled;
+    pollAsSlot = (r) => {
+      if (r.#done || r.#failed) return true;
+      if (!(r.#native instanceof P2pRequest)) return false;
+      r.#poll();
       return true;
     };
-    pendingSlot = (r) => (!r.#done && r.#native instanceof P2pRequest ? r.#native.slot : -1);
-    finishSlot = (i, failed, error) => {
-      const r = round[i];
-      if (failed) {
-        inFlight.delete(r);
-        throw error;
-      }
-      const f = roundStatuses;
-      const o = i * STATUS_FIELDS;
-      (r.#native as P2pRequest).completedWith({ source: f[o], tag: f[o + 1], count: f[o + 2], bytes: f[o + 3], cancelled: f[o + 4] !== 0, error: f[o + 5] });
-      r.#complete();
-    };
-    settleAwaited = (r, ...error) => {
-      if (error.length > 0) r.#reject!(error[0]);
-      else r.#resolve!(r.#value);
+    unpollUnawaited = (r) => {
+      if (r.#polled && r.#reactions === null) r.#unpoll();
     };
   }
 
@@ -386,25 +474,26 @@ export class Request<T = void> implements Promise<T> {
 
   /** True once the operation has completed (progresses it once). */
   test(): boolean {
-    if (!this.#done) {
-      if (detached.size > 0) sweepDetached();
-      // On every poll of an awaited request: #progress's work without a closure.
-      if (this.#native === null) throw freedError('test'); // not done, no native: freed
-      let complete: boolean;
-      try {
-        complete = this.#native.test();
-      } catch (e) {
-        inFlight.delete(this);
-        throw e;
-      }
-      if (complete) this.#complete();
+    if (this.#done) return true;
+    if (this.#failed) throw this.#error;
+    if (detached.size > 0) sweepDetached();
+    // On every poll of an awaited request: #progress's work without a closure.
+    if (this.#native === null) throw freedError('test'); // not done, no native: freed
+    let complete: boolean;
+    try {
+      complete = this.#native.test();
+    } catch (e) {
+      this.#fail(e);
+      throw e;
     }
+    if (complete) this.#complete();
     return this.#done;
   }
 
   /** Blocks until the operation completes and returns its result. */
   wait(): T {
     if (!this.#done) {
+      if (this.#failed) throw this.#error;
       if (detached.size > 0) sweepDetached();
       this.#progress('wait', () => this.#native!.wait());
       this.#complete();
@@ -428,8 +517,9 @@ export class Request<T = void> implements Promise<T> {
     if (this.#kind === 'persistent') {
       throw new TypeError('free: this operation was started by a PersistentRequest; complete it, then free the PersistentRequest');
     }
-    if (this.#promise) throw new TypeError('free: the request is being awaited; a request cannot be freed once something waits for it');
+    if (this.#reactions !== null) throw new TypeError('free: the request is being awaited; a request cannot be freed once something waits for it');
     freedRequests.add(this);
+    if (this.#polled) this.#unpoll(); // a waitAll's: it now rejects, as for a request freed before
     detached.set(this.#native!, inFlight.get(this)!);
     inFlight.delete(this);
     this.#native = null;
@@ -469,30 +559,56 @@ export class Request<T = void> implements Promise<T> {
    * operation fails.
    */
   promise(): Promise<T> {
-    if (!this.#promise && freedRequests.has(this)) return Promise.reject(freedError('promise'));
     if (!this.#promise) {
-      this.#promise = new Promise<T>((resolve, reject) => {
-        this.#resolve = resolve;
-        this.#reject = reject;
-      });
-      addWaiter(this);
+      if (freedRequests.has(this)) return Promise.reject(freedError('promise'));
+      this.#promise = new Promise<T>(capture);
+      this.#react(undefined, undefined);
     }
     return this.#promise;
   }
 
+  // Called by every await and Promise.all: its callbacks run once the request settles (at the end
+  // of the round of polls that completes it), without a Promise of the request's own between.
   then<R1 = T, R2 = never>(
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: any) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
-    return this.promise().then(onfulfilled, onrejected);
+    if (this.#native === null && !this.#done && !this.#failed) return this.promise().then(onfulfilled, onrejected); // freed
+    const promise = new Promise<R1 | R2>(capture);
+    this.#react(onfulfilled, onrejected);
+    return promise;
   }
 
   catch<R = never>(onrejected?: ((reason: any) => R | PromiseLike<R>) | null): Promise<T | R> {
-    return this.promise().catch(onrejected);
+    return this.then(undefined, onrejected);
   }
 
   finally(onfinally?: (() => void) | null): Promise<T> {
     return this.promise().finally(onfinally);
+  }
+
+  // A reaction to the request's outcome, settling the Promise `capture` took the resolving
+  // functions of; the request is progressed from now on (a spin right after this code).
+  #react(onfulfilled: unknown, onrejected: unknown): void {
+    const first = this.#reactions === null;
+    if (first) this.#reactions = [onfulfilled, onrejected, capturedResolve, capturedReject];
+    else this.#reactions!.push(onfulfilled, onrejected, capturedResolve, capturedReject);
+    if (this.#done || this.#failed) ready.push(this);
+    else if (!first) return; // progressed already
+    else if (this.#native instanceof P2pRequest) this.#poll();
+    else awaited.add(this);
+    wake();
+  }
+
+  #poll(): void {
+    if (this.#polled) return;
+    this.#polled = true;
+    polled.push(this);
+  }
+
+  #unpoll(): void {
+    this.#polled = false;
+    polled.splice(polled.indexOf(this), 1);
   }
 
   // An MPI error ends the request (the addon has released it): stop tracking it, and rethrow.
@@ -501,23 +617,46 @@ export class Request<T = void> implements Promise<T> {
     try {
       return step();
     } catch (e) {
-      inFlight.delete(this);
+      this.#fail(e);
       throw e;
     }
   }
 
+  #fail(error: unknown): void {
+    this.#failed = true;
+    this.#error = error;
+    inFlight.delete(this);
+    this.#settled();
+  }
+
+  // The operation has completed: its value, or the error of computing it (a JS op's), which then
+  // fails the request.
   #complete(): void {
-    this.#done = true;
     inFlight.delete(this);
     const native = this.#native!;
     this.#native = null;
     try {
       if (this.#cancelRequested) this.#cancelled = (native as MpiRequest).status().cancelled;
       this.#value = this.#result!();
+      this.#done = true;
+    } catch (e) {
+      this.#failed = true;
+      this.#error = e;
+      throw e;
     } finally {
       this.#result = null;
       released(native); // its result is taken: nothing else reads the slot
+      this.#settled();
     }
+  }
+
+  // Completed or failed: no longer polled; what awaits it runs at the end of this round of polls,
+  // or in a microtask (never inside the wait() or test() that completed it).
+  #settled(): void {
+    if (this.#polled) this.#unpoll();
+    if (this.#reactions === null) return;
+    ready.push(this);
+    wake();
   }
 }
 
@@ -563,45 +702,48 @@ export interface SomeCompleted<T> {
   values: T[];
 }
 
-/** Blocks until every request has completed; returns their results in order (MPI_Waitall). */
+/**
+ * Blocks until every request has completed; returns their results in order (MPI_Waitall). The
+ * sends and receives among them are waited for by one native call.
+ */
 export function waitAllSync<T>(requests: readonly Request<T>[]): T[] {
+  const slots = requests.filter((r) => pendingSlot(r) >= 0 && !isPolled(r));
+  if (slots.length > 1) testSlots(slots, slots.length, -1);
   return requests.map((r) => r.wait());
 }
 
 /**
  * Waits for every request; resolves to their results in order, or rejects with the error of the
- * first to fail. One promise for them all, their sends and receives polled by one native call a
- * round.
+ * first to fail. One promise for them all; their sends and receives are polled with the awaited
+ * ones, by one native call a round.
  */
 export function waitAll<T>(requests: readonly Request<T>[]): Promise<T[]> {
   if (requests.some((r) => freedRequests.has(r))) return Promise.reject(freedError('waitAll'));
+  let slotsOnly = true;
+  for (const r of requests) if (!pollAsSlot(r)) slotsOnly = false;
   return poll(
-    () => progressAll(requests),
+    () => {
+      try {
+        return completedAll(requests);
+      } catch (e) {
+        for (const r of requests) unpollUnawaited(r);
+        throw e;
+      }
+    },
     () => requests.map((r) => r.wait()),
+    slotsOnly,
   );
 }
 
-// Polls each pending request once (the sends and receives by one p2pTestSome): true once all
-// have completed; throws the error of one that fails.
-function progressAll(requests: readonly Request<unknown>[]): boolean {
-  let n = 0;
-  let pending = false;
+// True once every request has completed (those in `polled` progressed by the round, the others
+// tested here); throws the error of one that failed.
+function completedAll(requests: readonly Request<unknown>[]): boolean {
+  let all = true;
   for (const r of requests) {
-    const slot = pendingSlot(r);
-    if (slot >= 0) n = addToRound(n, r, slot);
-    else if (!r.test()) pending = true;
+    if (r.done) continue;
+    if (isPolled(r) || !r.test()) all = false;
   }
-  if (n === 0) return !pending;
-  try {
-    const error = testRound(n);
-    for (let i = 0; i < n; i++) {
-      if (roundStates[i] === 0) pending = true;
-      else finishSlot(i, roundStates[i] === 2, error);
-    }
-  } finally {
-    round.length = 0;
-  }
-  return !pending;
+  return all;
 }
 
 /**

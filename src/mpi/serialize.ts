@@ -46,7 +46,10 @@ let out = Buffer.allocUnsafeSlow(256);
 let at = 0;
 let view = out.subarray(0, 0); // what serializeTransient returned last
 let encoding = false; // a getter that sends an object while we encode gets v8.serialize
-const seen: object[] = [];
+// The objects on the path being written (a repeat is a cycle or a shared reference): a fixed array
+// and a count, as push() and `length = 0` cost a call into the runtime per object.
+const seen: (object | undefined)[] = Array.from({ length: SMALL_COUNT }, () => undefined);
+let seenCount = 0;
 const float = new Float64Array(1);
 const floatBytes = new Uint8Array(float.buffer);
 
@@ -124,8 +127,9 @@ function writeValue(v: unknown): void {
         out[at++] = TAG.null;
         return;
       }
-      if (seen.length >= SMALL_COUNT || seen.includes(v)) throw NOT_SMALL; // V8 writes a back-reference
-      seen.push(v);
+      if (seenCount >= SMALL_COUNT) throw NOT_SMALL;
+      for (let i = 0; i < seenCount; i++) if (seen[i] === v) throw NOT_SMALL; // V8 writes a back-reference
+      seen[seenCount++] = v;
       if (Array.isArray(v)) return writeArray(v);
       if (Object.getPrototypeOf(v) === Object.prototype) return writeObject(v as Record<string, unknown>);
   }
@@ -180,7 +184,8 @@ export function serializeTransient(value: unknown): Buffer {
     if (e !== NOT_SMALL) throw e;
     return v8.serialize(value);
   } finally {
-    seen.length = 0;
+    // Not kept alive by us once sent.
+    while (seenCount > 0) seen[--seenCount] = undefined;
     encoding = false;
   }
 }

@@ -6,6 +6,7 @@
 // on (value, index) pairs.
 import type { NativeRequest } from './addon';
 import { addon } from './native';
+import { engineRequest } from './request';
 import type { Op } from './ops';
 
 /**
@@ -131,7 +132,7 @@ export function userReduction(
       native = a.gather(handle as never, mine, receives ? all : null, root, nb);
       break;
     case 'reduceScatterBlock':
-      native = a.alltoall(handle as never, mine, all, nb);
+      native = engineRequest(a.alltoall(handle as never, mine, all, nb));
       break;
     case 'reduceScatter': {
       const displs = parts!.map((_, r) => parts!.slice(0, r).reduce((x, y) => x + y, 0));
@@ -139,7 +140,7 @@ export function userReduction(
       break;
     }
     default:
-      native = a.allgather(handle as never, mine, all, nb);
+      native = engineRequest(a.allgather(handle as never, mine, all, nb));
   }
   // Ranks lo..hi (inclusive) combined into recv, right to left: x_lo op (... op x_hi).
   const combine = (lo: number, hi: number) => {

@@ -53,6 +53,12 @@ export interface Topology {
   readonly copyBandwidth?: number;
   /** Seconds the executor spends entering one round of a schedule; absent: 0. */
   readonly roundOverhead?: number;
+  /**
+   * The models' cost of local work as the engine's reader resolves it (native/engine/model/
+   * select_model.h's localWorkOf): seconds per byte of a copy (1 / copyBandwidth, else the
+   * narrowest level's β) and of a reduce op (γ: 1 / reduceBandwidth, else the engine's default).
+   */
+  readonly localWork: { readonly copyBeta: number; readonly gamma: number };
   /** The shape of a node, for the models (`simulate` places ranks on it); absent: --ppn ranks on one socket. */
   readonly node?: {
     readonly sockets: number;

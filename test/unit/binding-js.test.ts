@@ -271,6 +271,45 @@ describe('Request', () => {
     expect(() => new Request(scripted(2), () => 0, [], 'persistent').free()).toThrow(/^free: this operation was started by a PersistentRequest/);
   });
 
+  it('then() runs its callbacks as a Promise would: in order, after the call that completes the request, their results settling what it returned', async () => {
+    const native = scripted(3);
+    const request = new Request(native, () => 7, []);
+    const order: string[] = [];
+    const doubled = request.then((v) => (order.push('first'), 2 * v));
+    const thrown = request.then(() => {
+      order.push('second');
+      throw new Error('from the callback');
+    });
+    const passed = request.catch(() => 'not called');
+    expect(request.wait()).toBe(7);
+    expect(order).toEqual([]); // never inside wait()
+    expect(await doubled).toBe(14);
+    await expect(thrown).rejects.toThrow('from the callback');
+    expect(await passed).toBe(7);
+    expect(order).toEqual(['first', 'second']);
+    // A completed request settles what awaits it without another native call.
+    const [tests, waits] = [native.tests, native.waits];
+    expect(await request).toBe(7);
+    expect(await request.then((v) => v + 1)).toBe(8);
+    expect([native.tests, native.waits]).toEqual([tests, waits]);
+    // A failed one rejects every later await with its error, without a native call.
+    const err = new Error('MPI_Test: boom');
+    const failing = scripted(2, err);
+    const failed = new Request(failing, () => 0, []);
+    await expect(failed).rejects.toBe(err);
+    const polls = failing.tests;
+    await expect(failed).rejects.toBe(err);
+    expect(() => failed.test()).toThrow('boom');
+    expect(failing.tests).toBe(polls);
+    // An error computing the value (a JS op's, at completion) fails the request alike.
+    const opError = new Error('the op threw');
+    const throwing = new Request(scripted(2), () => {
+      throw opError;
+    }, []);
+    await expect(throwing).rejects.toBe(opError);
+    expect(() => throwing.wait()).toThrow('the op threw');
+  });
+
   it('an awaited request that completes within the first spin costs no event-loop turn', async () => {
     // Completes on the 2nd test, a microsecond into the spin that follows the await (which lasts
     // 100 µs), so the setImmediate callback queued before it has not run when the await resumes

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  DEFAULT_GAMMA,
   Topology,
   blockPlacement,
   loadProfile,
@@ -93,8 +92,8 @@ describe('machine profiles', () => {
     expect(parseMachine(json, 'j.json').levels[0].alpha).toBeCloseTo(1e-6, 15);
     expect(parseMachine(json, 'j.json').roundOverhead).toBe(0);
     expect(parseMachine(`${twoLevel}round_overhead: 30 ns\n`, 'm.yaml').roundOverhead).toBeCloseTo(30e-9, 18);
-    // γ: the file's reduce_bandwidth, else the default the engine's model also uses.
-    expect(parseMachine(json, 'j.json').gamma).toBe(DEFAULT_GAMMA);
+    // γ: the file's reduce_bandwidth, else the engine's default (0.2 ns per byte, docs/models.md).
+    expect(parseMachine(json, 'j.json').gamma).toBe(0.2e-9);
     expect(parseMachine(`${twoLevel}reduce_bandwidth: 4 GB/s\n`, 'm.yaml').gamma).toBeCloseTo(0.25e-9, 21);
     expect(machineFromObject(JSON.parse(json)).node.nics).toBe(1);
   });

@@ -14,15 +14,14 @@ import {
   blockPlacement,
   enginePredictions,
   hockney,
+  nativeCompiled,
   nativeSchedules,
   registeredAlgorithms,
   ScheduleError,
-  SIGNAL_CODE,
   simulate,
   simulateBuilt,
   simulateCommand,
   verifyCollective,
-  WAIT_CODE,
   type Machine,
 } from '../../src/model';
 import { blockIsElement, isReduction, type CollectiveName } from '../../src/select/registry';
@@ -113,7 +112,7 @@ describe('the timing model on real schedules: simulate and the engine model agre
       const base = timed(machine);
       expect(base.time).toBeGreaterThan(0);
 
-      // Schedules handed over as objects and compiled in TypeScript: the same stream, the same times.
+      // Schedules handed over as objects and compiled by the engine: the same stream, the same times.
       const given = simulate({ p: c.p, schedules: (rank) => nativeSchedules(request(rank)), machine, placement, model: hockney, blockBytes });
       expect(given).toEqual({ ...base, note: nativeSchedules(request(0)).note });
 
@@ -181,6 +180,27 @@ describe('the timing model on real schedules: simulate and the engine model agre
     expect(long.pairwise).toBeLessThan(long.bruck);
   });
 
+  it('one flattening: the builders\' schedules compiled in C++ are their objects compiled, and both replay alike', () => {
+    const native = addon();
+    for (const c of CASES) {
+      const { params } = paramsOf(c);
+      for (const rank of [0, c.p - 1]) {
+        const built = native.buildCompiled(c.coll, c.algorithm, c.p, rank, params);
+        const { rounds, ...header } = native.buildSchedule(c.coll, c.algorithm, c.p, rank, params);
+        expect(built).toMatchObject(header);
+        expect(built.rounds).toBe(rounds.length);
+        expect(native.compileSchedule({ ...header, rounds }, c.p, true)).toEqual({ rank, tmpBlocks: header.tmpBlocks, rounds: built.rounds, stream: built.stream, unitsPerBlock: built.unitsPerBlock, spans: built.spans, ...(built.flags && { flags: built.flags }) });
+      }
+      // The replay of both, for the cases with flags, the node's area, tiles and uneven parts.
+      if (!['hierarchical', 'shm_numa', 'tiled', 'pairwise'].includes(c.algorithm)) continue;
+      const request = (rank: number) => ({ collective: c.coll, algorithm: c.algorithm, p: c.p, rank, params });
+      const verify = { nodes: params.nodes, shmElements: params.shmElements, recvCounts: params.recvCounts };
+      const compiled = verifyCollective(c.coll, c.p, (rank) => nativeCompiled(request(rank)), verify);
+      expect(compiled.error, `${c.coll} ${c.algorithm}`).toBeUndefined();
+      expect(compiled).toEqual(verifyCollective(c.coll, c.p, (rank) => nativeSchedules(request(rank)), verify));
+    }
+  });
+
   it('refuses malformed compiled schedules and machines with a clear message, no crash', () => {
     const level = { alpha: 1e-6, beta: 1e-9, exchangeBeta: 1e-9, signalAlpha: 1e-6, overhead: 0, gap: 0, usesNic: false };
     const machine = {
@@ -221,12 +241,13 @@ describe('the timing model on real schedules: simulate and the engine model agre
     const exchange = (peer: number) => ({ rounds: 1, unitsPerBlock: 1, stream: Int32Array.of(2, 2, peer, 1, -1 - peer, 1) });
     // Rank 0 posts first and queues both ops; rank 1's send (slot 1) meets rank 0's receive
     // (slot 2), then rank 1's receive meets rank 0's send; the last rank to complete ends first.
-    const [START, MATCH, SIGNAL, PASS, END] = [0, 1, 2, 3, 4];
+    const { signalCode, waitCode, events } = native.modelLayout;
+    const { roundStart: START, match: MATCH, signal: SIGNAL, flagPass: PASS, roundEnd: END } = events;
     expect(follow([exchange(1), exchange(0)])).toEqual({ records: [START, 0, START, 1, MATCH, 1, 1, 0, 2, MATCH, 0, 1, 1, 2, END, 1, END, 0], stopped: null });
     // Rank 0 raises its flag 0 to stage 1 at the end of its round (signal 0); rank 1's wait for it passes when posted.
     const flags = { slot: Uint8Array.of(0, 0), stage: Int32Array.of(0, 1) };
-    const signaller = { rounds: 1, unitsPerBlock: 1, stream: Int32Array.of(1, 0, SIGNAL_CODE, 0), flags };
-    const waiter = { rounds: 1, unitsPerBlock: 1, stream: Int32Array.of(1, 1, WAIT_CODE, 0), flags };
+    const signaller = { rounds: 1, unitsPerBlock: 1, stream: Int32Array.of(1, 0, signalCode, 0), flags };
+    const waiter = { rounds: 1, unitsPerBlock: 1, stream: Int32Array.of(1, 1, waitCode, 0), flags };
     expect(follow([signaller, waiter])).toEqual({ records: [START, 0, END, 0, SIGNAL, 0, START, 1, PASS, 1, 1, 0, END, 1], stopped: null });
     // Only receives: the deadlock report, after the events that happened.
     const receiver = (peer: number) => ({ rounds: 1, unitsPerBlock: 1, stream: Int32Array.of(1, 1, -1 - peer, 1) });

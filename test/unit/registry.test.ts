@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as registry from '../../src/select/registry';
 import * as comm from '../../src/mpi/comm';
+import * as status from '../../src/mpi/status';
 import { repoRoot } from '../helpers/mpirun';
 // @ts-expect-error plain ESM script
 import { generatedFiles, HEADER_PATH, renderRegistryHeader, renderSentinelsHeader, SENTINELS_PATH } from '../../scripts/gen-native-registry.mjs';
@@ -14,12 +15,12 @@ describe('registry', () => {
     expect(readFileSync(HEADER_PATH, 'utf8')).toBe(renderRegistryHeader(registry));
   });
 
-  it("the addon's generated sentinels header matches src/mpi/comm.ts (run `npm run gen`)", () => {
-    expect(readFileSync(SENTINELS_PATH, 'utf8')).toBe(renderSentinelsHeader(comm));
+  it("the addon's generated sentinels header matches src/mpi/comm.ts and src/mpi/status.ts (run `npm run gen`)", () => {
+    expect(readFileSync(SENTINELS_PATH, 'utf8')).toBe(renderSentinelsHeader(comm, status));
   });
 
   it('every per-collective seam generated from the descriptors matches the registry (run `npm run gen`)', () => {
-    const files: Array<[string, string]> = generatedFiles(registry, comm);
+    const files: Array<[string, string]> = generatedFiles(registry, comm, status);
     // The engine, the four preload files, the addon and both schemas, besides the two headers above.
     expect(files.length).toBeGreaterThanOrEqual(11);
     for (const [file, text] of files) expect(readFileSync(file, 'utf8'), path.relative(repoRoot, file)).toBe(text);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { verifyCollective } from '../../src/model/replay';
-import type { Schedule } from '../../src/select/schedule';
+import type { BlockSpan, Schedule, ScheduleOp } from '../../src/select/schedule';
 import {
   binomialBcast,
   bruckAllgather,
@@ -180,6 +180,30 @@ describe('replay rejects broken schedules', () => {
     expect(header.error).toMatch(/rank 1: schedule was built for rank 0 of 3/);
     const coll = verifyCollective('bcast', 3, (rank) => ringAllgather(3, rank));
     expect(coll.error).toMatch(/is for allgather, not bcast/);
+  });
+
+  it('malformed ops, refused by the engine that compiles them, by rank, round and op', () => {
+    // Rank 1 of a 2-rank allgather: its round 0 is `ops`, the ring's round 1 follows.
+    const given = (ops: unknown[], extra = {}) => (rank: number) => {
+      const s = ringAllgather(2, rank);
+      return rank === 1 ? { ...s, ...extra, rounds: [ops as ScheduleOp[], ...s.rounds.slice(1)] } : s;
+    };
+    const error = (ops: unknown[], extra = {}) => verifyCollective('allgather', 2, given(ops, extra)).error;
+    expect(error([{ kind: 'put', peer: 0 }])).toBe('rank 1 round 0 op 0 (put): unknown op kind');
+    expect(error([copy(span('send', 0, 1), span('recv', 1, 1)), { kind: 'recv', peer: 0 }])).toBe('rank 1 round 0 op 1 (recv): missing block span');
+    expect(error([send(0, { buf: 'stack', first: 0, count: 1 } as unknown as BlockSpan)])).toBe("rank 1 round 0 op 0 (send): unknown buffer 'stack' (send, recv, tmp, shm)");
+    expect(error([send(0, span('send', 0.5, 1))])).toBe('rank 1 round 0 op 0 (send): first must be a whole number, got 0.5');
+    expect(error([send(0, span('send', -1, 1))])).toBe('rank 1 round 0 op 0 (send): span first/count must be non-negative integers, got -1/1');
+    expect(error([send(0, span('send', 0, 2 ** 31))])).toBe('rank 1 round 0 op 0 (send): span first/count 0/2147483648 does not fit the model\'s 32-bit counts');
+    expect(error([copy(span('send', 0, 2), span('recv', 1, 1))])).toBe('rank 1 round 0 op 0 (copy): copies 2 units into a 1-unit span');
+    expect(error([{ kind: 'reduce', src: span('send', 0, 1), dst: span('recv', 1, 1), order: 'left' }])).toBe("rank 1 round 0 op 0 (reduce): order must be 'src_first' or 'dst_first', got left");
+    expect(error([signal(1, 64, 1)])).toBe('rank 1 round 0 op 0 (flag_signal): flag slot 64 is not in [0, 64)');
+    expect(error([wait(0, 1, 0)])).toBe('rank 1 round 0 op 0 (flag_wait): flag stage 0 is not in [1, 16777215]');
+    expect(error([send(-1, span('send', 0, 1))])).toBe('rank 1 round 0 op 0 (send): peer -1 is not a rank of a 2-rank communicator');
+    expect(error([{ kind: 'send', src: span('send', 0, 1) }])).toBe('rank 1 round 0 op 0 (send): peer must be a whole number, got undefined');
+    expect(error(['send'])).toBe('rank 1 round 0 op 0: an op must be an object');
+    // The header's unitsPerBlock must agree across ranks before it is compiled.
+    expect(verifyCollective('allgather', 1, [{ ...ringAllgather(1, 0), unitsPerBlock: 0 }]).error).toBe('rank 0: unitsPerBlock must be a positive integer, got 0');
   });
 
   it('a barrier missing its last round', () => {

@@ -22,49 +22,89 @@ ModelMachine twoLevelMachine(std::vector<int> node_of_rank, LinkCost intra, Link
   return m;
 }
 
-bool compact(const Schedule& s, int p, CompactSchedule* out, std::string* error) {
+namespace {
+
+bool isFlag(OpKind k) { return k == OpKind::FlagSignal || k == OpKind::FlagWait; }
+
+// Why a span cannot be compacted, or "". Its first block matters only to the spans' readers.
+std::string spanProblem(const BlockSpan& span, bool with_first) {
+  if (span.buf == BufferId::None) return "missing block span";
+  if (span.first < 0 || span.count < 0) return "span first/count must be non-negative integers, got " + std::to_string(span.first) + "/" + std::to_string(span.count);
+  if ((with_first && span.first > INT32_MAX) || span.count > INT32_MAX) {
+    return "span first/count " + std::to_string(span.first) + "/" + std::to_string(span.count) + " does not fit the model's 32-bit counts";
+  }
+  return "";
+}
+
+// The problem of one op, or "".
+std::string opProblem(const Op& op, int p, bool with_first) {
+  if (op.kind != OpKind::Copy && op.kind != OpKind::Reduce && (op.peer < 0 || op.peer >= p)) {
+    return "peer " + std::to_string(op.peer) + " is not a rank of a " + std::to_string(p) + "-rank communicator";
+  }
+  if (isFlag(op.kind)) {
+    if (op.slot < 0 || op.slot >= kModelFlagSlots) return "flag slot " + std::to_string(op.slot) + " is not in [0, " + std::to_string(kModelFlagSlots) + ")";
+    if (op.stage < 1 || op.stage > kShmMaxStage) return "flag stage " + std::to_string(op.stage) + " is not in [1, " + std::to_string(kShmMaxStage) + "]";
+    return "";
+  }
+  std::string problem;
+  if (op.kind != OpKind::Recv && !(problem = spanProblem(op.src, with_first)).empty()) return problem;
+  if (op.kind != OpKind::Send && !(problem = spanProblem(op.dst, with_first)).empty()) return problem;
+  if ((op.kind == OpKind::Copy || op.kind == OpKind::Reduce) && op.src.count != op.dst.count) {
+    return std::string(op.kind == OpKind::Copy ? "copies " : "combines ") + std::to_string(op.src.count) + " units into a " +
+           std::to_string(op.dst.count) + "-unit span";
+  }
+  return "";
+}
+
+}  // namespace
+
+bool compact(const Schedule& s, int rank, int p, CompactSchedule* out, std::string* error, CompactSpans* spans) {
+  if (s.units_per_block < 1 || s.units_per_block > INT32_MAX) {
+    *error = "rank " + std::to_string(rank) + ": unitsPerBlock must be a positive integer, got " + std::to_string(s.units_per_block);
+    return false;
+  }
   size_t slots = s.rounds.size();
   bool has_flags = false;
   for (const Round& round : s.rounds) {
     slots += round.ops.size();
-    for (const Op& op : round.ops) has_flags |= op.kind == OpKind::FlagSignal || op.kind == OpKind::FlagWait;
+    for (const Op& op : round.ops) has_flags |= isFlag(op.kind);
   }
   out->stream.assign(2 * slots, 0);
   out->flag_slot.assign(has_flags ? slots : 0, 0);
   out->flag_stage.assign(has_flags ? slots : 0, 0);
   out->rounds = static_cast<int>(s.rounds.size());
   out->units_per_block = s.units_per_block;
+  if (spans) {
+    spans->src_buf.assign(slots, 0);
+    spans->dst_buf.assign(slots, 0);
+    spans->src_first.assign(slots, 0);
+    spans->dst_first.assign(slots, 0);
+    spans->dst_first_order.assign(slots, 0);
+  }
   int32_t* w = out->stream.data();
   size_t slot = 0;
-  for (const Round& round : s.rounds) {
+  for (size_t r = 0; r < s.rounds.size(); ++r) {
+    const std::vector<Op>& ops = s.rounds[r].ops;
     size_t header = slot++;
     int32_t awaited = 0;
-    w[2 * header] = static_cast<int32_t>(round.ops.size());
-    for (const Op& op : round.ops) {
-      if (op.kind != OpKind::Copy && op.kind != OpKind::Reduce && (op.peer < 0 || op.peer >= p)) {
-        *error = "peer " + std::to_string(op.peer) + " is not a rank of " + std::to_string(p);
-        return false;
-      }
-      int64_t units = op.kind == OpKind::Recv ? op.dst.count : op.src.count;
-      if (op.kind != OpKind::FlagSignal && op.kind != OpKind::FlagWait && (units < 0 || units > INT32_MAX)) {
-        *error = "a span of " + std::to_string(units) + " units does not fit the model's 32-bit counts";
+    w[2 * header] = static_cast<int32_t>(ops.size());
+    for (size_t k = 0; k < ops.size(); ++k, ++slot) {
+      const Op& op = ops[k];
+      if (std::string problem = opProblem(op, p, spans != nullptr); !problem.empty()) {
+        *error = "rank " + std::to_string(rank) + " round " + std::to_string(r) + " op " + std::to_string(k) + " (" + opKindName(op.kind) + "): " + problem;
         return false;
       }
       switch (op.kind) {
         case OpKind::Send:
-          w[2 * slot] = op.peer;
-          w[2 * slot + 1] = static_cast<int32_t>(units);
-          ++awaited;
-          break;
         case OpKind::Recv:
-          w[2 * slot] = -1 - op.peer;
-          w[2 * slot + 1] = static_cast<int32_t>(units);
+          w[2 * slot] = op.kind == OpKind::Send ? op.peer : -1 - op.peer;
+          w[2 * slot + 1] = static_cast<int32_t>(op.kind == OpKind::Send ? op.src.count : op.dst.count);
           ++awaited;
           break;
         case OpKind::Copy:
         case OpKind::Reduce:
           w[2 * slot] = op.kind == OpKind::Copy ? kCopyCode : kReduceCode;
-          w[2 * slot + 1] = static_cast<int32_t>(units);
+          w[2 * slot + 1] = static_cast<int32_t>(op.src.count);
           break;
         case OpKind::FlagSignal:
         case OpKind::FlagWait:
@@ -75,7 +115,13 @@ bool compact(const Schedule& s, int p, CompactSchedule* out, std::string* error)
           awaited += op.kind == OpKind::FlagWait;
           break;
       }
-      ++slot;
+      if (spans) {
+        spans->src_buf[slot] = static_cast<uint8_t>(op.src.buf);
+        spans->src_first[slot] = static_cast<int32_t>(op.src.first);
+        spans->dst_buf[slot] = static_cast<uint8_t>(op.dst.buf);
+        spans->dst_first[slot] = static_cast<int32_t>(op.dst.first);
+        spans->dst_first_order[slot] = op.kind == OpKind::Reduce && op.order == ReduceOrder::DstFirst;
+      }
     }
     w[2 * header + 1] = awaited;
   }
@@ -602,10 +648,7 @@ Prediction predict(const std::vector<Schedule>& schedules, const ModelMachine& m
   CompactSchedule compacted;
   for (int r = 0; r < p; ++r) {
     Prediction failed;
-    if (!compact(schedules[r], p, &compacted, &failed.error)) {
-      failed.error = "rank " + std::to_string(r) + ": " + failed.error;
-      return failed;
-    }
+    if (!compact(schedules[r], r, p, &compacted, &failed.error)) return failed;
     pack(compacted, r, &packed[r]);
   }
   return predict(packed, machine, block_bytes);

@@ -46,7 +46,7 @@ struct LinkCost {
 
 // γ where the machine gives none: seconds per byte a reduce op combines (both operands read, the
 // result written), the engine's float SUM kernel on 64 KiB-4 MiB from rotated buffers on the
-// development VM. The TypeScript models default to the same (DEFAULT_GAMMA, src/model/machine.ts).
+// development VM. The TypeScript models take it from the engine (select_model.h's localWorkOf).
 inline constexpr double kDefaultGamma = 0.2e-9;
 
 enum class CostModel : uint8_t { Hockney, LogGP, Contention };
@@ -77,15 +77,20 @@ struct Prediction {
   double alcd = 0;       // average |src - dst| of the messages (seed 000)
 };
 
-// A schedule as the replay needs it, two words per op (the layout of src/model/compiled.ts, which
-// the addon's simulateCompiled takes from the TypeScript builders of the tests): per
+// A schedule as the replay needs it, two words per op, the one flattening of schedules (the
+// timing model here, the addon's simulateSchedules, and through the addon the TypeScript
+// symbolic replay, src/model/replay.ts, which reads these codes from the addon's modelLayout): per
 // round a header [ops, ops awaited], then per op [peer, units] for a send, [-1 - peer, units] for
-// a receive, [kCopyCode | kReduceCode, units], or [kSignalCode | kWaitCode, flag owner]. A pairwise
-// alltoall on 8192 ranks is 1 GB this way, against 9 GB of Schedule objects.
+// a receive, [kCopyCode | kReduceCode, units], or [kSignalCode | kWaitCode, flag owner]. An op is
+// named by its slot (stream position / 2; round headers count). A pairwise alltoall on 8192
+// ranks is 1 GB this way, against 9 GB of Schedule objects.
 inline constexpr int32_t kCopyCode = INT32_MIN;
 inline constexpr int32_t kSignalCode = INT32_MIN + 1;
 inline constexpr int32_t kWaitCode = INT32_MIN + 2;
 inline constexpr int32_t kReduceCode = INT32_MIN + 3;
+
+// Flags a rank owns in the model: the executor has kShmFlagSlots, the replays accept more.
+inline constexpr int kModelFlagSlots = 64;
 
 struct CompactSchedule {
   std::vector<int32_t> stream;
@@ -95,8 +100,20 @@ struct CompactSchedule {
   int64_t units_per_block = 1;
 };
 
-// False with *error when a count or stage does not fit the compact form or a peer is not a rank.
-bool compact(const Schedule& s, int p, CompactSchedule* out, std::string* error);
+// Where every op slot's blocks are, for the symbolic replay (the timing needs none): the source
+// span of sends, copies and reduce ops, the destination span of receives, copies and reduce ops
+// (BufferId values; None where an op has no such span).
+struct CompactSpans {
+  std::vector<uint8_t> src_buf, dst_buf;
+  std::vector<int32_t> src_first, dst_first;
+  std::vector<uint8_t> dst_first_order;  // reduce ops: 1 when the destination is the left operand
+};
+
+// False with *error ("rank R round N op K (kind): ...") when an op cannot run: a peer that is not
+// a rank of p, a span without a buffer or with counts that do not fit the compact form, a copy
+// into a span of another size, a flag slot or stage out of range. `rank` names the schedule in
+// messages; `spans`, when given, receives the ops' spans.
+bool compact(const Schedule& s, int rank, int p, CompactSchedule* out, std::string* error, CompactSpans* spans = nullptr);
 
 // False with *error when a compact schedule handed over from outside (the addon) is malformed:
 // a round's ops past the stream's end, a peer that is not a rank of p, flag arrays too short.
@@ -135,6 +152,8 @@ Prediction predict(const std::vector<Schedule>& schedules, const ModelMachine& m
 //   [RoundEnd, rank]                             the round's sends, receives and waits are done:
 //                                                its copies run, then its signals
 enum class ReplayEvent : int32_t { RoundStart, Match, Signal, FlagPass, RoundEnd };
+// Words of each record, by kind (the kind included).
+inline constexpr int32_t kReplayEventWords[] = {2, 5, 2, 4, 2};
 
 // Receives the records in chunks that end on a record's end.
 using ReplayEventSink = std::function<void(const int32_t* records, size_t words)>;

@@ -59,9 +59,9 @@ ModelMachine levelsFor(const ModelCall& call) {
     l.overhead = level.overhead;
     l.gap = level.gap;
   }
-  // Without copy_bandwidth, a copy moves at the narrowest level's speed.
-  m.copy_beta = topo->copy_bandwidth > 0 ? 1.0 / topo->copy_bandwidth : m.levels.back().beta;
-  if (topo->reduce_bandwidth > 0) m.gamma = 1.0 / topo->reduce_bandwidth;
+  const LocalWork local = localWorkOf(*topo);
+  m.copy_beta = local.copy_beta;
+  m.gamma = local.gamma;
   m.round_overhead = topo->round_overhead;
   m.nic = std::move(node);
   m.level_of = [resolved, world = std::move(world)](int a, int b) { return resolved->meetLevel(world[a], world[b]); };
@@ -69,6 +69,15 @@ ModelMachine levelsFor(const ModelCall& call) {
 }
 
 }  // namespace
+
+LocalWork localWorkOf(const topology::Topology& t) {
+  LocalWork w;
+  // Without copy_bandwidth, a copy moves at the narrowest level's speed.
+  const double copy_bandwidth = t.copy_bandwidth > 0 ? t.copy_bandwidth : t.levels.empty() ? 0 : t.levels.back().bandwidth;
+  w.copy_beta = copy_bandwidth > 0 ? 1.0 / copy_bandwidth : 0;
+  if (t.reduce_bandwidth > 0) w.gamma = 1.0 / t.reduce_bandwidth;
+  return w;
+}
 
 ModelMachine machineFor(const ModelCall& call) {
   ModelMachine m = levelsFor(call);
@@ -104,7 +113,7 @@ std::vector<AlgorithmPrediction> predictAll(const ModelCall& call, const Config&
         bp.rank = r;
         if (remap) bp.mapping = remap;
         Schedule s;
-        if (!buildSchedule(call.coll, a, bp, &s, &error) || !compact(s, p, &compacted, &error)) ap.skipped = error;
+        if (!buildSchedule(call.coll, a, bp, &s, &error) || !compact(s, r, p, &compacted, &error)) ap.skipped = error;
         else pack(compacted, r, &schedules[r]);
       }
       if (ap.skipped.empty()) {

@@ -23,6 +23,9 @@ class Hierarchy;
 namespace mapping {
 class RankMappingCache;
 }
+namespace topology {
+struct Topology;
+}
 }  // namespace topocoll
 
 namespace topocoll::model {
@@ -32,6 +35,15 @@ namespace topocoll::model {
 // fabric); a topology file (TOPOCOLL_TOPOLOGY) replaces them with the machine's own levels.
 inline constexpr LinkCost kDefaultIntraNode{0.5e-6, 1.0 / 5e9, false};
 inline constexpr LinkCost kDefaultInterNode{2.0e-6, 1.0 / 10e9, true};
+
+// The cost of local work on a topology file's machine: seconds per byte of a copy (the file's
+// copy_bandwidth, else the narrowest level's speed) and of a reduce op (γ: its reduce_bandwidth,
+// else kDefaultGamma). The TypeScript models take both from here (the addon's topology objects).
+struct LocalWork {
+  double copy_beta = 0;
+  double gamma = kDefaultGamma;
+};
+LocalWork localWorkOf(const topology::Topology& t);
 
 // TOPOCOLL_SELECT's value for `model` (its choices: rules, model).
 inline constexpr int64_t kSelectModel = 1;

@@ -18,6 +18,7 @@ import {
   size,
   startAll,
   waitAll,
+  waitAllSync,
   world,
 } from 'topocoll';
 import { check, report, throws } from './checks.mjs';
@@ -243,6 +244,44 @@ const payload = (from, round, n) => Array.from({ length: n }, (_, i) => from * 1
     check(`${how} of ${2 * n}: data`, got.every((buf, i) => buf[0] === left && buf[1] === i), got.slice(0, 3));
     check(`${how} of ${2 * n}: statuses`, statuses.every((st, i) => st.tag === 90 + i && st.source === left && st.count === 2) && results.slice(0, n).every((v) => v === undefined), statuses.slice(0, 3));
   }
+}
+
+// --- waitAllSync of sends and receives (waited for by one native call): data and statuses ---
+{
+  const n = 20;
+  const got = Array.from({ length: n }, () => new Int32Array(3));
+  const recvs = got.map((buf, i) => world.irecv(buf, left, 110 + i));
+  const sends = got.map((_, i) => world.isend(Int32Array.of(rank, i, -i), right, 110 + i));
+  const results = waitAllSync([...recvs, ...sends]);
+  check('waitAllSync of sends and receives: data', got.every((buf, i) => buf[0] === left && buf[1] === i && buf[2] === -i), got.slice(0, 3));
+  check('waitAllSync of sends and receives: statuses', results.slice(0, n).every((st, i) => st.tag === 110 + i && st.source === left && st.count === 3 && st.bytes === 12) && results.slice(n).every((v) => v === undefined), results.slice(0, 3));
+  // A truncated receive among them: its MpiError, and the receive before it completed.
+  const good = new Int32Array(1);
+  world.send(new Uint8Array(16), right, 131);
+  const requests = [world.irecv(good, left, 130), world.irecv(new Uint8Array(8), left, 131), world.isend(Int32Array.of(rank), right, 130)];
+  let error = null;
+  try {
+    waitAllSync(requests);
+  } catch (e) {
+    error = e;
+  }
+  check('waitAllSync: a truncated receive throws', error instanceof MpiError && error.errorClassName === 'MPI_ERR_TRUNCATE', `${error}`);
+  check('waitAllSync: the receive before it completed', requests[0].done && good[0] === left && requests[0].wait().tag === 130, [good]);
+  requests[2].wait();
+}
+
+// --- A receive freed while waitAll waits for it: waitAll rejects, the receive completes unobserved ---
+{
+  const lost = new Int32Array(1);
+  const freed = world.irecv(lost, left, 140);
+  const all = waitAll([freed]);
+  freed.free();
+  const error = await all.catch((e) => e);
+  check('waitAll of a request freed meanwhile rejects', error instanceof TypeError && /freed/.test(error.message), `${error}`);
+  world.send(Int32Array.of(rank + 1), right, 140); // matched by the freed receive
+  const after = new Int32Array(1);
+  const [st] = await waitAll([world.irecv(after, left, 141), world.isend(Int32Array.of(rank), right, 141)]);
+  check('requests after a freed one', after[0] === left && st.tag === 141, [after, st]);
 }
 
 // --- A failing receive among requests awaited together: the error, and the others complete ---

@@ -560,7 +560,7 @@ section('big');
     if (rank % 2 === 0) world.sendObject({ hello: rank }, right, 21);
     const got = world.recvObject(ANY_SOURCE, 21, status);
     if (rank % 2 === 1) world.sendObject({ hello: rank }, right, 21);
-    check('recvObject with status', got.hello === left && status.source === left && status.tag === 21, { got, status });
+    check('recvObject with status', got.hello === left && status.source === left && status.tag === 21 && status.bytes > 0 && status.count === status.bytes, { got, status });
     const pending = world.irecvObject(left, 22);
     await world.isendObject(new Set([rank, 'a']), right, 22);
     const set = await pending;

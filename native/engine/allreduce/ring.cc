@@ -22,9 +22,9 @@ namespace {
 
 // Bytes of a segment when the builder is not told (BuildParams::segment_blocks). Emulated cluster,
 // 4 hosts x 2 ranks, 1 Gbit/s, a loaded machine (docs/benchmarks.md): 1 MiB 1.15-1.87x faster
-// than Open MPI (median 1.72x) with 32 KiB segments overlapped, 0.65-1.28x (0.79x) with the
-// 256 KiB segments of lockstep rounds; 16 KiB segments were slower than 32, 64 KiB ones (over the
-// eager limit) 1.6-2.5x slower.
+// than Open MPI (median 1.71x) with 32 KiB segments overlapped, 0.65-1.66x (0.81x) with the
+// 256 KiB segments of lockstep rounds (on a quiet machine 15.4 against 16.1-17.2 ms); 16 KiB
+// segments were slower than 32, 64 KiB ones (over the eager limit) 1.6-2.5x slower.
 constexpr int64_t kSegmentBytes = 32 * 1024;
 
 }  // namespace

@@ -4,14 +4,14 @@ import { envValue } from '../config/env';
 import { parseBytes, UsageError, type OptionSpec, type ParsedOptions } from '../config/args';
 import { launcherModule } from '../mpi/launcher';
 import { launcherFlavour, packageRoot, type Flavour } from '../mpi/native';
-import { AUTO, COLLECTIVES, NATIVE, type CollectiveName } from '../select/registry';
+import { AUTO, COLLECTIVES, MPI_FLAVOURS, NATIVE, type CollectiveName } from '../select/registry';
 import { NATIVE_PREFIX } from '../select/rules';
 import { lastLevelCacheBytes } from './machine';
 import type { SweepOptions, Timing } from './sweep';
 
 export const SWEEP_OPTIONS: Record<string, OptionSpec> = {
   np: { type: 'int', min: 1 },
-  mpi: { type: 'string', choices: ['openmpi', 'mpich'] },
+  mpi: { type: 'string', choices: MPI_FLAVOURS },
   'test-machine': { type: 'flag' },
   collectives: { type: 'string' },
   algorithms: { type: 'string' },

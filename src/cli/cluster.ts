@@ -13,6 +13,7 @@ import { launcherFor } from '../mpi/native';
 import type { Command } from './main';
 import { suggestion } from '../config/closest';
 import { HelpRequest, parseOptions, UsageError } from '../config/args';
+import { MPI_FLAVOURS } from '../select/registry';
 
 const SCRIPTS = path.resolve(__dirname, '..', '..', 'scripts', 'cluster');
 const STATE_ROOT = '/run/topocoll-cluster';
@@ -319,7 +320,7 @@ export const cluster: Command = {
       name,
       np: { type: 'int', min: 1 },
       'map-by': { type: 'string', choices: ['slot', 'node'] },
-      mpi: { type: 'string', choices: ['openmpi', 'mpich'] },
+      mpi: { type: 'string', choices: MPI_FLAVOURS },
       'mpirun-args': { type: 'string' },
       timeout: { type: 'int', min: 1 },
     }, { stopAt: 'positional' });

@@ -6,6 +6,7 @@ import { HelpRequest, parseOptions, UsageError } from '../config/args';
 import type { Command } from './main';
 import { launcherModule, type Launcher, type LauncherModule, type MpirunPlan } from '../mpi/launcher';
 import { preloadFlavour, preloadLibrary } from './preload';
+import { MPI_FLAVOURS } from '../select/registry';
 
 const USAGE = `topocoll mpirun [options] [launcher options] [--] program [args]
 
@@ -42,7 +43,7 @@ export async function planMpirun(argv: string[], env: NodeJS.ProcessEnv = proces
   let parsed;
   try {
     parsed = parseOptions(argv, {
-      mpi: { type: 'string', choices: ['openmpi', 'mpich'] },
+      mpi: { type: 'string', choices: MPI_FLAVOURS },
       launcher: { type: 'string', choices: mod.LAUNCHERS },
       'no-preload': { type: 'flag' },
       preload: { type: 'flag' },

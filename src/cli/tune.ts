@@ -20,7 +20,7 @@ import { runSweep, sweepSteps, type BenchReport } from '../bench/sweep';
 import { describeChanges, describeKept, shapeOf, shapeTitle, tuneReports } from '../bench/tune';
 import { getWorld } from '../mpi/comm';
 import { init } from '../mpi/lifecycle';
-import { MPI_FLAVOUR_TITLES, type MpiFlavour } from '../select/registry';
+import { MPI_FLAVOUR_TITLES, MPI_FLAVOURS, type MpiFlavour } from '../select/registry';
 import { loadRules, rulesFromObject } from '../mpi/files';
 import { NATIVE_PREFIX, RulesError, rulesToJson, type RulesFile } from '../select/rules';
 import { parseOptions, UsageError, type ParsedOptions } from '../config/args';
@@ -142,7 +142,7 @@ export const tune: Command = {
       json: { type: 'string' as const },
       convert: { type: 'string' as const },
       from: { type: 'string' as const },
-      export: { type: 'string' as const, choices: ['openmpi', 'mpich'] },
+      export: { type: 'string' as const, choices: MPI_FLAVOURS },
       'export-output': { type: 'string' as const },
       rules: { type: 'string' as const },
       nodes: { type: 'int' as const, min: 1 },

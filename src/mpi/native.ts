@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { NativeAddon } from './addon';
 import { MpiError } from './errors';
 import { envValue } from '../config/env';
-import { MPI_FLAVOUR_TITLES, type MpiFlavour } from '../select/registry';
+import { MPI_FLAVOUR_TITLES, MPI_FLAVOURS, type MpiFlavour } from '../select/registry';
 
 export type Flavour = MpiFlavour;
 export const FLAVOUR_TITLES = MPI_FLAVOUR_TITLES;
@@ -27,7 +27,7 @@ export function launcherWorldSize(env: NodeJS.ProcessEnv = process.env): number 
 }
 
 function builtFlavours(): Flavour[] {
-  return (['openmpi', 'mpich'] as Flavour[]).filter((f) => fs.existsSync(path.join(nativeRoot, f, 'topocoll_native.node')));
+  return MPI_FLAVOURS.filter((f) => fs.existsSync(path.join(nativeRoot, f, 'topocoll_native.node')));
 }
 
 /** The flavour to load: TOPOCOLL_MPI, else the launcher's, else the first built one. */

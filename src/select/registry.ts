@@ -259,7 +259,9 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
  */
 export type SizeBasis = 'block' | 'total';
 
-export type MpiFlavour = 'openmpi' | 'mpich';
+/** The MPIs topocoll builds for, in the order it prefers them. */
+export const MPI_FLAVOURS = ['openmpi', 'mpich'] as const;
+export type MpiFlavour = (typeof MPI_FLAVOURS)[number];
 export const MPI_FLAVOUR_TITLES: Record<MpiFlavour, string> = { openmpi: 'Open MPI', mpich: 'MPICH' };
 
 export interface Rule {

@@ -211,6 +211,7 @@ export const COLLECTIVES: readonly CollectiveInfo[] = [
       { name: 'reduce_scatter_allgather', summary: 'reduce-scatter by recursive halving, then allgather by recursive doubling (Rabenseifner); non-power-of-two via fold-in', origin: 'Rabenseifner 2004; MPICH', rankOrdered: true },
       { name: 'ring', summary: 'ring reduce-scatter then ring allgather, in 32 KiB segments (under the TCP eager limit) with up to 4 rounds posted ahead: each rank sends 2(p-1)/p of the vector', origin: 'Patarasuk & Yuan 2009; Open MPI ring_segmented' },
       { name: 'hierarchical', summary: 'operands in node shared memory, each rank combining its slice of the vector from all of them (a socket level where ranks are bound to several sockets), an allreduce among node leaders (recursive doubling, Rabenseifner or ring from the registry), result read from shared memory; pipelined through the data area', origin: 'seed 001; Open MPI xhc/han, MPICH release_gather', shm: true, rankOrdered: true },
+      { name: 'multi_leader', summary: 'by messages only, on nodes of one size K: reduce-scatter in the node, the ring among the j-th ranks of all nodes on part j, allgather in the node; 32 KiB segments with rounds posted ahead, each link carrying 2(h-1)/h of the vector; nodes of different sizes run the ring', origin: 'MPICH 4.1 multi-leader allreduce; Open MPI han' },
     ],
   },
   {

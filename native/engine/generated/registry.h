@@ -11,7 +11,7 @@ inline constexpr const char* kAllgatherAlgorithms[] = {"ring", "recursive_doubli
 inline constexpr const char* kBcastAlgorithms[] = {"binomial", "scatter_allgather", "shm_numa", "hierarchical"};
 inline constexpr const char* kBarrierAlgorithms[] = {"dissemination", "recursive_doubling", "shm_hierarchical"};
 inline constexpr const char* kAlltoallAlgorithms[] = {"bruck", "isend_irecv", "pairwise", "ring", "tiled"};
-inline constexpr const char* kAllreduceAlgorithms[] = {"recursive_doubling", "reduce_scatter_allgather", "ring", "hierarchical"};
+inline constexpr const char* kAllreduceAlgorithms[] = {"recursive_doubling", "reduce_scatter_allgather", "ring", "hierarchical", "multi_leader"};
 inline constexpr const char* kReduceAlgorithms[] = {"binomial", "reduce_scatter_gather", "hierarchical"};
 inline constexpr const char* kReduceScatterBlockAlgorithms[] = {"recursive_halving", "pairwise", "ring"};
 inline constexpr const char* kReduceScatterAlgorithms[] = {"recursive_halving", "pairwise", "ring"};
@@ -19,7 +19,7 @@ inline constexpr bool kAllgatherAlgorithmUsesShm[] = {false, false, false, false
 inline constexpr bool kBcastAlgorithmUsesShm[] = {false, false, true, true};
 inline constexpr bool kBarrierAlgorithmUsesShm[] = {false, false, true};
 inline constexpr bool kAlltoallAlgorithmUsesShm[] = {false, false, false, false, false};
-inline constexpr bool kAllreduceAlgorithmUsesShm[] = {false, false, false, true};
+inline constexpr bool kAllreduceAlgorithmUsesShm[] = {false, false, false, true, false};
 inline constexpr bool kReduceAlgorithmUsesShm[] = {false, false, true};
 inline constexpr bool kReduceScatterBlockAlgorithmUsesShm[] = {false, false, false};
 inline constexpr bool kReduceScatterAlgorithmUsesShm[] = {false, false, false};
@@ -27,7 +27,7 @@ inline constexpr bool kAllgatherAlgorithmRankOrdered[] = {false, false, false, f
 inline constexpr bool kBcastAlgorithmRankOrdered[] = {false, false, false, false};
 inline constexpr bool kBarrierAlgorithmRankOrdered[] = {false, false, false};
 inline constexpr bool kAlltoallAlgorithmRankOrdered[] = {false, false, false, false, false};
-inline constexpr bool kAllreduceAlgorithmRankOrdered[] = {true, true, false, true};
+inline constexpr bool kAllreduceAlgorithmRankOrdered[] = {true, true, false, true, false};
 inline constexpr bool kReduceAlgorithmRankOrdered[] = {true, true, true};
 inline constexpr bool kReduceScatterBlockAlgorithmRankOrdered[] = {false, true, false};
 inline constexpr bool kReduceScatterAlgorithmRankOrdered[] = {false, true, false};
@@ -56,7 +56,7 @@ inline constexpr CollectiveEntry kCollectives[] = {
     {"bcast", "TOPOCOLL_BCAST_ALGORITHM", kBcastAlgorithms, 4, kBcastAlgorithmUsesShm, kBcastAlgorithmRankOrdered, Shape::Vector, true, false, Blocks::None, Blocks::One},
     {"barrier", "TOPOCOLL_BARRIER_ALGORITHM", kBarrierAlgorithms, 3, kBarrierAlgorithmUsesShm, kBarrierAlgorithmRankOrdered, Shape::None, false, false, Blocks::None, Blocks::None},
     {"alltoall", "TOPOCOLL_ALLTOALL_ALGORITHM", kAlltoallAlgorithms, 5, kAlltoallAlgorithmUsesShm, kAlltoallAlgorithmRankOrdered, Shape::Block, false, false, Blocks::PerRank, Blocks::PerRank},
-    {"allreduce", "TOPOCOLL_ALLREDUCE_ALGORITHM", kAllreduceAlgorithms, 4, kAllreduceAlgorithmUsesShm, kAllreduceAlgorithmRankOrdered, Shape::Vector, false, true, Blocks::One, Blocks::One},
+    {"allreduce", "TOPOCOLL_ALLREDUCE_ALGORITHM", kAllreduceAlgorithms, 5, kAllreduceAlgorithmUsesShm, kAllreduceAlgorithmRankOrdered, Shape::Vector, false, true, Blocks::One, Blocks::One},
     {"reduce", "TOPOCOLL_REDUCE_ALGORITHM", kReduceAlgorithms, 3, kReduceAlgorithmUsesShm, kReduceAlgorithmRankOrdered, Shape::Vector, true, true, Blocks::One, Blocks::One},
     {"reduce_scatter_block", "TOPOCOLL_REDUCE_SCATTER_BLOCK_ALGORITHM", kReduceScatterBlockAlgorithms, 3, kReduceScatterBlockAlgorithmUsesShm, kReduceScatterBlockAlgorithmRankOrdered, Shape::Block, false, true, Blocks::PerRank, Blocks::One},
     {"reduce_scatter", "TOPOCOLL_REDUCE_SCATTER_ALGORITHM", kReduceScatterAlgorithms, 3, kReduceScatterAlgorithmUsesShm, kReduceScatterAlgorithmRankOrdered, Shape::Block, false, true, Blocks::PerRank, Blocks::One},

@@ -420,7 +420,7 @@ static int scatterOfAllreduce(const Case* c, long vector, const char* operand, c
 /* Whether the algorithm combines in rank order (the registry's rankOrdered). */
 static int rankOrdered(const char* algorithm) {
   switch (g_coll) {
-    case C_ALLREDUCE: return strcmp(algorithm, "ring") != 0;
+    case C_ALLREDUCE: return strcmp(algorithm, "ring") != 0 && strcmp(algorithm, "multi_leader") != 0;
     case C_REDUCE: return 1;
     default: return !strcmp(algorithm, "pairwise");
   }

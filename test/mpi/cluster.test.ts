@@ -36,7 +36,7 @@ interface RankLine {
   z: number[][] | null;
   /** Allgathers checked: every p, 7 algorithms (the 4 remapped ones), 2 sizes. */
   checked: number;
-  /** Hierarchical allreduces and reduces and ring allreduces run: every p, 2 sizes each. */
+  /** Hierarchical allreduces and reduces, ring and multi-leader allreduces run: every p, 2 sizes each. */
   reduced: number;
   bad: unknown[];
 }
@@ -129,7 +129,7 @@ describe('the emulated cluster', () => {
     for (const l of lines) {
       expect(l.bad).toEqual([]);
       expect(l.checked).toBe(np * 7 * 2);
-      expect(l.reduced).toBe(np * 3 * 2);
+      expect(l.reduced).toBe(np * 4 * 2);
       expect(l.size).toBe(np);
       expect(l.host).toBe(expectedHost(l.rank));
       expect(l.hosts).toEqual([...Array(np).keys()].map(expectedHost));

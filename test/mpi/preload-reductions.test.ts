@@ -10,7 +10,7 @@ import { describeReductionSuite } from '../c/preload-helpers';
 
 describeReductionSuite({
   collective: 'allreduce',
-  algorithms: ['recursive_doubling', 'reduce_scatter_allgather', 'ring', 'hierarchical'],
+  algorithms: ['recursive_doubling', 'reduce_scatter_allgather', 'ring', 'hierarchical', 'multi_leader'],
   np: { openmpi: [1, 2, 3, 4, 5, 7, 8], mpich: [1, 2, 3] },
   // Oversubscribed Open MPI jobs (more ranks than the 2 cores) leave out the 1 MiB vectors (65539
   // elements still cut into uneven blocks and segments), and from 7 ranks keep to 1024 elements;
@@ -20,5 +20,9 @@ describeReductionSuite({
     return ['--max-count', flavour === 'mpich' ? '7' : np >= 7 ? '1024' : '65539'];
   },
   // The refusals the program expects were the library's, for the reasons it gives.
-  refusals: [/TOPOCOLL_ALLREDUCE_ALGORITHM=ring cannot run this call: the op is not commutative/, /cannot run this call: a nonblocking call with a user-defined op/],
+  refusals: [
+    /TOPOCOLL_ALLREDUCE_ALGORITHM=ring cannot run this call: the op is not commutative/,
+    /TOPOCOLL_ALLREDUCE_ALGORITHM=multi_leader cannot run this call: the op is not commutative/,
+    /cannot run this call: a nonblocking call with a user-defined op/,
+  ],
 });

@@ -80,6 +80,7 @@ const CASES: Case[] = [
   { coll: 'allreduce', algorithm: 'reduce_scatter_allgather', p: 13, ppn: 4, bytes: 100000 },
   { coll: 'allreduce', algorithm: 'ring', p: 8, ppn: 4, bytes: 1 << 20 },
   { coll: 'allreduce', algorithm: 'hierarchical', p: 12, ppn: 4, bytes: 300000 },
+  { coll: 'allreduce', algorithm: 'multi_leader', p: 8, ppn: 2, bytes: 1 << 20 },
   { coll: 'reduce', algorithm: 'binomial', p: 11, ppn: 4, bytes: 65536 },
   { coll: 'reduce', algorithm: 'reduce_scatter_gather', p: 8, ppn: 2, bytes: 262144 },
   { coll: 'reduce_scatter_block', algorithm: 'recursive_halving', p: 8, ppn: 4, bytes: 32768 },

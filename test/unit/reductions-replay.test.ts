@@ -122,6 +122,51 @@ describe('allreduce steps and volumes', () => {
   });
 });
 
+describe('multi_leader on nodes', () => {
+  // Node of every rank: by slot (runs of k), round robin (--map-by node) or uneven.
+  const bySlot = (h: number, k: number) => Array.from({ length: h * k }, (_, r) => Math.floor(r / k));
+  const roundRobin = (h: number, k: number) => Array.from({ length: h * k }, (_, r) => r % h);
+
+  it('replays to the full reduction on nodes by slot, round robin and uneven, in place and not', () => {
+    const layouts = [bySlot(4, 2), roundRobin(4, 2), bySlot(3, 3), roundRobin(2, 3), bySlot(5, 1), bySlot(1, 4), [0, 0, 0, 1, 1], [0, 1, 0, 1, 1, 2, 2]];
+    let checked = 0;
+    for (const nodes of layouts) {
+      for (const count of [0, 1, nodes.length - 1, 7, 4 * nodes.length + 3]) {
+        for (const inPlace of [false, true]) {
+          verified('multi_leader', nodes.length, { count, inPlace, nodes, segmentBlocks: 2 });
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBe(layouts.length * 10);
+  });
+
+  it('each link between nodes carries 2(h-1)/h of the vector, the ranks of a node in K lanes', () => {
+    for (const [h, k] of [
+      [4, 2],
+      [3, 3],
+      [2, 4],
+    ]) {
+      const nodes = bySlot(h, k);
+      const count = 12 * h * k;
+      const { result, schedules } = verified('multi_leader', h * k, { count, nodes });
+      const leaving = new Array<number>(h).fill(0);
+      for (const m of result.messages) {
+        if (nodes[m.src] !== nodes[m.dst]) leaving[nodes[m.src]] += m.blocks;
+        // Lanes stay lanes: a message between nodes joins ranks of the same index in their node.
+        if (nodes[m.src] !== nodes[m.dst]) expect(m.src % k).toBe(m.dst % k);
+      }
+      expect(leaving).toEqual(new Array<number>(h).fill((2 * (h - 1) * count) / h));
+      for (const s of schedules) expect(s.note).toBe('');
+    }
+  });
+
+  it('nodes of different sizes run the ring over all ranks (noted)', () => {
+    const { schedules } = verified('multi_leader', 5, { count: 20, nodes: [0, 0, 0, 1, 1] });
+    expect(schedules[0].note).toMatch(/nodes of different sizes: the ring over all ranks/);
+  });
+});
+
 describe('the replayer rejects wrong reductions', () => {
   const reduce = (src: ReturnType<typeof span>, dst: ReturnType<typeof span>, order: 'src_first' | 'dst_first' = 'src_first') =>
     ({ kind: 'reduce', src, dst, order }) as const;

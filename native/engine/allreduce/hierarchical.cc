@@ -67,15 +67,6 @@ Schedule flatAllreduce(const BuildParams& bp, const char* why) {
   return s;
 }
 
-// K when every node holds K ranks, else 0.
-int commonNodeSize(const Hierarchy& h) {
-  const size_t k = h.members(0).size();
-  for (int node = 1; node < h.nodeCount(); ++node) {
-    if (h.members(node).size() != k) return 0;
-  }
-  return static_cast<int>(k);
-}
-
 // Several leaders per node: the node's j-th rank gets the j-th part of the node's result
 // (a scattered node reduction), the j-th ranks of all nodes allreduce that part among themselves
 // (lane j), and the node gathers its parts back through the area. Every link between nodes

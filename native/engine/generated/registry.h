@@ -11,7 +11,7 @@ inline constexpr const char* kAllgatherAlgorithms[] = {"ring", "recursive_doubli
 inline constexpr const char* kBcastAlgorithms[] = {"binomial", "scatter_allgather", "shm_numa", "hierarchical"};
 inline constexpr const char* kBarrierAlgorithms[] = {"dissemination", "recursive_doubling", "shm_hierarchical"};
 inline constexpr const char* kAlltoallAlgorithms[] = {"bruck", "isend_irecv", "pairwise", "ring", "tiled"};
-inline constexpr const char* kAllreduceAlgorithms[] = {"recursive_doubling", "reduce_scatter_allgather", "ring", "hierarchical"};
+inline constexpr const char* kAllreduceAlgorithms[] = {"recursive_doubling", "reduce_scatter_allgather", "ring", "hierarchical", "multi_leader"};
 inline constexpr const char* kReduceAlgorithms[] = {"binomial", "reduce_scatter_gather", "hierarchical"};
 inline constexpr const char* kReduceScatterBlockAlgorithms[] = {"recursive_halving", "pairwise", "ring"};
 inline constexpr const char* kReduceScatterAlgorithms[] = {"recursive_halving", "pairwise", "ring"};
@@ -19,7 +19,7 @@ inline constexpr bool kAllgatherAlgorithmUsesShm[] = {false, false, false, false
 inline constexpr bool kBcastAlgorithmUsesShm[] = {false, false, true, true};
 inline constexpr bool kBarrierAlgorithmUsesShm[] = {false, false, true};
 inline constexpr bool kAlltoallAlgorithmUsesShm[] = {false, false, false, false, false};
-inline constexpr bool kAllreduceAlgorithmUsesShm[] = {false, false, false, true};
+inline constexpr bool kAllreduceAlgorithmUsesShm[] = {false, false, false, true, false};
 inline constexpr bool kReduceAlgorithmUsesShm[] = {false, false, true};
 inline constexpr bool kReduceScatterBlockAlgorithmUsesShm[] = {false, false, false};
 inline constexpr bool kReduceScatterAlgorithmUsesShm[] = {false, false, false};
@@ -27,7 +27,7 @@ inline constexpr bool kAllgatherAlgorithmRankOrdered[] = {false, false, false, f
 inline constexpr bool kBcastAlgorithmRankOrdered[] = {false, false, false, false};
 inline constexpr bool kBarrierAlgorithmRankOrdered[] = {false, false, false};
 inline constexpr bool kAlltoallAlgorithmRankOrdered[] = {false, false, false, false, false};
-inline constexpr bool kAllreduceAlgorithmRankOrdered[] = {true, true, false, true};
+inline constexpr bool kAllreduceAlgorithmRankOrdered[] = {true, true, false, true, false};
 inline constexpr bool kReduceAlgorithmRankOrdered[] = {true, true, true};
 inline constexpr bool kReduceScatterBlockAlgorithmRankOrdered[] = {false, true, false};
 inline constexpr bool kReduceScatterAlgorithmRankOrdered[] = {false, true, false};
@@ -56,7 +56,7 @@ inline constexpr CollectiveEntry kCollectives[] = {
     {"bcast", "TOPOCOLL_BCAST_ALGORITHM", kBcastAlgorithms, 4, kBcastAlgorithmUsesShm, kBcastAlgorithmRankOrdered, Shape::Vector, true, false, Blocks::None, Blocks::One},
     {"barrier", "TOPOCOLL_BARRIER_ALGORITHM", kBarrierAlgorithms, 3, kBarrierAlgorithmUsesShm, kBarrierAlgorithmRankOrdered, Shape::None, false, false, Blocks::None, Blocks::None},
     {"alltoall", "TOPOCOLL_ALLTOALL_ALGORITHM", kAlltoallAlgorithms, 5, kAlltoallAlgorithmUsesShm, kAlltoallAlgorithmRankOrdered, Shape::Block, false, false, Blocks::PerRank, Blocks::PerRank},
-    {"allreduce", "TOPOCOLL_ALLREDUCE_ALGORITHM", kAllreduceAlgorithms, 4, kAllreduceAlgorithmUsesShm, kAllreduceAlgorithmRankOrdered, Shape::Vector, false, true, Blocks::One, Blocks::One},
+    {"allreduce", "TOPOCOLL_ALLREDUCE_ALGORITHM", kAllreduceAlgorithms, 5, kAllreduceAlgorithmUsesShm, kAllreduceAlgorithmRankOrdered, Shape::Vector, false, true, Blocks::One, Blocks::One},
     {"reduce", "TOPOCOLL_REDUCE_ALGORITHM", kReduceAlgorithms, 3, kReduceAlgorithmUsesShm, kReduceAlgorithmRankOrdered, Shape::Vector, true, true, Blocks::One, Blocks::One},
     {"reduce_scatter_block", "TOPOCOLL_REDUCE_SCATTER_BLOCK_ALGORITHM", kReduceScatterBlockAlgorithms, 3, kReduceScatterBlockAlgorithmUsesShm, kReduceScatterBlockAlgorithmRankOrdered, Shape::Block, false, true, Blocks::PerRank, Blocks::One},
     {"reduce_scatter", "TOPOCOLL_REDUCE_SCATTER_ALGORITHM", kReduceScatterAlgorithms, 3, kReduceScatterAlgorithmUsesShm, kReduceScatterAlgorithmRankOrdered, Shape::Block, false, true, Blocks::PerRank, Blocks::One},
@@ -109,7 +109,8 @@ inline constexpr RuleEntry kDefaultRules[] = {
     {Collective::Allreduce, "native", SizeBasis::Total, -1, 64, -1, 2, -1, -1, "openmpi", "measured (topocoll bench, 2 ranks, Open MPI 4.1, 2026-11-26, 2 launches): below 64 B Open MPI's exchange (0.37-0.40 us) beats one flag handoff through shared memory (0.41-0.46 us)"},
     {Collective::Allreduce, "hierarchical", SizeBasis::Total, -1, -1, -1, 2, -1, -1, nullptr, "measured (topocoll bench, 2 ranks, 2026-11-26, 2 launches per MPI): operands in shared memory, combined whole by each rank, 1.04-2.2x faster than Open MPI's allreduce from 64 B to 4 MiB and 1.0-2.6x than MPICH's from 8 B"},
     {Collective::Allreduce, "hierarchical", SizeBasis::Total, 65536, 1048576, -1, -1, -1, 1, nullptr, "measured (emulated cluster, 4 hosts x 2 ranks, 1 Gbit/s, Open MPI 4.1, 2026-11-26, 2 launches): one leader per node, each node combined in shared memory: 256 KiB in 3.3-3.4 ms against Open MPI's 3.7-6.9 and the ring's 3.8; all within 1 % at 64 KiB"},
-    {Collective::Allreduce, "ring", SizeBasis::Total, 1048576, -1, -1, -1, -1, 1, nullptr, "measured (emulated cluster, 4 hosts x 2 ranks, 1 Gbit/s, Open MPI 4.1, 2026-11-26): the segmented ring over all ranks, 1.3-1.6x faster than Open MPI at 1 MiB (15.7 ms: 1.25x the link bound) and 1.4-1.5x at 4-16 MiB (258-261 ms at 16 MiB: 1.3x), 2-7 % ahead of hierarchical (the emulated hosts share two cores); with its segments overlapped, 1.15-1.87x (median 1.71x) at 1 MiB in 12 launches on a loaded machine where the lockstep ring gave 0.65-1.66x (0.81x), 0.91-1.51x at 16 MiB"},
+    {Collective::Allreduce, "multi_leader", SizeBasis::Total, 1048576, 2097152, -1, -1, -1, 1, nullptr, "measured (emulated cluster, 4 hosts x 2 ranks, 1 Gbit/s, Open MPI 4.1, 2026-11-26 18:21-18:40 UTC, 10 launches, load 11-13): a node reduce-scatter, lane rings of 2(h-1)/h of the vector per link and a node allgather, interleaved block by block: 1 MiB in 14.7-20.4 ms against the ring's 16.1-21.8 in 8 launches (faster in 7, equal in 1), 1.54-1.90x faster than Open MPI; in 2 more 22.1 and 27.3 against 23.6 and 24.9 ms (spreads of 13-20 ms); tied with the ring at 4 and 16 MiB"},
+    {Collective::Allreduce, "ring", SizeBasis::Total, 2097152, -1, -1, -1, -1, 1, nullptr, "measured (emulated cluster, 4 hosts x 2 ranks, 1 Gbit/s, Open MPI 4.1, 2026-11-26): the segmented ring over all ranks, 1.3-1.6x faster than Open MPI at 1 MiB (15.7 ms: 1.25x the link bound) and 1.4-1.5x at 4-16 MiB (258-261 ms at 16 MiB: 1.3x), 2-7 % ahead of hierarchical (the emulated hosts share two cores); with its segments overlapped, 1.15-1.87x (median 1.71x) at 1 MiB in 12 launches on a loaded machine where the lockstep ring gave 0.65-1.66x (0.81x), 0.91-1.51x at 16 MiB"},
     {Collective::Allreduce, "recursive_doubling", SizeBasis::Total, -1, 2049, -1, -1, -1, -1, nullptr, "MPICH: MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = 2048, recursive doubling up to 2 KiB"},
     {Collective::Allreduce, "reduce_scatter_allgather", SizeBasis::Total, -1, -1, -1, -1, -1, -1, nullptr, "MPICH: Rabenseifner (reduce-scatter + allgather) above 2 KiB"},
     {Collective::Reduce, "native", SizeBasis::Total, -1, 512, -1, 2, -1, -1, "openmpi", "measured (topocoll bench, 2 ranks, Open MPI 4.1, 2026-11-26, 2 launches): below 512 B Open MPI's reduce (0.09-0.19 us: the root does not wait for the data) beats one flag handoff (0.21-0.26 us)"},

@@ -24,6 +24,14 @@ bool nodesAreRankRuns(const Hierarchy& h) {
   return true;
 }
 
+int commonNodeSize(const Hierarchy& h) {
+  const size_t k = h.members(0).size();
+  for (int node = 1; node < h.nodeCount(); ++node) {
+    if (h.members(node).size() != k) return 0;
+  }
+  return static_cast<int>(k);
+}
+
 int indexIn(const std::vector<int>& members, int rank) {
   auto it = std::find(members.begin(), members.end(), rank);
   return it == members.end() ? -1 : static_cast<int>(it - members.begin());

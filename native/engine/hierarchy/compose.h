@@ -62,6 +62,9 @@ void appendSubsetBcast(Schedule* out, std::initializer_list<const char*> names, 
 // combining the nodes' results in node order combines in rank order.
 bool nodesAreRankRuns(const Hierarchy& h);
 
+// K when every node holds K ranks, else 0.
+int commonNodeSize(const Hierarchy& h);
+
 // Index of `rank` in `members`, or -1.
 int indexIn(const std::vector<int>& members, int rank);
 

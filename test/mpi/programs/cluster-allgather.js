@@ -1,7 +1,7 @@
 // On the emulated cluster: every rank reports where it runs (hostname, network namespace, address)
 // and what it learnt from the others through an engine allgather, and checks the allgather's bytes
 // for several block sizes, then every allgather algorithm, the hierarchical allreduce and reduce and
-// the ring allreduce on communicators of every layout. One JSON line per rank.
+// the ring and multi-leader allreduces on communicators of every layout. One JSON line per rank.
 const fs = require('node:fs');
 const os = require('node:os');
 const tc = require('../../../dist/index.js');
@@ -63,9 +63,11 @@ for (let p = 1; p <= world.size; p++) {
   addon().setAlgorithm('allgather', null);
   // The hierarchical allreduce and reduce on the same layouts: nodes of the communicator
   // combined through the host's shared memory, leaders across the shaped links; rank-order sums
-  // of int32 (exact), short (combined whole) and long (sliced, in chunks). Then the ring
-  // allreduce, whose long vectors cross the links in segments with rounds posted ahead.
-  for (const [coll, algorithm] of [['allreduce', 'hierarchical'], ['reduce', 'hierarchical'], ['allreduce', 'ring']]) {
+  // of int32 (exact), short (combined whole) and long (sliced, in chunks). Then the ring and
+  // multi-leader allreduces, whose long vectors cross the links in segments with rounds posted
+  // ahead (multi-leader's in lanes where the communicator's nodes hold as many ranks each, else
+  // the ring).
+  for (const [coll, algorithm] of [['allreduce', 'hierarchical'], ['reduce', 'hierarchical'], ['allreduce', 'ring'], ['allreduce', 'multi_leader']]) {
     addon().setAlgorithm(coll, algorithm);
     for (const n of [5, 70000]) {
       const send = new Int32Array(n).map((_, i) => (comm.rank * 31 + i * 7 + p) | 0);

@@ -80,12 +80,14 @@ comm.Ibcast(buf, root=0).Wait()
 check('Ibcast', buf, [5] * 3000)
 
 # A user-defined op that is not commutative: the left operand wins, so the reduction in rank
-# order is rank 0's vector. A forced ring refuses such an op (TOPOCOLL_FALLBACK=error): not run.
+# order is rank 0's vector. A forced algorithm that does not combine in rank order (the registry's
+# rankOrdered; the test says so in ALLREDUCE_RANK_ORDERED) refuses such an op
+# (TOPOCOLL_FALLBACK=error): not run then.
 def keep_left(inbuf, inoutbuf, datatype):
     memoryview(inoutbuf).cast('B')[:] = memoryview(inbuf).cast('B')
 
 
-if os.environ.get('TOPOCOLL_ALLREDUCE_ALGORITHM') != 'ring':
+if os.environ.get('ALLREDUCE_RANK_ORDERED', '1') == '1':
     left = MPI.Op.Create(keep_left, commute=False)
     out = array.array('i', [0] * 100)
     comm.Allreduce(array.array('i', [rank * 7 + i for i in range(100)]), out, op=left)

@@ -24,10 +24,6 @@
 namespace topocoll {
 namespace {
 
-// Bytes of a segment of the node phases: those of the ring (ring.cc), below the TCP transports'
-// eager limit so that a send completes without a rendezvous.
-constexpr int64_t kSegmentBytes = 32 * 1024;
-
 // The allreduce of a lane (or of every rank): the ring, else whatever the build has.
 void appendRing(Schedule* s, const BuildParams& sub, const std::vector<int>& members) {
   appendFirstOnSubset(s, Collective::Allreduce, {"ring", "reduce_scatter_allgather", "recursive_doubling"}, sub, members);
@@ -63,8 +59,7 @@ Schedule buildMultiLeaderAllreduce(const BuildParams& bp) {
     return span(BufferId::Recv, part.first + block.first, block.count);
   };
   const int64_t longest = ((n + k - 1) / k + nodes - 1) / nodes;  // blocks hold floor or ceil
-  int64_t segment = bp.segment_blocks > 0 ? bp.segment_blocks : kSegmentBytes / std::max<int64_t>(1, bp.element_bytes);
-  segment = std::clamp<int64_t>(segment, 1, std::max<int64_t>(longest, 1));
+  const int64_t segment = reduction::segmentElements(bp.segment_blocks, bp.element_bytes, longest);
   const int64_t segments = (longest + segment - 1) / segment;
   // Segment i of a block: its first element and length (0 past the end of a shorter block).
   auto segmentOf = [&](BlockSpan block, int64_t i) {

@@ -18,17 +18,11 @@
 #include "../reduce/accumulator.h"
 
 namespace topocoll {
-namespace {
 
-// Bytes of a segment when the builder is not told (BuildParams::segment_blocks). Emulated cluster,
-// 4 hosts x 2 ranks, 1 Gbit/s, a loaded machine (docs/benchmarks.md): 1 MiB 1.15-1.87x faster
-// than Open MPI (median 1.71x) with 32 KiB segments overlapped, 0.65-1.66x (0.81x) with the
-// 256 KiB segments of lockstep rounds (on a quiet machine 15.4 against 16.1-17.2 ms); 16 KiB
-// segments were slower than 32, 64 KiB ones (over the eager limit) 1.6-2.5x slower.
-constexpr int64_t kSegmentBytes = 32 * 1024;
-
-}  // namespace
-
+// Segments (reduction::segmentElements): emulated cluster, 4 hosts x 2 ranks, 1 Gbit/s, a loaded
+// machine (docs/benchmarks.md): 1 MiB 1.15-1.87x faster than Open MPI (median 1.71x) with 32 KiB
+// segments overlapped, 0.65-1.66x (0.81x) with the 256 KiB segments of lockstep rounds (on a
+// quiet machine 15.4 against 16.1-17.2 ms).
 Schedule buildRingAllreduce(const BuildParams& bp) {
   Schedule s;
   const int p = bp.p, r = bp.rank;
@@ -37,9 +31,8 @@ Schedule buildRingAllreduce(const BuildParams& bp) {
   auto first = [&](int b) { return static_cast<int64_t>(b) * n / p; };
   auto mod = [&](int b) { return ((b % p) + p) % p; };
   const int right = mod(r + 1), left = mod(r - 1);
-  int64_t segment = bp.segment_blocks > 0 ? bp.segment_blocks : std::max<int64_t>(1, kSegmentBytes / std::max<int64_t>(1, bp.element_bytes));
   const int64_t longest = (n + p - 1) / p;  // blocks hold floor(n/p) or ceil(n/p) elements
-  segment = std::min(segment, std::max<int64_t>(longest, 1));
+  const int64_t segment = reduction::segmentElements(bp.segment_blocks, bp.element_bytes, longest);
   const int64_t segments = (longest + segment - 1) / segment;
   // Segment j of block b: its first element and length (0 past the end of a shorter block).
   auto segmentOf = [&](int b, int64_t j) {

@@ -69,6 +69,16 @@ inline Accumulator towardRoot(bool at_root, bool in_place, int64_t n) {
   return {at_root ? BufferId::Recv : BufferId::Tmp, 0, in_place ? BufferId::Recv : BufferId::Send, 0, at_root ? 0 : n, in_place};
 }
 
+// Elements of a segment of a pipelined reduction (ring, multi_leader): `asked`
+// (BuildParams::segment_blocks) when positive, else 32 KiB of them, below the TCP transports'
+// eager limit so that a send completes without a rendezvous (docs/benchmarks.md: 16 KiB was
+// slower, 64 KiB 1.6-2.5x slower on the emulated cluster); at most `longest`, the longest block.
+inline int64_t segmentElements(int64_t asked, int64_t element_bytes, int64_t longest) {
+  constexpr int64_t kSegmentBytes = 32 * 1024;
+  const int64_t segment = asked > 0 ? asked : std::max<int64_t>(1, kSegmentBytes / std::max<int64_t>(1, element_bytes));
+  return std::min(segment, std::max<int64_t>(longest, 1));
+}
+
 // MPICH's fold-in: with q = 2^floor(log p) and rem = p - q, each even rank of the first 2 rem
 // hands its whole operand to the odd rank above it and sits out; that one combines both (rank
 // order kept) and joins the q ranks as newrank r / 2, the others as r - rem. Newranks keep the

@@ -198,7 +198,7 @@ int executeSchedule(const Schedule& schedule, const Bindings& in, MPI_Comm comm,
   if ((rc = prepareBindings(schedule, shm, call, &bindings)) != MPI_SUCCESS) return rc;
   // Rounds posted ahead of the one being completed (Schedule::overlap_rounds): their requests, by
   // round index modulo the window.
-  thread_local std::array<std::vector<MPI_Request>, kMaxRoundsAhead + 1> posted;
+  thread_local std::array<std::vector<MPI_Request>, kRoundsInFlight> posted;
   const size_t n = schedule.rounds.size();
   const size_t ahead = roundsAhead(schedule);
   size_t next = 0;  // the first round not posted

@@ -69,7 +69,7 @@ class ScheduleRequest final : public CollectiveRequest {
   size_t round_ = 0;
   size_t next_ = 0;  // the first round not posted
   std::vector<MPI_Request> requests_;  // the current round's
-  std::array<std::vector<MPI_Request>, kMaxRoundsAhead + 1> ahead_;  // rounds posted ahead, by index modulo its size
+  std::array<std::vector<MPI_Request>, kRoundsInFlight> ahead_;  // rounds posted ahead, by index modulo its size
   ShmContext* shm_ = nullptr;
   ShmContext::Call call_;
   bool begun_ = false;     // the channel was free and the bindings prepared

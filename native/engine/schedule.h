@@ -50,6 +50,13 @@ inline constexpr int kMaxRoundsAhead = 4;            // Schedule::overlap_rounds
 inline constexpr int kShmFlagSlots = 4;            // slot 0 is the barrier's, 1-3 free for data algorithms
 inline constexpr int64_t kShmMaxStage = (int64_t(1) << 24) - 1;
 
+// Under Schedule::overlap_rounds, the rounds in flight at once (the one being completed and those
+// posted ahead of it): the places a buffer reused round after round needs.
+inline constexpr int kRoundsInFlight = kMaxRoundsAhead + 1;
+
+// Position `i` on a ring of `p` ranks, for any integer i (negative too).
+inline int ringIndex(int i, int p) { return ((i % p) + p) % p; }
+
 struct Op {
   OpKind kind = OpKind::Copy;
   int peer = -1;   // Send/Recv: rank in the communicator; FlagSignal/FlagWait: the flag's owner

@@ -51,8 +51,7 @@ Schedule buildMultiLeaderAllreduce(const BuildParams& bp) {
   // My lane's ring runs among the li-th ranks of the nodes, on my part of the vector cut into
   // `nodes` blocks; the node phases move the same blocks of every part, so that a block enters
   // the ring as soon as the node has combined it and leaves it to the node as soon as it is final.
-  auto mod = [&](int b) { return ((b % nodes) + nodes) % nodes; };
-  auto left = h.members(mod(r - 1))[li], right = h.members(mod(r + 1))[li];
+  auto left = h.members(ringIndex(r - 1, nodes))[li], right = h.members(ringIndex(r + 1, nodes))[li];
   // Block b of part j: elements [first, first + count).
   auto blockOf = [&](int j, int b) {
     const BlockSpan part = nodePart(n, j, k), block = nodePart(part.count, b, nodes);
@@ -66,10 +65,10 @@ Schedule buildMultiLeaderAllreduce(const BuildParams& bp) {
     const int64_t from = block.first + i * segment;
     return std::pair<int64_t, int64_t>{from, std::max<int64_t>(0, std::min(segment, block.first + block.count - from))};
   };
-  // Received segments wait in tmp, in one of kMaxRoundsAhead + 1 places in turn per phase, so
+  // Received segments wait in tmp, in one of kRoundsInFlight places in turn per phase, so
   // that the rounds posted ahead do not receive into a place still to be combined: the node's
   // K - 1 segments first, the ring's one after them.
-  const int64_t places = kMaxRoundsAhead + 1, node_place = (k - 1) * segment, ring_scratch = places * node_place;
+  const int64_t places = kRoundsInFlight, node_place = (k - 1) * segment, ring_scratch = places * node_place;
   int64_t node_rounds = 0, ring_rounds = 0;
   const reduction::Accumulator fresh = reduction::inReceiveBuffer(bp.in_place);
   auto finish = [&](Round& round) {
@@ -102,8 +101,8 @@ Schedule buildMultiLeaderAllreduce(const BuildParams& bp) {
     Round& round = s.newRound();
     const bool reducing = step < nodes - 1;
     const int sent = reducing ? r - step : r + 1 - (step - nodes + 1);
-    const auto [send_first, send_n] = segmentOf(blockOf(li, mod(sent)), i);
-    const auto [recv_first, recv_n] = segmentOf(blockOf(li, mod(sent - 1)), i);
+    const auto [send_first, send_n] = segmentOf(blockOf(li, ringIndex(sent, nodes)), i);
+    const auto [recv_first, recv_n] = segmentOf(blockOf(li, ringIndex(sent - 1, nodes)), i);
     if (send_n > 0) addSend(round, right, span(BufferId::Recv, send_first, send_n));
     if (recv_n > 0 && reducing) {
       reduction::Accumulator acc = reduction::inReceiveBuffer(true);
@@ -132,17 +131,17 @@ Schedule buildMultiLeaderAllreduce(const BuildParams& bp) {
   for (int64_t i = 0; i < segments; ++i) nodeReduce(r, i);
   for (int step = 0; step < nodes - 1; ++step) {
     for (int64_t i = 0; i < segments; ++i) {
-      nodeReduce(mod(r - step - 1), i);
+      nodeReduce(ringIndex(r - step - 1, nodes), i);
       ringStep(step, i);
     }
   }
   for (int step = 0; step < nodes - 1; ++step) {
     for (int64_t i = 0; i < segments; ++i) {
-      nodeAllgather(mod(r + 1 - step), i);
+      nodeAllgather(ringIndex(r + 1 - step, nodes), i);
       ringStep(nodes - 1 + step, i);
     }
   }
-  for (int64_t i = 0; i < segments; ++i) nodeAllgather(mod(r + 2 - nodes), i);
+  for (int64_t i = 0; i < segments; ++i) nodeAllgather(ringIndex(r + 2 - nodes, nodes), i);
   return s;
 }
 

@@ -29,8 +29,7 @@ Schedule buildRingAllreduce(const BuildParams& bp) {
   const int64_t n = bp.count;
   if (p == 1) return reduction::alone(bp.in_place, n);
   auto first = [&](int b) { return static_cast<int64_t>(b) * n / p; };
-  auto mod = [&](int b) { return ((b % p) + p) % p; };
-  const int right = mod(r + 1), left = mod(r - 1);
+  const int right = ringIndex(r + 1, p), left = ringIndex(r - 1, p);
   const int64_t longest = (n + p - 1) / p;  // blocks hold floor(n/p) or ceil(n/p) elements
   const int64_t segment = reduction::segmentElements(bp.segment_blocks, bp.element_bytes, longest);
   const int64_t segments = (longest + segment - 1) / segment;
@@ -47,24 +46,24 @@ Schedule buildRingAllreduce(const BuildParams& bp) {
   int64_t received = 0;
   for (int k = 0; k < p - 1; ++k) {
     for (int64_t j = 0; j < segments; ++j) {
-      const auto [send_first, send_n] = segmentOf(mod(r - k), j);
-      const auto [recv_first, recv_n] = segmentOf(mod(r - k - 1), j);
+      const auto [send_first, send_n] = segmentOf(ringIndex(r - k, p), j);
+      const auto [recv_first, recv_n] = segmentOf(ringIndex(r - k - 1, p), j);
       Round& round = s.newRound();
       // Block r is sent from my operand; every other block after it was combined into recv.
       if (send_n > 0) addSend(round, right, k > 0 ? span(BufferId::Recv, send_first, send_n) : fresh.operand(send_first, send_n));
       // The partial result on the left: combined "as from a lower rank". In place it waits in
-      // tmp, in one of kMaxRoundsAhead + 1 places in turn, so that the rounds posted ahead do
+      // tmp, in one of kRoundsInFlight places in turn, so that the rounds posted ahead do
       // not receive into a place still to be combined.
       reduction::Accumulator acc = fresh;
-      acc.scratch = (received++ % (kMaxRoundsAhead + 1)) * segment;
+      acc.scratch = (received++ % kRoundsInFlight) * segment;
       if (recv_n > 0) acc.receiveAndCombine(s, round, left, true, recv_first, recv_n);
       if (round.ops.empty()) s.rounds.pop_back();
     }
   }
   for (int k = 0; k < p - 1; ++k) {
     for (int64_t j = 0; j < segments; ++j) {
-      const auto [send_first, send_n] = segmentOf(mod(r + 1 - k), j);
-      const auto [recv_first, recv_n] = segmentOf(mod(r - k), j);
+      const auto [send_first, send_n] = segmentOf(ringIndex(r + 1 - k, p), j);
+      const auto [recv_first, recv_n] = segmentOf(ringIndex(r - k, p), j);
       Round& round = s.newRound();
       if (send_n > 0) addSend(round, right, span(BufferId::Recv, send_first, send_n));
       if (recv_n > 0) addRecv(round, left, span(BufferId::Recv, recv_first, recv_n));

@@ -21,7 +21,6 @@ Schedule buildRingReduceScatter(const BuildParams& bp) {
   const BufferId source = bp.in_place ? BufferId::Recv : BufferId::Send;  // my operand, the whole vector
   if (p == 1) return reduction::alone(bp.in_place, n);
   if (parts.total() == 0) return s;
-  auto mod = [&](int b) { return ((b % p) + p) % p; };
   auto part = [&](BufferId buf, int b) { return span(buf, parts.first(b), parts.count(b)); };
   int64_t longest = 0;
   for (int b = 0; b < p; ++b) longest = std::max(longest, parts.count(b));
@@ -31,16 +30,16 @@ Schedule buildRingReduceScatter(const BuildParams& bp) {
     return at;
   };
   for (int k = 0; k < p - 1; ++k) {
-    const int send_part = mod(r - k - 1), recv_part = mod(r - k - 2);
+    const int send_part = ringIndex(r - k - 1, p), recv_part = ringIndex(r - k - 2, p);
     Round& round = s.newRound();
     // Step 0 sends my own operand; later steps the partial result combined at the step before.
-    if (parts.count(send_part) > 0) addSend(round, mod(r + 1), k == 0 ? part(source, send_part) : scratch(k - 1, send_part));
+    if (parts.count(send_part) > 0) addSend(round, ringIndex(r + 1, p), k == 0 ? part(source, send_part) : scratch(k - 1, send_part));
     if (parts.count(recv_part) > 0) {
       // The last step's part is mine: not in place, it is received and combined in the receive
       // buffer; in place it goes there last, over operands no longer needed.
       const bool into_recv = k == p - 2 && !bp.in_place;
       const BlockSpan partial = into_recv ? span(BufferId::Recv, 0, n) : scratch(k, recv_part);
-      addRecv(round, mod(r - 1), partial);
+      addRecv(round, ringIndex(r - 1, p), partial);
       addReduce(round, part(source, recv_part), partial, ReduceOrder::DstFirst);
       if (k == p - 2 && bp.in_place) addCopy(round, partial, span(BufferId::Recv, 0, n));
     }

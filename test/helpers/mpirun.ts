@@ -53,10 +53,48 @@ export function mpirun(opts: MpiRunOptions): Promise<MpiRun> {
   );
 }
 
+// The process groups of the launchers still running. Each is killed on its own timeout; these go
+// when the test process ends first, or loses vitest (killed, or timed out): a group of its own
+// would outlive it, ranks spinning on the cores of every later job.
+const liveGroups = new Set<number>();
+let reaperInstalled = false;
+
+function killLiveGroups(): void {
+  for (const pid of liveGroups) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+  liveGroups.clear();
+}
+
+function installReaper(): void {
+  if (reaperInstalled) return;
+  reaperInstalled = true;
+  process.on('exit', killLiveGroups);
+  // vitest's fork pool: the channel to vitest closes when it ends, and the fork would run the rest
+  // of its tests with no one to report to.
+  process.on('disconnect', () => {
+    if (liveGroups.size === 0) return;
+    killLiveGroups();
+    process.exit(1);
+  });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    // Once, then the signal again: its default action ends the process as it would have.
+    process.once(signal, () => {
+      killLiveGroups();
+      process.kill(process.pid, signal);
+    });
+  }
+}
+
 /** Runs a launcher (mpirun, `topocoll mpirun`, ...) in its own process group, killed after timeoutMs. */
 export function runJob(cmd: string, args: string[], opts: { env?: Record<string, string>; timeoutMs?: number; cwd?: string } = {}): Promise<MpiRun> {
   const timeoutMs = opts.timeoutMs ?? 60000;
   const started = Date.now();
+  installReaper();
   return new Promise((resolve) => {
     const child = spawn(cmd, args, {
       cwd: opts.cwd ?? repoRoot,
@@ -64,6 +102,7 @@ export function runJob(cmd: string, args: string[], opts: { env?: Record<string,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
+    if (child.pid !== undefined) liveGroups.add(child.pid);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -84,6 +123,7 @@ export function runJob(cmd: string, args: string[], opts: { env?: Record<string,
       killer = setTimeout(() => kill('SIGKILL'), 5000);
     }, timeoutMs);
     child.on('close', (code, signal) => {
+      liveGroups.delete(child.pid!);
       clearTimeout(timer);
       clearTimeout(killer);
       resolve({ code, signal, stdout, stderr, ms: Date.now() - started });

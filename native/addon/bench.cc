@@ -13,14 +13,12 @@
 #include <sched.h>
 
 #include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -30,6 +28,7 @@
 #include "config.h"
 #include "engine.h"
 #include "generated/collective_calls.h"
+#include "hierarchy/hierarchy.h"
 #include "override.h"
 #include "reduce/reduction.h"
 
@@ -194,7 +193,6 @@ int64_t checkedCall(Napi::Env env, Collective coll, MPI_Comm comm, int p, int ra
 // across calls).
 struct GlobalClock {
   double offset = 0;  // rank 0's clock minus ours, seconds
-  bool oversubscribed = false;
   static double local() {
     timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -203,29 +201,18 @@ struct GlobalClock {
   double now() const { return local() + offset; }
 };
 
-// The kernel's boot id: ranks that share it read one CLOCK_MONOTONIC (network namespaces, as in
-// `topocoll cluster`, included), so their clocks need no synchronising.
-std::array<char, 40> bootId() {
-  std::array<char, 40> id{};
-  if (FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
-    if (!std::fgets(id.data(), static_cast<int>(id.size()), f)) id.fill(0);
-    std::fclose(f);
-  }
-  return id;
-}
-
-// Ranks on rank 0's kernel keep offset 0. The others exchange timestamps with rank 0 in turn;
-// the offset comes from the exchange with the shortest round trip (its midpoint is the best
-// estimate of rank 0's reading). `oversubscribed`: more ranks share this kernel than it has CPUs.
+// Ranks on rank 0's kernel (its boot id: they read one CLOCK_MONOTONIC) keep offset 0. The others
+// exchange timestamps with rank 0 in turn; the offset comes from the exchange with the shortest
+// round trip (its midpoint is the best estimate of rank 0's reading).
 GlobalClock synchroniseClock(Napi::Env env, MPI_Comm comm, int p, int rank) {
   constexpr int kExchanges = 16, kTag = 0x7c10;
   using Id = std::array<char, 40>;
   std::vector<Id> ids(p);
-  Id mine = bootId();
+  Id mine{};
+  std::strncpy(mine.data(), kernelBootId().c_str(), mine.size() - 1);
   check(env, PMPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, ids.data(), static_cast<int>(mine.size()), MPI_CHAR, comm),
         "benchCollective");
   GlobalClock clock;
-  clock.oversubscribed = std::count(ids.begin(), ids.end(), mine) > sysconf(_SC_NPROCESSORS_ONLN);
   for (int r = 1; r < p; ++r) {
     if (ids[r][0] != 0 && ids[r] == ids[0]) continue;
     if (rank == 0) {
@@ -256,7 +243,7 @@ GlobalClock synchroniseClock(Napi::Env env, MPI_Comm comm, int p, int rank) {
 // spinning rank would keep the ones sharing its CPU from starting on time).
 void waitUntil(const GlobalClock& clock, double start) {
   for (double now = clock.now(); now < start; now = clock.now()) {
-    if (clock.oversubscribed || start - now > 20e-6) sched_yield();
+    if (kernelOversubscribed() || start - now > 20e-6) sched_yield();
   }
 }
 

@@ -3,14 +3,13 @@
 // (mprobe/improbe → a Message received by mrecv/imrecv), the buffer of buffered sends, and the
 // receive of a message of unknown size (object mode) through matched probes, which cannot take a
 // message meant for another receive between the probe and the receive.
-#include <sched.h>
-
 #include <algorithm>
 #include <chrono>
 #include <climits>
 #include <vector>
 
 #include "addon.h"
+#include "hierarchy/hierarchy.h"
 #include "mpi_binding.h"
 
 namespace topocoll::addon {
@@ -216,9 +215,9 @@ Napi::Value P2pCancel(const Napi::CallbackInfo& info) {
 // setting the state of each that completes to 1 and, for a receive, its Status's fields
 // (statusFields) at statuses[i], for JS to make the Status of. With spinUs > 0 it polls the rest
 // again until every one is complete or spinUs have passed (spinUs < 0: until every one is
-// complete, a blocking wait for them all), each pass once it has spun yieldAfterUs yielding the
-// core (sched_yield: a rank that shares it, maybe the peer, gets to run; yieldAfterUs < 0: never,
-// as MPI_Wait). By time, not passes: a pass takes a fraction of a microsecond, and yielding
+// complete, a blocking wait for them all), each pass once it has spun yieldAfterUs calling
+// idleWhileWaiting (an oversubscribed kernel yields the core, maybe to the peer; yieldAfterUs < 0:
+// never, as MPI_Wait). By time, not passes: a pass takes a fraction of a microsecond, and yielding
 // after a few of them handed the core to other jobs while the peer's message was on its way. Where requests
 // fail, their state becomes 2 and the first one's MpiError is thrown once the pass is recorded.
 // The progress of every awaited send and receive at once (src/mpi/request.ts): a halo exchange's
@@ -264,7 +263,7 @@ Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
   uint32_t completed = 0;
   auto spun = [&] { return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started).count(); };
   for (int64_t pass = 0;; pass++) {
-    if (pass > 0 && yieldAfterUs >= 0 && spun() >= yieldAfterUs) sched_yield();
+    if (pass > 0 && yieldAfterUs >= 0 && spun() >= yieldAfterUs) idleWhileWaiting();
     requests.clear();
     at.clear();
     for (size_t i = 0; i < n; i++) {

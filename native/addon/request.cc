@@ -1,9 +1,9 @@
 #include "request.h"
 
-#include <sched.h>
-
 #include <climits>
 #include <vector>
+
+#include "hierarchy/hierarchy.h"
 
 namespace topocoll::addon {
 namespace {
@@ -53,10 +53,9 @@ Napi::Value EngineWait(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-// Between polls of awaited requests (src/mpi/request.ts): lets a rank that shares this core run,
-// as the engine's own waits do (sched_yield returns at once when nothing else is runnable).
-Napi::Value YieldProcessor(const Napi::CallbackInfo& info) {
-  sched_yield();
+// Between polls of awaited requests (src/mpi/request.ts), as between the engine's own.
+Napi::Value IdleWhileWaiting(const Napi::CallbackInfo& info) {
+  idleWhileWaiting();
   return info.Env().Undefined();
 }
 
@@ -75,7 +74,7 @@ Napi::Value engineRequest(Napi::Env env, std::unique_ptr<CollectiveRequest> requ
 }
 
 void initRequests(Napi::Env env, Napi::Object exports) {
-  setFunctions(env, exports, {{"engineTest", EngineTest}, {"engineWait", EngineWait}, {"yieldProcessor", YieldProcessor}});
+  setFunctions(env, exports, {{"engineTest", EngineTest}, {"engineWait", EngineWait}, {"idleWhileWaiting", IdleWhileWaiting}});
 }
 
 }  // namespace topocoll::addon

@@ -13,7 +13,7 @@ namespace topocoll::addon {
 // Request keeps alive).
 Napi::Value engineRequest(Napi::Env env, std::unique_ptr<CollectiveRequest> request, std::shared_ptr<void> keep = nullptr);
 
-// Registers engineTest, engineWait and yieldProcessor.
+// Registers engineTest, engineWait and idleWhileWaiting.
 void initRequests(Napi::Env env, Napi::Object exports);
 
 }  // namespace topocoll::addon

@@ -20,7 +20,7 @@ bool pollWhilePending(Test test, int* rc) {
   while (requests::anyPending()) {
     requests::progress();
     if (test(rc) || *rc != MPI_SUCCESS) return true;
-    requests::idle();
+    topocoll::idleWhileWaiting();
   }
   return false;
 }

@@ -55,7 +55,7 @@ bool pollWhilePending(Test test, F* ierr) {
   while (requests::anyPending()) {
     requests::progress();
     if (test() || *ierr != MPI_SUCCESS) return true;
-    requests::idle();
+    topocoll::idleWhileWaiting();
   }
   return false;
 }

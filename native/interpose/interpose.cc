@@ -38,7 +38,7 @@ int completeProgressing(std::unique_ptr<CollectiveRequest> op) {
     bool done = false;
     int rc = op->test(&done);
     if (rc != MPI_SUCCESS || done) return rc;
-    requests::idle();
+    topocoll::idleWhileWaiting();
   }
 }
 

@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "engine.h"
+#include "hierarchy/hierarchy.h"
 #include "executor.h"
 
 namespace topocoll::interpose {
@@ -88,9 +89,6 @@ int adopt(std::unique_ptr<CollectiveRequest> op, MPI_Request* request);
 
 // Moves every pending collective on without blocking; completes the finished ones.
 void progress();
-
-// Lets the other ranks sharing our cores run while we poll (oversubscribed jobs).
-void idle();
 
 // Registers progress() with the MPI's own progress loop where the MPI lets us (Open MPI:
 // opal_progress), so that blocking calls we do not define progress our collectives too.

@@ -61,7 +61,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
     int flag = 0;
     int rc = PMPI_Iprobe(source, tag, comm, &flag, status);
     if (rc != MPI_SUCCESS || flag) return rc;
-    requests::idle();
+    topocoll::idleWhileWaiting();
   }
   return TOPOCOLL_NEXT(MPI_Probe)(source, tag, comm, status);
 }

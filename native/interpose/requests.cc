@@ -28,7 +28,6 @@
 // MPI_Cancel on one of ours is the failed cancel MPI allows: the collective completes normally
 // and MPI_Test_cancelled reports false (cancelling a nonblocking collective is erroneous anyway).
 #include <dlfcn.h>
-#include <sched.h>
 
 #include <atomic>
 #include <chrono>
@@ -230,7 +229,5 @@ void unhookMpiProgress() {
 }
 
 #endif
-
-void idle() { sched_yield(); }
 
 }  // namespace topocoll::interpose::requests

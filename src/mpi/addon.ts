@@ -376,8 +376,8 @@ export interface NativeAddon {
   engineTest(slot: number): boolean;
   /** Waits for the collective in `slot` to complete; the slot is then free again. */
   engineWait(slot: number): void;
-  /** sched_yield(): between polls of awaited requests, a rank sharing this core runs. */
-  yieldProcessor(): void;
+  /** Between polls of awaited requests: yields the core where ranks oversubscribe this kernel (the engine's idleWhileWaiting). */
+  idleWhileWaiting(): void;
 
   // engine_collectives.cc (sendbuf null: in place); nonblocking, they return the request's slot
   allgather: Completing<[comm: CommHandle, sendbuf: DataBuffer | null, recvbuf: DataBuffer], number>;

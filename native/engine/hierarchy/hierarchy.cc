@@ -1,5 +1,7 @@
 #include "hierarchy.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -14,10 +16,12 @@ namespace {
 struct WirePlace {
   int32_t shared_leader, virtual_node, socket, numa, core, cpu, binding;
   char host[64];
+  char kernel[40];  // kernelBootId()
 };
 
 // Every world rank's place, gathered once at init (initializeWorld); empty before.
 std::vector<WirePlace> g_world_places;
+bool g_kernel_oversubscribed = false;
 
 }  // namespace
 
@@ -64,6 +68,7 @@ WirePlace placeHere(int shared_leader, int world_rank, const NodeOverride& overr
   int len = 0;
   PMPI_Get_processor_name(host, &len);
   std::strncpy(mine.host, host, sizeof mine.host - 1);
+  std::strncpy(mine.kernel, kernelBootId().c_str(), sizeof mine.kernel - 1);
   return mine;
 }
 
@@ -78,8 +83,20 @@ int Hierarchy::initializeWorld(const NodeOverride& override) {
   WirePlace mine = placeHere(leader, rank, override, currentCpuPlace());
   std::vector<WirePlace> all(size);
   if ((rc = PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, MPI_COMM_WORLD)) != MPI_SUCCESS) return rc;
+  // Ranks on this kernel: by boot id, else (unreadable) by the node MPI sees.
+  const auto here = [&mine](const WirePlace& w) {
+    return mine.kernel[0] != 0 ? std::strncmp(w.kernel, mine.kernel, sizeof w.kernel) == 0 : w.shared_leader == mine.shared_leader;
+  };
+  g_kernel_oversubscribed = std::count_if(all.begin(), all.end(), here) > onlineCpus();
   g_world_places = std::move(all);
   return MPI_SUCCESS;
+}
+
+bool kernelOversubscribed() { return g_kernel_oversubscribed; }
+
+void idleWhileWaiting() {
+  if (g_kernel_oversubscribed) sched_yield();
+  else cpuRelax();
 }
 
 int Hierarchy::detect(MPI_Comm comm, const NodeOverride& override, Hierarchy* out, std::string* error) {

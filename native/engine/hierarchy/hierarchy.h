@@ -34,6 +34,16 @@ struct RankPlace {
 // are outside each other's worlds.
 int worldRanksOf(MPI_Comm comm, std::vector<int>* out);
 
+// Whether this kernel runs more ranks of the world than it has CPUs online (known once
+// Hierarchy::initializeWorld has run; false before).
+bool kernelOversubscribed();
+
+// What a rank does between two polls of something another rank must do: on an oversubscribed
+// kernel it yields its core (sched_yield), which the rank it waits for may need; otherwise it
+// only relaxes the CPU for a moment, as a yield would hand the core to whatever else runs here (a
+// CPU hog, another job) for a whole time slice, milliseconds, while the peer runs on its own core.
+void idleWhileWaiting();
+
 class Hierarchy {
  public:
   // Nodes from MPI_Comm_split_type(SHARED) refined by `override`, each rank's place from its

@@ -106,6 +106,24 @@ std::vector<int> parseCpuList(const std::string& text) {
   return cpus;
 }
 
+std::string kernelBootId() {
+  std::string id;
+  return readLine("/proc/sys/kernel/random/boot_id", &id) ? id : std::string();
+}
+
+void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+int onlineCpus() {
+  static const int online = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  return online;
+}
+
 CpuPlace currentCpuPlace() {
   CpuPlace place;
   cpu_set_t mask;
@@ -120,7 +138,7 @@ CpuPlace currentCpuPlace() {
       ++allowed;
     }
   }
-  static const int online = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));  // glibc reads sysfs each time
+  const int online = onlineCpus();
   int current = sched_getcpu();
   place.cpu = allowed == 1 ? first : current >= 0 ? current : 0;
   if (allowed == 1) place.binding = Binding::Core;

@@ -39,6 +39,17 @@ std::vector<CacheInfo> cpuCaches(int cpu);
 // True when libnuma works and the machine has more than one NUMA node with memory.
 bool numaMachine();
 
+// The running kernel's boot id (/proc/sys/kernel/random/boot_id; empty where unreadable). Ranks
+// that share it share its CPUs and its CLOCK_MONOTONIC, in network namespaces (`topocoll
+// cluster`) too, where MPI_Comm_split_type(SHARED) tells them apart.
+std::string kernelBootId();
+
+// Tells the CPU this thread spins (x86 pause, Arm yield): no other thread gets the core.
+void cpuRelax();
+
+// Logical CPUs online (read once: glibc reads sysfs on each sysconf).
+int onlineCpus();
+
 // Parses a sysfs CPU list ("0-3,8,10-11").
 std::vector<int> parseCpuList(const std::string& text);
 

@@ -1,6 +1,5 @@
 #include "shm_context.h"
 
-#include <sched.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,14 +13,6 @@
 namespace topocoll {
 
 namespace shm_detail {
-void pause() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-void yield() { sched_yield(); }
 double now() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

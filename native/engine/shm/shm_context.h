@@ -81,11 +81,10 @@ class ShmContext {
   bool flagReached(const Call& call, int owner, int slot, int64_t stage) const;
   void signalFlag(const Call& call, int owner, int slot, int64_t stage);
 
-  // Spins until ready() holds: a short busy spin (pause), then sched_yield so that an
-  // oversubscribed node makes progress (with nothing else runnable, sched_yield returns at once,
-  // so yielding early costs a dedicated core little; spinning long costs a shared one a lot). While it waits it progresses the other nonblocking
-  // calls in flight on this communicator (their ranks may be waiting for us), and it gives up
-  // with MPI_ERR_OTHER when a rank of the node has died.
+  // Spins until ready() holds: a short busy spin, then polls that progress MPI, with
+  // idleWhileWaiting() between them (an oversubscribed kernel yields the core). While it waits
+  // it progresses the other nonblocking calls in flight on this communicator (their ranks may be
+  // waiting for us), and it gives up with MPI_ERR_OTHER when a rank of the node has died.
   template <typename Ready>
   int waitUntil(Ready ready, const CollectiveRequest* self);
 
@@ -155,8 +154,6 @@ class ShmCreation {
 };
 
 namespace shm_detail {
-void pause();
-void yield();
 double now();
 }  // namespace shm_detail
 
@@ -165,14 +162,14 @@ int ShmContext::waitUntil(Ready ready, const CollectiveRequest* self) {
   constexpr int kSpins = 32;
   for (int i = 0; i < kSpins; ++i) {
     if (ready()) return MPI_SUCCESS;
-    shm_detail::pause();
+    cpuRelax();
   }
   double next_check = shm_detail::now() + 0.1;
   for (unsigned i = 0;; ++i) {
     if (ready()) return MPI_SUCCESS;
     if (in_flight_count_.load(std::memory_order_relaxed) > 0) progressOthers(self);
     progressMpi();
-    shm_detail::yield();
+    idleWhileWaiting();
     if ((i & 63) == 0 && shm_detail::now() > next_check) {
       int rc = checkPeers();
       if (rc != MPI_SUCCESS) return rc;

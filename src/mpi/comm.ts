@@ -18,7 +18,7 @@ import { init } from './lifecycle';
 import { objectOpFunction, ObjectOp, Op, opIndex } from './ops';
 import { matchedMessage, persistentRequest, type Message, type PersistentRequest } from './p2p';
 import { jsOpFunction, userReduction, type BufferOp, type ReductionKind } from './user-op';
-import { engineRequest, Request, startP2p } from './request';
+import { engineRequest, Request, startReceive, startSend } from './request';
 import { statusArray, statusAt } from './status';
 import { deserialize, serialize, serializeTransient } from './serialize';
 
@@ -471,15 +471,14 @@ export class Comm {
     return this.#isend(buf, dest, tag, READY);
   }
 
-  // A nonblocking send in `mode`: its request in a slot of the addon's table (startP2p).
+  // A nonblocking send in `mode`: its request in a slot of the addon's table (startSend).
   #isend(buf: DataBuffer, dest: number, tag: number, mode: SendMode): Request<void> {
-    return new Request(startP2p((slot) => addon().isend(this.handle, buf, dest, tag, mode, slot), false), () => undefined, [buf], 'p2p');
+    return startSend((slot) => addon().isend(this.handle, buf, dest, tag, mode, slot), buf);
   }
 
   /** Nonblocking receive; the request resolves to the Status. */
   irecv(buf: DataBuffer, source = ANY_SOURCE, tag = ANY_TAG): Request<Status> {
-    const native = startP2p((slot) => addon().irecv(this.handle, buf, source, tag, slot), true);
-    return new Request(native, () => native.status(), [buf], 'p2p');
+    return startReceive((slot) => addon().irecv(this.handle, buf, source, tag, slot), buf);
   }
 
   /** A persistent standard send of `buf` to `dest` (MPI_Send_init): start() sends buf's current contents. */
@@ -788,7 +787,7 @@ export class Comm {
 
   isendObject(value: unknown, dest: number, tag = 0): Request<void> {
     const data = serialize(value);
-    return new Request(startP2p((slot) => addon().isend(this.handle, data, dest, tag, STANDARD, slot), false), () => undefined, [data], 'object');
+    return startSend((slot) => addon().isend(this.handle, data, dest, tag, STANDARD, slot), data, 'object');
   }
 
   /** Nonblocking receive of a JS value of any size (matched probe, then receive). */

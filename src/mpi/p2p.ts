@@ -5,7 +5,7 @@ import type { MpiRequest, NativeMessage } from './addon';
 import type { BufferLike, Status } from './comm';
 import type { DataBuffer } from './datatype';
 import { addon } from './native';
-import { Request } from './request';
+import { Request, statusOfRequest } from './request';
 
 let messageOf: (native: NativeMessage, status: Status) => Message;
 let nativeOf: (request: PersistentRequest<unknown>, what: string) => MpiRequest;
@@ -38,8 +38,7 @@ export class Message {
 
   /** Nonblocking receive of the message into `buf` (MPI_Imrecv); the request resolves to the Status. */
   irecv(buf: DataBuffer): Request<Status> {
-    const native = this.#native.irecv(buf);
-    return new Request(native, () => native.status(), [buf], 'p2p');
+    return new Request(this.#native.irecv(buf), statusOfRequest, [buf], 'p2p');
   }
 }
 

@@ -160,14 +160,14 @@ const pending = (): boolean => polled.length > 0 || awaited.size > 0 || waiters.
 
 function spin(): void {
   spinQueued = false;
-  pollRound(0);
-  if (pending()) {
-    // The clock only once something is still pending: most small operations are done by now.
-    const started = performance.now();
-    if (awaited.size === 0 && [...waiters].every((w) => w.slotsOnly)) {
-      // Only sends and receives: the native spin polls them all, for the whole budget.
-      pollRound(SPIN_US);
-    } else {
+  if (awaited.size === 0 && (waiters.size === 0 || [...waiters].every((w) => w.slotsOnly))) {
+    // Only sends and receives: one native spin polls them all, for the whole budget.
+    pollRound(SPIN_US);
+  } else {
+    pollRound(0);
+    if (pending()) {
+      // The clock only once something is still pending: most small operations are done by now.
+      const started = performance.now();
       do {
         if ((performance.now() - started) * 1000 >= YIELD_AFTER_US) addon().idleWhileWaiting();
         pollRound(0);
@@ -226,8 +226,11 @@ function poll<R>(step: () => boolean, value: () => R, slotsOnly = false): Promis
 }
 
 // The free slots of the addon's table of send and receive requests (native/addon/p2p.cc,
-// P2pSlot): a slot is taken by isend/irecv and given back once its request completes.
+// P2pSlot): a slot is taken by isend/irecv and given back once its request completes. The buffer
+// of each slot in flight stays reachable from slotBuffers until then (as other requests' from
+// inFlight, below), also when the program drops the Request.
 const freeSlots: number[] = [];
+const slotBuffers: unknown[] = [];
 let slotsMade = 0;
 
 /**
@@ -284,11 +287,9 @@ class P2pRequest implements MpiRequest {
 // Where p2pWait writes a receive's Status.
 const waitStatus = statusArray(1);
 
-/**
- * Starts a send or receive (`receives`) by `start(slot)` (addon isend/irecv) in a free slot, and
- * gives its request; the slot goes back to the free list when start throws.
- */
-export function startP2p(start: (slot: number) => void, receives: boolean): MpiRequest {
+// Starts a send or receive (`receives`) of `buf` by `start(slot)` (addon isend/irecv) in a free
+// slot; the slot goes back to the free list when start throws.
+function startInSlot(start: (slot: number) => void, receives: boolean, buf: unknown): P2pRequest {
   const slot = freeSlots.pop() ?? slotsMade++;
   try {
     start(slot);
@@ -296,7 +297,22 @@ export function startP2p(start: (slot: number) => void, receives: boolean): MpiR
     freeSlots.push(slot);
     throw e;
   }
+  slotBuffers[slot] = buf;
   return new P2pRequest(slot, receives);
+}
+
+const nothing = (): undefined => undefined;
+/** A request's value that is the Status of its operation (receives, nonblocking file access). */
+export const statusOfRequest = (native: NativeRequest): Status => (native as MpiRequest).status();
+
+/** The request of a send of `buf` started by `start(slot)` (addon isend) in a free slot. */
+export function startSend(start: (slot: number) => void, buf: unknown, kind: 'p2p' | 'object' = 'p2p'): Request<void> {
+  return new Request(startInSlot(start, false, buf), nothing, null, kind);
+}
+
+/** The request of a receive into `buf` started by `start(slot)` (addon irecv) in a free slot. */
+export function startReceive(start: (slot: number) => void, buf: unknown): Request<Status> {
+  return new Request(startInSlot(start, true, buf), statusOfRequest, null, 'p2p');
 }
 
 /**
@@ -329,7 +345,9 @@ export function engineRequest(slot: number | undefined): NativeRequest | undefin
 
 // The native request completed: a send's or receive's slot goes back to the free list.
 function released(native: NativeRequest): void {
-  if (native instanceof P2pRequest) freeSlots.push(native.slot);
+  if (!(native instanceof P2pRequest)) return;
+  slotBuffers[native.slot] = undefined;
+  freeSlots.push(native.slot);
 }
 
 // Requests in flight, and the buffers MPI reads or writes for them, stay reachable from here until
@@ -381,7 +399,7 @@ function sweepDetached(): void {
  */
 export class Request<T = void> implements Promise<T> {
   #native: NativeRequest | null;
-  #result: (() => T) | null;
+  #result: ((native: NativeRequest) => T) | null;
   #value: T | undefined;
   #done = false;
   #kind: RequestKind;
@@ -452,15 +470,16 @@ export class Request<T = void> implements Promise<T> {
   }
 
   /**
-   * @internal `result` computes the value once the operation has completed; `keepAlive` holds the
-   * buffers MPI is reading or writing until then; `kind`: what made it (RequestKind).
+   * @internal `result` computes the value from `native` once the operation has completed;
+   * `keepAlive` holds the buffers MPI is reading or writing until then (null: a send's or
+   * receive's slot holds its buffer); `kind`: what made it (RequestKind).
    */
-  constructor(native: NativeRequest, result: () => T, keepAlive: unknown[], kind: RequestKind = 'collective') {
+  constructor(native: NativeRequest, result: (native: NativeRequest) => T, keepAlive: unknown[] | null, kind: RequestKind = 'collective') {
     if (detached.size > 0) sweepDetached();
     this.#native = native;
     this.#result = result;
     this.#kind = kind;
-    inFlight.set(this, keepAlive);
+    if (keepAlive !== null) inFlight.set(this, keepAlive);
   }
 
   /** 'Promise', as a Promise's: `Object.prototype.toString.call(req)` is `[object Promise]`. */
@@ -511,7 +530,7 @@ export class Request<T = void> implements Promise<T> {
    * leaves it pending.
    */
   free(): void {
-    if (!inFlight.has(this)) return; // completed, failed or freed already: nothing in flight
+    if (this.#done || this.#failed || this.#native === null) return; // completed, failed or freed already: nothing in flight
     if (this.#kind === 'collective') {
       throw new TypeError('free: a nonblocking collective cannot be freed (MPI forbids MPI_Request_free on its request); complete it with await, wait() or test()');
     }
@@ -521,7 +540,7 @@ export class Request<T = void> implements Promise<T> {
     if (this.#reactions !== null) throw new TypeError('free: the request is being awaited; a request cannot be freed once something waits for it');
     freedRequests.add(this);
     if (this.#polled) this.#unpoll(); // a waitAll's: it now rejects, as for a request freed before
-    detached.set(this.#native!, inFlight.get(this)!);
+    detached.set(this.#native, inFlight.get(this) ?? []);
     inFlight.delete(this);
     this.#native = null;
     this.#result = null;
@@ -638,7 +657,7 @@ export class Request<T = void> implements Promise<T> {
     this.#native = null;
     try {
       if (this.#cancelRequested) this.#cancelled = (native as MpiRequest).status().cancelled;
-      this.#value = this.#result!();
+      this.#value = this.#result!(native);
       this.#done = true;
     } catch (e) {
       this.#failed = true;

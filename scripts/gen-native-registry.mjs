@@ -84,6 +84,7 @@ export function renderRegistryHeader({ COLLECTIVES, DEFAULT_RULES, PARAMETERS, T
   lines.push('  int max_ranks;');
   lines.push('  int power_of_two;  // 1: only powers of two, 0: only others, -1: any');
   lines.push('  int multi_node;    // 1: only communicators over several nodes with several ranks on a node, 0: only others, -1: any');
+  lines.push('  int nonblocking;   // 1: only nonblocking calls, 0: only blocking ones, -1: any');
   lines.push('  const char* mpi;   // only under this MPI ("openmpi", "mpich"); null: any');
   lines.push('  const char* why;');
   lines.push('};');
@@ -94,9 +95,10 @@ export function renderRegistryHeader({ COLLECTIVES, DEFAULT_RULES, PARAMETERS, T
     const basis = `SizeBasis::${r.basis === 'block' ? 'Block' : 'Total'}`;
     const pow2 = r.powerOfTwo === undefined ? -1 : r.powerOfTwo ? 1 : 0;
     const multiNode = r.multiNode === undefined ? -1 : r.multiNode ? 1 : 0;
+    const nonblocking = r.nonblocking === undefined ? -1 : r.nonblocking ? 1 : 0;
     lines.push(
       `    {${coll}, ${cStr(r.algorithm)}, ${basis}, ${bound(r.minBytes, '-1')}, ${bound(r.maxBytes, '-1')}, ` +
-        `${bound(r.minRanks, '-1')}, ${bound(r.maxRanks, '-1')}, ${pow2}, ${multiNode}, ${r.mpi ? cStr(r.mpi) : 'nullptr'}, ${cStr(r.why)}},`,
+        `${bound(r.minRanks, '-1')}, ${bound(r.maxRanks, '-1')}, ${pow2}, ${multiNode}, ${nonblocking}, ${r.mpi ? cStr(r.mpi) : 'nullptr'}, ${cStr(r.why)}},`,
     );
   }
   lines.push('};');

@@ -20,6 +20,7 @@ function ruleCondition(r, titles) {
   if (r.maxRanks !== undefined) parts.push(`p ≤ ${r.maxRanks}`);
   if (r.powerOfTwo !== undefined) parts.push(r.powerOfTwo ? 'p a power of two' : 'p not a power of two');
   if (r.multiNode !== undefined) parts.push(r.multiNode ? 'ranks over several nodes, several on a node' : 'one node, or one rank per node');
+  if (r.nonblocking !== undefined) parts.push(r.nonblocking ? 'nonblocking calls' : 'blocking calls');
   if (r.mpi !== undefined) parts.push(titles[r.mpi]);
   return parts.length ? parts.join(', ') : 'otherwise';
 }

@@ -283,8 +283,8 @@ Napi::Value CompileSchedule(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// selectAlgorithm(collective, p, blockBytes, totalBytes, nodes = 1) -> {algorithm, reason}, under
-// the configuration of the environment (loadConfig() first).
+// selectAlgorithm(collective, p, blockBytes, totalBytes, nodes = 1, nonblocking = false) ->
+// {algorithm, reason}, under the configuration of the environment (loadConfig() first).
 Napi::Value SelectAlgorithm(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Collective coll = collectiveArg(info[0]);
@@ -292,7 +292,8 @@ Napi::Value SelectAlgorithm(const Napi::CallbackInfo& info) {
   int64_t block = intArg(info[2], "blockBytes", 0, INT64_MAX / 2);
   int64_t total = intArg(info[3], "totalBytes", 0, INT64_MAX / 2);
   int nodes = info.Length() > 4 && !info[4].IsUndefined() ? static_cast<int>(intArg(info[4], "nodes", 1, p)) : 1;
-  Choice c = selectAlgorithm(coll, p, block, total, config(), nodes);
+  const bool nonblocking = info.Length() > 5 && info[5].ToBoolean();
+  Choice c = selectAlgorithm(coll, p, block, total, config(), nodes, nonblocking);
   auto o = Napi::Object::New(env);
   o.Set("algorithm", c.algorithm == kAlgorithmNative ? "native" : algorithmName(coll, c.algorithm));
   o.Set("reason", c.reason);

@@ -48,8 +48,9 @@ struct Call {
   bool commutative = true;
   bool user_handles = false;
   const std::vector<int64_t>* recv_counts = nullptr;  // reduce_scatter: every rank's part, in elements
-  // What the choice depends on besides the sizes (CommState::RecentChoice).
-  int variant(bool nonblocking) const { return (commutative ? 0 : 1) | (user_handles && nonblocking ? 2 : 0); }
+  // What the choice depends on besides the sizes (CommState::RecentChoice): the call's form too,
+  // which rules may name (`nonblocking`).
+  int variant(bool nonblocking) const { return (commutative ? 0 : 1) | (nonblocking ? 2 : 0) | (user_handles && nonblocking ? 4 : 0); }
   bool total_known = false;  // reduce_scatter: total_bytes is the sum of its parts
 };
 
@@ -120,12 +121,12 @@ int modelCall(const Call& call, CommState* state, model::ModelCall* out) {
 
 // TOPOCOLL_SELECT=model. Out of line: the ModelCall is large, and the rule-based path must not
 // pay for zeroing it on every call.
-[[gnu::noinline]] int selectByModel(const Call& call, CommState* state, Choice* choice) {
+[[gnu::noinline]] int selectByModel(const Call& call, CommState* state, bool nonblocking, Choice* choice) {
   model::ModelCall model_call;
   int rc = modelCall(call, state, &model_call);
   if (rc != MPI_SUCCESS) return rc;
   int nodes = model_call.hierarchy->nodeCount();
-  *choice = selectAlgorithm(call.coll, state->size(), call.block_bytes, call.total_bytes, config(), nodes, &model_call);
+  *choice = selectAlgorithm(call.coll, state->size(), call.block_bytes, call.total_bytes, config(), nodes, nonblocking, &model_call);
   return MPI_SUCCESS;
 }
 
@@ -170,9 +171,9 @@ int choose(const Call& call, CommState* state, bool nonblocking, Choice* choice,
   const bool was_forced = forced(call.coll);
   if (was_forced) {
     // Nothing else to weigh (nor a hierarchy to detect, which a nonblocking call could not).
-    *choice = selectAlgorithm(call.coll, state->size(), call.block_bytes, call.total_bytes, config(), 1, nullptr);
+    *choice = selectAlgorithm(call.coll, state->size(), call.block_bytes, call.total_bytes, config(), 1, nonblocking);
   } else if (config().get(Parameter::Select) == model::kSelectModel && !state->isInter()) {
-    if ((rc = selectByModel(call, state, choice)) != MPI_SUCCESS) return rc;
+    if ((rc = selectByModel(call, state, nonblocking, choice)) != MPI_SUCCESS) return rc;
   } else {
     // Placement-dependent rules need the node count: detected once per communicator
     // (collectively: whether a collective needs it is the same on every rank).
@@ -182,7 +183,7 @@ int choose(const Call& call, CommState* state, bool nonblocking, Choice* choice,
       if ((rc = hierarchyOf(state, &hierarchy)) != MPI_SUCCESS) return rc;
       nodes = hierarchy->nodeCount();
     }
-    *choice = selectAlgorithm(call.coll, state->size(), call.block_bytes, call.total_bytes, config(), nodes, nullptr);
+    *choice = selectAlgorithm(call.coll, state->size(), call.block_bytes, call.total_bytes, config(), nodes, nonblocking);
   }
   if (choice->algorithm == kAlgorithmNative) {
     // Say why an intercommunicator ran native even where a rule would have picked native anyway.

@@ -17,9 +17,9 @@ std::unique_ptr<RuleSet> g_rules;
 bool g_installed = false;  // by the Node side: the environment's path then keeps these rules
 
 const char* const kTopKeys[] = {"$schema", "version", "generator", "created", "machine", "mpi", "job", "notes", "rules"};
-const char* const kRuleKeys[] = {"collective", "algorithm",       "basis",           "minBytes", "maxBytes",
-                                 "minRanks",   "maxRanks",        "powerOfTwo",      "multiNode", "minNodes",
-                                 "maxNodes",   "minRanksPerNode", "maxRanksPerNode", "mpi",       "why"};
+const char* const kRuleKeys[] = {"collective", "algorithm",       "basis",           "minBytes",    "maxBytes", "minRanks",
+                                 "maxRanks",   "powerOfTwo",      "multiNode",       "nonblocking", "minNodes", "maxNodes",
+                                 "minRanksPerNode", "maxRanksPerNode", "mpi",        "why"};
 const char* const kMpis[] = {"openmpi", "mpich"};
 constexpr const char kNativePrefix[] = "native:";
 
@@ -166,7 +166,10 @@ class Reader {
       return fail(v.find("maxBytes")->line, at + ".maxBytes", "must be greater than minBytes (the range is [minBytes, maxBytes))");
     }
     if (!bounds(v, "minRanks", "maxRanks", at, &r->min_ranks, &r->max_ranks)) return false;
-    if (!boolean(v, "powerOfTwo", at, &r->power_of_two) || !boolean(v, "multiNode", at, &r->multi_node)) return false;
+    if (!boolean(v, "powerOfTwo", at, &r->power_of_two) || !boolean(v, "multiNode", at, &r->multi_node) ||
+        !boolean(v, "nonblocking", at, &r->nonblocking)) {
+      return false;
+    }
     if (!bounds(v, "minNodes", "maxNodes", at, &r->min_nodes, &r->max_nodes) ||
         !bounds(v, "minRanksPerNode", "maxRanksPerNode", at, &r->min_ranks_per_node, &r->max_ranks_per_node)) {
       return false;
@@ -275,10 +278,11 @@ bool loadFromEnvironment(const std::string& path, std::string* error) {
 
 const RuleSet* current() { return g_rules.get(); }
 
-bool select(const RuleSet& set, Collective coll, int p, int64_t block_bytes, int64_t total_bytes, int nodes,
+bool select(const RuleSet& set, Collective coll, int p, int64_t block_bytes, int64_t total_bytes, int nodes, bool nonblocking,
             const char* mpi, const Config& cfg, int* algorithm, const char** reason) {
   for (const Rule& rule : set.rules) {
     if (rule.collective != coll || !ruleMatches(rule, p, block_bytes, total_bytes)) continue;
+    if (rule.nonblocking >= 0 && nonblocking != (rule.nonblocking == 1)) continue;
     if (!placementMatches(rule, p, std::max(nodes, 1), mpi)) continue;
     if (rule.algorithm != kAlgorithmNative) {
       // As the defaults do: skip what cannot run here, so that the next rule decides.

@@ -39,6 +39,7 @@ struct Rule {
   int multi_node = -1;                     // 1: only over several nodes with several ranks on a node, 0: only others
   int min_nodes = -1, max_nodes = -1;      // inclusive; -1 = unbounded
   int min_ranks_per_node = -1, max_ranks_per_node = -1;
+  int nonblocking = -1;                    // 1: only nonblocking calls (MPI_I…), 0: only blocking ones
   std::string mpi;                         // only under this MPI ("openmpi", "mpich"); empty: any
   std::string why;
   int line = 0;        // in the file the user wrote
@@ -69,8 +70,9 @@ bool loadFromEnvironment(const std::string& path, std::string* error);
 const RuleSet* current();
 
 // The first rule of `set` that matches the call and can run here; false when none does. nodes:
-// the nodes the communicator spans (1 when unknown); mpi: the MPI this build runs on.
-bool select(const RuleSet& set, Collective coll, int p, int64_t block_bytes, int64_t total_bytes, int nodes,
+// the nodes the communicator spans (1 when unknown); nonblocking: the call's form; mpi: the MPI
+// this build runs on.
+bool select(const RuleSet& set, Collective coll, int p, int64_t block_bytes, int64_t total_bytes, int nodes, bool nonblocking,
             const char* mpi, const Config& cfg, int* algorithm, const char** reason);
 
 }  // namespace topocoll::rules

@@ -61,7 +61,7 @@ bool rulesNeedNodes(Collective coll) {
 }
 
 Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t total_bytes, const Config& cfg,
-                       int nodes, const model::ModelCall* model_call) {
+                       int nodes, bool nonblocking, const model::ModelCall* model_call) {
   const bool multi_node = nodes > 1 && nodes < p;
   // A run-time override (setAlgorithm, for benchmarks and tests) outranks the environment.
   int overridden = override_algorithm::forced(coll);
@@ -81,11 +81,12 @@ Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t tota
   // TOPOCOLL_RULES: the first matching rule of the file, before the built-in defaults.
   if (const rules::RuleSet* file = rules::current()) {
     Choice ruled;
-    if (rules::select(*file, coll, p, block_bytes, total_bytes, nodes, kThisMpi, cfg, &ruled.algorithm, &ruled.reason)) return ruled;
+    if (rules::select(*file, coll, p, block_bytes, total_bytes, nodes, nonblocking, kThisMpi, cfg, &ruled.algorithm, &ruled.reason)) return ruled;
   }
   for (const ResolvedRule& r : defaultRules(coll)) {
     if (!ruleMatches(*r.rule, p, block_bytes, total_bytes)) continue;
     if (r.rule->multi_node >= 0 && multi_node != (r.rule->multi_node == 1)) continue;
+    if (r.rule->nonblocking >= 0 && nonblocking != (r.rule->nonblocking == 1)) continue;
     if (r.algorithm == kUnusable) continue;
     // TOPOCOLL_SHM=0: the rules skip algorithms that use shared memory.
     if (r.uses_shm && !cfg.get(Parameter::Shm)) continue;

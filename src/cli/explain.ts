@@ -47,6 +47,8 @@ export interface ExplainOptions {
   only?: string;
   /** Ranks per node, in rank order (default: all on one node). */
   ppn?: number;
+  /** The nonblocking form of the call (MPI_I…), which rules may tell apart. */
+  nonblocking?: boolean;
   /** A topology file for the model's levels: `--topology` (option) or TOPOCOLL_TOPOLOGY (env). */
   topology?: { file: string; from: 'option' | 'env' };
 }
@@ -86,7 +88,7 @@ export function explainCall(coll: CollectiveName, np: number, bytes: number, o: 
   const nodeCount = Math.ceil(np / ppn);
   const levels = topologyLevels(o.topology, ppn);
   const total = totalBytes(coll, np, bytes);
-  const rule = native.selectAlgorithm(coll, np, bytes, total, nodeCount);
+  const rule = native.selectAlgorithm(coll, np, bytes, total, nodeCount, o.nonblocking ?? false);
   const registered: string[] = native.registeredAlgorithms()[coll];
   const names = o.only ? [o.only] : registered;
   // Blocks are bytes here: one rank's block of a block exchange, one element of a byte vector
@@ -147,7 +149,7 @@ function choiceLines(e: Explanation): string[] {
 export const explain: Command = {
   summary: 'show the algorithm chosen for a call, why, and what each candidate schedule costs',
   usage:
-    'topocoll explain --coll <collective> --np <ranks> [--ppn <ranks per node>] [--bytes <size>] [--algorithm <name>] [--topology <file>] [--json]\n' +
+    'topocoll explain --coll <collective> --np <ranks> [--ppn <ranks per node>] [--bytes <size>] [--nonblocking] [--algorithm <name>] [--topology <file>] [--json]\n' +
     '   (--topology: the levels the model prices messages with; default TOPOCOLL_TOPOLOGY, else the engine\'s defaults)',
   async run(args) {
     const { options } = parseOptions(args, {
@@ -157,6 +159,7 @@ export const explain: Command = {
       bytes: { type: 'string' },
       algorithm: { type: 'string' },
       topology: { type: 'string' },
+      nonblocking: { type: 'flag' },
       json: { type: 'flag' },
     });
     if (!options.coll || !options.np) throw new UsageError(`--coll and --np are required\nusage: ${this.usage}`);
@@ -169,14 +172,14 @@ export const explain: Command = {
     }
     const fromEnv = envValue('TOPOCOLL_TOPOLOGY');
     const topology = options.topology !== undefined ? { file: String(options.topology), from: 'option' as const } : fromEnv ? { file: fromEnv, from: 'env' as const } : undefined;
-    const e = explainCall(coll, Number(options.np), bytes, { only, ppn: options.ppn as number | undefined, topology });
+    const e = explainCall(coll, Number(options.np), bytes, { only, ppn: options.ppn as number | undefined, nonblocking: Boolean(options.nonblocking), topology });
     if (options.json) {
       console.log(JSON.stringify(e, null, 2));
       return 0;
     }
     const what = { block: 'per rank block', vector: 'message', none: '' }[shapeOf(coll)];
     const placement = e.nodes > 1 ? `${e.ppn} per node on ${e.nodes} nodes` : 'one node';
-    console.log(`${coll} on ${e.np} ranks, ${placement}${what ? `, ${formatBytes(bytes)} ${what}` : ''}`);
+    console.log(`${options.nonblocking ? 'nonblocking ' : ''}${coll} on ${e.np} ranks, ${placement}${what ? `, ${formatBytes(bytes)} ${what}` : ''}`);
     console.log(`${choiceLines(e).join('\n')}\n`);
     const header = ['algorithm', 'predicted', 'rounds', 'msgs/rank', 'max bytes/rank', ...(e.nodes > 1 ? ['max bytes out/node', 'msgs between nodes'] : []), 'max distance', 'ALCD'];
     const rows = e.candidates.map(({ algorithm, summary: s, predicted_us }) => [

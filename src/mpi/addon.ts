@@ -410,7 +410,7 @@ export interface NativeAddon {
   /** A schedule given as objects (buildSchedule's form) compiled by the engine; a RangeError names the rank, round and op of a malformed one. */
   compileSchedule(schedule: Schedule, p: number, withSpans: boolean): CompiledRank;
   /** The engine's choice under the environment's configuration (loadConfig() first). */
-  selectAlgorithm(collective: CollectiveName, p: number, blockBytes: number, totalBytes: number, nodes?: number): { algorithm: string; reason: string };
+  selectAlgorithm(collective: CollectiveName, p: number, blockBytes: number, totalBytes: number, nodes?: number, nonblocking?: boolean): { algorithm: string; reason: string };
   /** Validates the TOPOCOLL_* environment; throws the message naming the variable. */
   loadConfig(): void;
   /** A TOPOCOLL_* parameter as the engine parsed it: a number (booleans, integers) or a string (choices, text). */

@@ -260,12 +260,13 @@ export class Comm {
    * barrier, alltoall) on this communicator with `bytes` per rank (bcast: the message), and why:
    * a forced TOPOCOLL_<COLL>_ALGORITHM, a TOPOCOLL_RULES rule, or the built-in defaults. At run
    * time an algorithm that cannot run (no shared memory, say) falls back to `native`;
-   * TOPOCOLL_VERBOSE=1 prints what each call actually ran.
+   * TOPOCOLL_VERBOSE=1 prints what each call actually ran. `nonblocking`: for the call's
+   * nonblocking form (iallreduce, …), which a rule may treat apart (`nonblocking` in a rules file).
    */
-  algorithmFor(collective: string, bytes: number): { algorithm: string; reason: string } {
+  algorithmFor(collective: string, bytes: number, nonblocking = false): { algorithm: string; reason: string } {
     const total = totalBytes(collective, this.size, bytes);
     // A name from JavaScript: the addon checks it (a TypeError names the collectives).
-    return addon().selectAlgorithm(collective as CollectiveName, this.size, bytes, total);
+    return addon().selectAlgorithm(collective as CollectiveName, this.size, bytes, total, 1, nonblocking);
   }
 
   // --- Groups, names, intercommunicators ---

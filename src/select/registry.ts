@@ -282,6 +282,8 @@ export interface Rule {
    * or virtual) and some node holds several of its ranks; false: only elsewhere.
    */
   readonly multiNode?: boolean;
+  /** Only for nonblocking calls (MPI_I…, `comm.i…`: true) or blocking ones (false). */
+  readonly nonblocking?: boolean;
   /** Only under this MPI (the library the engine was built against). */
   readonly mpi?: MpiFlavour;
   readonly why: string;
@@ -340,7 +342,7 @@ export const DEFAULT_RULES: readonly Rule[] = [
   { collective: 'alltoall', algorithm: 'pairwise', why: 'MPICH: long blocks (xor pairing on power-of-two sizes, shift otherwise)' },
   // Two ranks of one node (topocoll bench, 2026-11-26, load 1.3-1.6, two quiet launches per MPI; docs/benchmarks.md):
   // one copy into shared memory each and one whole combination beat the MPIs' message exchanges.
-  { collective: 'allreduce', algorithm: 'native', basis: 'total', maxBytes: 64, maxRanks: 2, mpi: 'openmpi', why: 'measured (topocoll bench, 2 ranks, Open MPI 4.1, 2026-11-26, 2 launches): below 64 B Open MPI\'s exchange (0.37-0.40 us) beats one flag handoff through shared memory (0.41-0.46 us)' },
+  { collective: 'allreduce', algorithm: 'native', basis: 'total', maxBytes: 64, maxRanks: 2, mpi: 'openmpi', nonblocking: false, why: 'measured (topocoll bench, 2 ranks, Open MPI 4.1, 2026-11-26, 2 launches): below 64 B Open MPI\'s exchange (0.37-0.40 us) beats one flag handoff through shared memory (0.41-0.46 us); not its nonblocking call, which libnbc runs (bench:binding, 8 B, 2 launches: iallreduce + wait() 2.2-2.3 us, awaited 3.2-3.6, against hierarchical\'s 1.3-1.4 and 2.1)' },
   { collective: 'allreduce', algorithm: 'hierarchical', maxRanks: 2, why: 'measured (topocoll bench, 2 ranks, 2026-11-26, 2 launches per MPI): operands in shared memory, combined whole by each rank, 1.04-2.2x faster than Open MPI\'s allreduce from 64 B to 4 MiB and 1.0-2.6x than MPICH\'s from 8 B' },
   // Several nodes: the emulated cluster, 4 hosts x 2 ranks over 1 Gbit/s links, --map-by slot (docs/benchmarks.md).
   { collective: 'allreduce', algorithm: 'hierarchical', basis: 'total', minBytes: 65536, maxBytes: 1048576, multiNode: true, why: 'measured (emulated cluster, 4 hosts x 2 ranks, 1 Gbit/s, Open MPI 4.1, 2026-11-26, 2 launches): one leader per node, each node combined in shared memory: 256 KiB in 3.3-3.4 ms against Open MPI\'s 3.7-6.9 and the ring\'s 3.8; all within 1 % at 64 KiB' },

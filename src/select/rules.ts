@@ -26,6 +26,7 @@ export interface FileRule {
   maxRanks?: number;
   powerOfTwo?: boolean;
   multiNode?: boolean;
+  nonblocking?: boolean;
   minNodes?: number;
   maxNodes?: number;
   minRanksPerNode?: number;
@@ -43,6 +44,8 @@ export interface RuleCall {
   /** Nodes (shared-memory or virtual) the communicator spans; 1 when unknown. */
   nodes?: number;
   mpi?: MpiFlavour;
+  /** A nonblocking call (MPI_I…); blocking when absent. */
+  nonblocking?: boolean;
 }
 
 export function isPowerOfTwo(p: number): boolean {
@@ -60,6 +63,7 @@ export function matchesCall(r: FileRule | Rule, call: RuleCall): boolean {
   if (r.maxRanks !== undefined && p > r.maxRanks) return false;
   if (r.powerOfTwo !== undefined && isPowerOfTwo(p) !== r.powerOfTwo) return false;
   if (r.mpi !== undefined && r.mpi !== call.mpi) return false;
+  if (r.nonblocking !== undefined && (call.nonblocking ?? false) !== r.nonblocking) return false;
   const nodes = Math.max(1, call.nodes ?? 1);
   if (r.multiNode !== undefined && (nodes > 1 && nodes < p) !== r.multiNode) return false;
   const f = r as FileRule;
@@ -109,7 +113,7 @@ export class RulesError extends Error {
 
 // In the schema's order: the order rulesToJson writes.
 const TOP_KEYS = ['$schema', 'version', 'generator', 'created', 'machine', 'mpi', 'job', 'notes', 'rules'];
-const RULE_KEYS = ['collective', 'algorithm', 'basis', 'minBytes', 'maxBytes', 'minRanks', 'maxRanks', 'powerOfTwo', 'multiNode', 'minNodes', 'maxNodes', 'minRanksPerNode', 'maxRanksPerNode', 'mpi', 'why'];
+const RULE_KEYS = ['collective', 'algorithm', 'basis', 'minBytes', 'maxBytes', 'minRanks', 'maxRanks', 'powerOfTwo', 'multiNode', 'nonblocking', 'minNodes', 'maxNodes', 'minRanksPerNode', 'maxRanksPerNode', 'mpi', 'why'];
 
 /** The JSON form the engine reads (and a preloaded program needs): the file as written, keys in schema order. */
 export function rulesToJson(file: RulesFile): string {

@@ -46,7 +46,7 @@ const RULES_JSON = file('rules.json', [
 const BAD_KEY_YAML = file('bad.yaml', ['version: 1', 'rules:', '  - collective: allgather', '    algorithm: ring', '    colour: red', ''].join('\n'));
 const BAD_KEY_JSON = file('bad.json', '{\n  "version": 1,\n  "rules": [\n    {"collective": "allgather",\n     "algorithm": "ring", "colour": "red"}\n  ]\n}\n');
 const NO_BASIS_JSON = file('nobasis.json', '{"version": 1, "rules": [\n  {"collective": "allgather", "algorithm": "ring", "maxBytes": 64}\n]}\n');
-const RULE_KEYS = 'valid keys: collective, algorithm, basis, minBytes, maxBytes, minRanks, maxRanks, powerOfTwo, multiNode, minNodes, maxNodes, minRanksPerNode, maxRanksPerNode, mpi, why';
+const RULE_KEYS = 'valid keys: collective, algorithm, basis, minBytes, maxBytes, minRanks, maxRanks, powerOfTwo, multiNode, nonblocking, minNodes, maxNodes, minRanksPerNode, maxRanksPerNode, mpi, why';
 
 describe.each(FLAVOURS)('TOPOCOLL_RULES in a Node program (%s)', (flavour: Flavour) => {
   const node = (env: Record<string, string>, n = 3) =>

@@ -1,7 +1,8 @@
 // What `auto` picks beyond the size rules: placement-aware default rules (ranks spread over
 // nodes) and TOPOCOLL_SELECT=model; whatever it picks must deliver the right bytes.
 import { describe, expect, it } from 'vitest';
-import { expectSuccess, FLAVOURS, mpirun, type Flavour } from '../helpers/mpirun';
+import { statsOf } from '../c/preload-helpers';
+import { expectSuccess, FLAVOURS, mpirun, rankReports, type Flavour } from '../helpers/mpirun';
 
 /** Runs test/mpi/programs/select-model.js with TOPOCOLL_VERBOSE=1; returns the trace lines per collective. */
 async function tracedRun(flavour: Flavour, np: number, env: Record<string, string>) {
@@ -34,6 +35,21 @@ describe.each(FLAVOURS)('auto selection (%s)', (flavour) => {
     expect(spread('allgather').find((l) => l.includes(' 400 B/block'))).not.toMatch(/bruck_reorder/);
     const oneNode = await tracedRun(flavour, np, {});
     expect(oneNode('allgather').find((l) => l.includes(' 160000 B/block'))).not.toMatch(/bruck_reorder/);
+  });
+
+  it('2 ranks: an 8 B allreduce goes to Open MPI\'s own when blocking, and to shared memory when nonblocking (rule `nonblocking`)', async () => {
+    const run = await mpirun({ flavour, np: 2, args: ['test/mpi/programs/call-form.js'], env: { TOPOCOLL_STATS: '1' }, timeoutMs: 120_000 });
+    expectSuccess(run);
+    for (const rank of rankReports<{ rank: number; bad: unknown[] }>(run, 2)) expect(rank.bad).toEqual([]);
+    // Calls summed over both ranks: 1 KiB once, 8 B three times blocking and five times nonblocking.
+    const calls = statsOf(run.stderr);
+    if (flavour === 'openmpi') {
+      expect(calls.get('allreduce native')).toBe(2 * 3);
+      expect(calls.get('allreduce hierarchical')).toBe(2 * (1 + 5));
+    } else {
+      expect(calls.get('allreduce native')).toBeUndefined();
+      expect(calls.get('allreduce hierarchical')).toBe(2 * (1 + 3 + 5));
+    }
   });
 
   it('2 ranks: a 4 KiB bcast takes one shared copy under Open MPI and stays with MPICH\'s eager path under MPICH', async () => {

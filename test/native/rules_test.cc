@@ -68,10 +68,10 @@ Config shmConfig(bool shm) {
 
 // The algorithm rules::select picks for the call, or -100 when no rule does.
 int pick(const rules::RuleSet& set, Collective c, int p, int64_t block, int64_t total, bool shm = true,
-         std::string* reason = nullptr, int nodes = 1, const char* mpi = "openmpi") {
+         std::string* reason = nullptr, int nodes = 1, const char* mpi = "openmpi", bool nonblocking = false) {
   int algorithm = -100;
   const char* why = "";
-  if (!rules::select(set, c, p, block, total, nodes, mpi, shmConfig(shm), &algorithm, &why)) return -100;
+  if (!rules::select(set, c, p, block, total, nodes, nonblocking, mpi, shmConfig(shm), &algorithm, &why)) return -100;
   if (reason) *reason = why;
   return algorithm;
 }
@@ -200,6 +200,12 @@ void testPlacementAndMpi() {
         "%s", reason.c_str());
   CHECK(pick(mpi, Collective::Allgather, 4, 0, 0, true, nullptr, 1, "openmpi") == bruck, "the Open MPI rule");
   CHECK(!mpi.needs_nodes[static_cast<int>(Collective::Allgather)], "the MPI is no placement");
+  // The call's form: a nonblocking rule never takes a blocking call, nor a blocking rule a nonblocking one.
+  rules::RuleSet form = parsed(file({R"({"collective": "allgather", "algorithm": "ring", "nonblocking": true})",
+                                     R"({"collective": "allgather", "algorithm": "bruck", "nonblocking": false})"}));
+  CHECK(pick(form, Collective::Allgather, 4, 0, 0, true, nullptr, 1, "openmpi", true) == ring, "a nonblocking call");
+  CHECK(pick(form, Collective::Allgather, 4, 0, 0, true, nullptr, 1, "openmpi", false) == bruck, "a blocking call");
+  CHECK(!form.needs_nodes[static_cast<int>(Collective::Allgather)], "the call's form is no placement");
 }
 
 void testFirstMatchOrder() {
@@ -246,7 +252,7 @@ void testRuleErrors() {
       {file({R"({"collective": 5, "algorithm": "ring"})"}), "r.json:2: rules[0].collective: must be a string (got a number)"},
       {file({rule + ", \"speed\": 1}"}),
        "r.json:2: rules[0].speed: unknown key; valid keys: collective, algorithm, basis, minBytes, maxBytes, minRanks, maxRanks, "
-       "powerOfTwo, multiNode, minNodes, maxNodes, minRanksPerNode, maxRanksPerNode, mpi, why"},
+       "powerOfTwo, multiNode, nonblocking, minNodes, maxNodes, minRanksPerNode, maxRanksPerNode, mpi, why"},
       {file({"7"}), "r.json:2: rules[0]: must be an object (got a number)"},
       {file({rule + ",\n\"basis\": \"all\"}"}), "r.json:3: rules[0].basis: \"all\" is not a size basis; valid choices: block, total"},
       {file({rule + ", \"maxBytes\": 5}"}),
@@ -269,6 +275,7 @@ void testRuleErrors() {
       {file({rule + ",\n\"why\": null}"}), "r.json:3: rules[0].why: must be a string (got null)"},
       // Placement and the MPI.
       {file({rule + ",\n\"multiNode\": \"yes\"}"}), "r.json:3: rules[0].multiNode: must be true or false (got a string)"},
+      {file({rule + ",\n\"nonblocking\": 1}"}), "r.json:3: rules[0].nonblocking: must be true or false (got a number)"},
       {file({rule + ",\n\"minNodes\": 0}"}), "r.json:3: rules[0].minNodes: must be a whole number in [1, 1073741824]"},
       {file({rule + ", \"minNodes\": 4,\n\"maxNodes\": 2}"}), "r.json:3: rules[0].maxNodes: must not be less than minNodes"},
       {file({rule + ",\n\"maxRanksPerNode\": 2.5}"}), "r.json:3: rules[0].maxRanksPerNode: must be a whole number in [1, 1073741824]"},
@@ -422,7 +429,7 @@ int main() {
   const Test tests[] = {
       {"a valid file: every key", testValidFile},
       {"each condition of a rule", testConditions},
-      {"placement (nodes, ranks per node, multiNode) and the MPI", testPlacementAndMpi},
+      {"placement (nodes, ranks per node, multiNode), the MPI and the call's form", testPlacementAndMpi},
       {"first match wins, skipping what cannot run here", testFirstMatchOrder},
       {"bad rules: file, line, valid choices", testRuleErrors},
       {"bad documents: file, line", testDocumentErrors},

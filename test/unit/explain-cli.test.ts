@@ -95,6 +95,28 @@ describe('topocoll explain: rule and model', () => {
     expect(out).toMatch(/^model: binomial \(/m);
     expect(out).toMatch(/^runs: {2}binomial \(rule and model agree\)$/m);
   });
+
+  it('--nonblocking takes the rules of the nonblocking form', () => {
+    const file = path.join(tmp, 'form.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: 1,
+        rules: [
+          { collective: 'allreduce', algorithm: 'ring', nonblocking: true, why: 'the nonblocking form' },
+          { collective: 'allreduce', algorithm: 'recursive_doubling', nonblocking: false, why: 'the blocking form' },
+        ],
+      }),
+    );
+    const call = ['explain', '--coll', 'allreduce', '--np', '4', '--bytes', '8'];
+    const nonblocking = topocoll([...call, '--nonblocking'], { TOPOCOLL_RULES: file });
+    expect(nonblocking.status, nonblocking.stderr).toBe(0);
+    expect(nonblocking.stdout).toMatch(/^nonblocking allreduce on 4 ranks/m);
+    expect(nonblocking.stdout).toMatch(/^rule: {2}ring \(rules file .*form\.json:\d+: the nonblocking form\)$/m);
+    const blocking = topocoll(call, { TOPOCOLL_RULES: file });
+    expect(blocking.status, blocking.stderr).toBe(0);
+    expect(blocking.stdout).toMatch(/^rule: {2}recursive_doubling \(rules file .*form\.json:\d+: the blocking form\)$/m);
+  });
 });
 
 describe('topocoll explain: the model\'s levels', () => {

@@ -48,7 +48,7 @@ describe('rules file reader', () => {
     expect(bad.line).toBe(7);
     expect(bad.message).toMatch(/^r\.yaml:7: rules\[0\]\.algorithm: "brook" is not an algorithm of allgather; valid choices: native, native:<name>, ring, /);
     const unknown = errorOf(GOOD_YAML.replace('    why: small blocks', '    wy: small blocks'));
-    expect(unknown.message).toMatch(/^r\.yaml:12: rules\[0\]\.wy: unknown key; valid keys: collective, algorithm, basis, minBytes, maxBytes, minRanks, maxRanks, powerOfTwo, multiNode, minNodes, maxNodes, minRanksPerNode, maxRanksPerNode, mpi, why$/);
+    expect(unknown.message).toMatch(/^r\.yaml:12: rules\[0\]\.wy: unknown key; valid keys: collective, algorithm, basis, minBytes, maxBytes, minRanks, maxRanks, powerOfTwo, multiNode, nonblocking, minNodes, maxNodes, minRanksPerNode, maxRanksPerNode, mpi, why$/);
     const top = errorOf(GOOD_YAML.replace('created:', 'crated:'));
     expect(top.message).toMatch(/^r\.yaml:3: crated: unknown key/);
   });
@@ -97,7 +97,7 @@ describe('rules file reader', () => {
     );
   });
 
-  it('matches calls as the engine does: nodes, ranks per node (rounded up), multiNode, MPI', () => {
+  it('matches calls as the engine does: nodes, ranks per node (rounded up), multiNode, MPI, the call\'s form', () => {
     const call = (ranks: number, nodes: number, mpi: 'openmpi' | 'mpich' = 'openmpi') => ({ collective: 'allgather' as const, ranks, blockBytes: 8, totalBytes: 8 * ranks, nodes, mpi });
     const rule = { collective: 'allgather' as const, algorithm: 'ring', minNodes: 2, maxNodes: 4, minRanksPerNode: 3, maxRanksPerNode: 4 };
     expect([call(8, 4), call(9, 4), call(16, 4), call(17, 4), call(9, 1), call(9, 2), call(12, 3)].map((c) => matchesCall(rule, c))).toEqual([false, true, true, false, false, false, true]);
@@ -105,6 +105,9 @@ describe('rules file reader', () => {
     expect([call(8, 2), call(8, 1), call(8, 8)].map((c) => matchesCall(multi, c))).toEqual([true, false, false]);
     const mpich = { collective: 'allgather' as const, algorithm: 'ring', mpi: 'mpich' as const };
     expect([matchesCall(mpich, call(4, 1, 'mpich')), matchesCall(mpich, call(4, 1, 'openmpi'))]).toEqual([true, false]);
+    const nonblocking = { collective: 'allgather' as const, algorithm: 'ring', nonblocking: true };
+    expect([matchesCall(nonblocking, { ...call(4, 1), nonblocking: true }), matchesCall(nonblocking, call(4, 1))]).toEqual([true, false]);
+    expect(matchesCall({ ...nonblocking, nonblocking: false }, call(4, 1))).toBe(true);
   });
 
   it('agrees with the schema on what is invalid', () => {
@@ -115,6 +118,7 @@ describe('rules file reader', () => {
       { version: 1, rules: [{ collective: 'bcast', algorithm: 'native:binomial' }] },
       { version: 1, rules: [{ collective: 'bcast', algorithm: 'binomial', mpi: 'lam' }] },
       { version: 1, rules: [{ collective: 'bcast', algorithm: 'binomial', minNodes: 0 }] },
+      { version: 1, rules: [{ collective: 'bcast', algorithm: 'binomial', nonblocking: 'yes' }] },
       { version: 2, rules: [] },
       { version: 1 },
     ];

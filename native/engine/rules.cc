@@ -17,9 +17,9 @@ std::unique_ptr<RuleSet> g_rules;
 bool g_installed = false;  // by the Node side: the environment's path then keeps these rules
 
 const char* const kTopKeys[] = {"$schema", "version", "generator", "created", "machine", "mpi", "job", "notes", "rules"};
-const char* const kRuleKeys[] = {"collective", "algorithm",       "basis",           "minBytes",    "maxBytes", "minRanks",
-                                 "maxRanks",   "powerOfTwo",      "multiNode",       "nonblocking", "minNodes", "maxNodes",
-                                 "minRanksPerNode", "maxRanksPerNode", "mpi",        "why"};
+const char* const kRuleKeys[] = {"collective", "algorithm",  "basis",     "minBytes",    "maxBytes", "minRanks",
+                                 "maxRanks",   "powerOfTwo", "multiNode", "nonblocking", "minNodes", "maxNodes",
+                                 "minRanksPerNode", "maxRanksPerNode", "mpi", "why"};
 const char* const kMpis[] = {"openmpi", "mpich"};
 constexpr const char kNativePrefix[] = "native:";
 

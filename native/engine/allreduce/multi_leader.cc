@@ -14,7 +14,6 @@
 // from there: every rank gets the same bits. Parts are combined in no rank order: commutative ops
 // only. Nodes of different sizes run the flat ring over all ranks.
 #include <algorithm>
-#include <utility>
 
 #include "../algorithm_registry.h"
 #include "../hierarchy/compose.h"
@@ -60,11 +59,7 @@ Schedule buildMultiLeaderAllreduce(const BuildParams& bp) {
   const int64_t longest = ((n + k - 1) / k + nodes - 1) / nodes;  // blocks hold floor or ceil
   const int64_t segment = reduction::segmentElements(bp.segment_blocks, bp.element_bytes, longest);
   const int64_t segments = (longest + segment - 1) / segment;
-  // Segment i of a block: its first element and length (0 past the end of a shorter block).
-  auto segmentOf = [&](BlockSpan block, int64_t i) {
-    const int64_t from = block.first + i * segment;
-    return std::pair<int64_t, int64_t>{from, std::max<int64_t>(0, std::min(segment, block.first + block.count - from))};
-  };
+  auto segmentOf = [&](BlockSpan block, int64_t i) { return reduction::segmentOf(block.first, block.count, segment, i); };
   // Received segments wait in tmp, in one of kRoundsInFlight places in turn per phase, so
   // that the rounds posted ahead do not receive into a place still to be combined: the node's
   // K - 1 segments first, the ring's one after them.

@@ -12,7 +12,6 @@
 // Each element is combined on one rank (the received partial result on the left), then copied:
 // every rank gets the same bits.
 #include <algorithm>
-#include <utility>
 
 #include "../algorithm_registry.h"
 #include "../reduce/accumulator.h"
@@ -33,11 +32,7 @@ Schedule buildRingAllreduce(const BuildParams& bp) {
   const int64_t longest = (n + p - 1) / p;  // blocks hold floor(n/p) or ceil(n/p) elements
   const int64_t segment = reduction::segmentElements(bp.segment_blocks, bp.element_bytes, longest);
   const int64_t segments = (longest + segment - 1) / segment;
-  // Segment j of block b: its first element and length (0 past the end of a shorter block).
-  auto segmentOf = [&](int b, int64_t j) {
-    const int64_t from = first(b) + j * segment;
-    return std::pair<int64_t, int64_t>{from, std::max<int64_t>(0, std::min(segment, first(b + 1) - from))};
-  };
+  auto segmentOf = [&](int b, int64_t j) { return reduction::segmentOf(first(b), first(b + 1) - first(b), segment, j); };
   s.overlap_rounds = true;
   // Each block is combined once, the partial result from the left arriving while mine is where
   // the call put it: the receive buffer in place (the partial result waits in tmp), else the send

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "../schedule.h"
 
@@ -77,6 +78,13 @@ inline int64_t segmentElements(int64_t asked, int64_t element_bytes, int64_t lon
   constexpr int64_t kSegmentBytes = 32 * 1024;
   const int64_t segment = asked > 0 ? asked : std::max<int64_t>(1, kSegmentBytes / std::max<int64_t>(1, element_bytes));
   return std::min(segment, std::max<int64_t>(longest, 1));
+}
+
+// Segment i of the block of `count` elements from `first`, cut every `segment` elements: its
+// first element and length (0 past the end of a block shorter than the longest).
+inline std::pair<int64_t, int64_t> segmentOf(int64_t first, int64_t count, int64_t segment, int64_t i) {
+  const int64_t from = first + i * segment;
+  return {from, std::max<int64_t>(0, std::min(segment, first + count - from))};
 }
 
 // MPICH's fold-in: with q = 2^floor(log p) and rem = p - q, each even rank of the first 2 rem

@@ -16,7 +16,9 @@
 // and with the same request completed by wait() (MPI_Wait, no event loop): `await
 // world.iallreduce(8 B)` against `allreduce` and `iallreduce(…).wait()`, and a 1-D halo exchange
 // (8 B to each neighbour of a ring) by `await Promise.all` of two irecv and two isend against two
-// sendrecv, against waitAllSync of the same four requests and by waitAll (--async-blocks blocks of
+// sendrecv, against waitAllSync of the same four requests and by waitAll, and by Promise.all while a
+// receive is awaited in the background (one that no message matches until the block ends; it must
+// not slow the exchanges) (--async-blocks blocks of
 // --async-calls calls each, the cases interleaved block by block). The
 // difference to the wait() form is what awaiting costs; the one between wait() and the blocking
 // call is the MPI's own (Open MPI runs nonblocking collectives in libnbc, blocking ones in tuned).
@@ -78,7 +80,7 @@ const objectCalls = Number(o['object-calls']);
 // Node alone, in groups: the blocking call, the requests completed by wait(), the requests awaited.
 const ASYNC_GROUPS = [
   ['allreduce', 'iallreduce + wait', 'await iallreduce'],
-  ['halo by sendrecv', 'halo by waitAllSync', 'halo by Promise.all', 'halo by waitAll'],
+  ['halo by sendrecv', 'halo by waitAllSync', 'halo by Promise.all', 'halo by waitAll', 'halo by Promise.all, a receive pending'],
 ];
 const ASYNC_CASES = ASYNC_GROUPS.flat();
 
@@ -110,17 +112,26 @@ async function asyncCases(world, wtime, waitAllSync, waitAll) {
     'halo by waitAllSync': () => waitAllSync(haloRequests(world, send, fromLeft, fromRight, left, right)),
     'halo by Promise.all': () => Promise.all(haloRequests(world, send, fromLeft, fromRight, left, right)),
     'halo by waitAll': () => waitAll(haloRequests(world, send, fromLeft, fromRight, left, right)),
+    'halo by Promise.all, a receive pending': () => Promise.all(haloRequests(world, send, fromLeft, fromRight, left, right)),
   };
+  // A receive awaited in the background through the block (a control message, say), matched after it.
+  const control = new Float64Array(1);
   const us = ASYNC_CASES.map(() => []);
   for (let block = -1; block < asyncBlocks; block++) {
     for (const [k, name] of ASYNC_CASES.entries()) {
       const call = run[name];
-      const awaited = name.startsWith('await') || name.endsWith('Promise.all') || name.endsWith('waitAll');
+      const awaited = name.startsWith('await') || name.includes('Promise.all') || name.endsWith('waitAll');
+      const background = name.endsWith('a receive pending') ? world.irecv(control, left, 2) : null;
+      void background?.then(() => {});
       world.barrier();
       const t0 = wtime();
       if (awaited) for (let i = 0; i < asyncCalls; i++) await call();
       else for (let i = 0; i < asyncCalls; i++) call();
       if (block >= 0) us[k].push(((wtime() - t0) / asyncCalls) * 1e6);
+      if (background) {
+        world.send(send, right, 2);
+        await background;
+      }
       // What arrived: the sum of ranks 1..p, and each neighbour's value.
       const [got, want] = name.includes('allreduce') ? [recv[0], (world.size * (world.size + 1)) / 2] : [fromLeft[0] + fromRight[0], left + right + 2];
       if (got !== want) throw new Error(`bench:binding: ${name} received ${got}, want ${want}`);

@@ -210,12 +210,14 @@ Napi::Value P2pCancel(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-// (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array, spinUs, yieldAfterUs) →
-// how many completed: MPI_Testsome over the requests in the first `n` slots whose state is 0,
-// setting the state of each that completes to 1 and, for a receive, its Status's fields
-// (statusFields) at statuses[i], for JS to make the Status of. With spinUs > 0 it polls the rest
-// again until every one is complete or spinUs have passed (spinUs < 0: until every one is
-// complete, a blocking wait for them all), each pass once it has spun yieldAfterUs calling
+// (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array, spinUs, yieldAfterUs,
+// goalFrom) → how many completed: MPI_Testsome over the requests in the first `n` slots whose
+// state is 0, setting the state of each that completes to 1 and, for a receive, its Status's
+// fields (statusFields) at statuses[i], for JS to make the Status of. With spinUs > 0 it polls the
+// rest again until every one from goalFrom on is complete or spinUs have passed (spinUs < 0: until
+// every one is complete, a blocking wait for them all); those before goalFrom are polled along but
+// end no spin (a receive awaited in the background would keep every await spinning for spinUs),
+// each pass once it has spun yieldAfterUs calling
 // idleWhileWaiting (an oversubscribed kernel yields the core, maybe to the peer; yieldAfterUs < 0:
 // never, as MPI_Wait). By time, not passes: a pass takes a fraction of a microsecond, and yielding
 // after a few of them handed the core to other jobs while the peer's message was on its way. Where requests
@@ -240,7 +242,7 @@ Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
   Typed slotArray, stateArray, statusArray;
   if (!typed(info[0], napi_int32_array, &slotArray) || !typed(info[2], napi_uint8_array, &stateArray) ||
       !typed(info[3], napi_float64_array, &statusArray) || !info[4].IsNumber() || !info[5].IsNumber()) {
-    throwType(env, "p2pTestSome: expects (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array, spinUs, yieldAfterUs)");
+    throwType(env, "p2pTestSome: expects (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array, spinUs, yieldAfterUs, goalFrom)");
   }
   const int32_t* slots = static_cast<const int32_t*>(slotArray.data);
   uint8_t* states = static_cast<uint8_t*>(stateArray.data);
@@ -249,6 +251,7 @@ Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
   const size_t n = static_cast<size_t>(intArg(info[1], "n", 0, static_cast<int64_t>(room)));
   const double spinUs = info[4].As<Napi::Number>().DoubleValue();
   const double yieldAfterUs = info[5].As<Napi::Number>().DoubleValue();
+  const size_t goalFrom = static_cast<size_t>(intArg(info[6], "goalFrom", 0, static_cast<int64_t>(n)));
   for (size_t i = 0; i < n; i++) {
     const int32_t k = slots[i];
     if (k < 0 || static_cast<size_t>(k) >= p2pSlots.size()) throwRange(env, "p2pTestSome: slot " + std::to_string(k) + " holds no request");
@@ -307,7 +310,7 @@ Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
     }
     check(env, error, "MPI_Test");
     if (outcount == m || spinUs == 0) break;
-    if (spinUs > 0 && spun() >= spinUs) break;
+    if (spinUs > 0 && (spun() >= spinUs || std::all_of(states + goalFrom, states + n, [](uint8_t state) { return state != 0; }))) break;
   }
   return Napi::Number::New(env, completed);
 }

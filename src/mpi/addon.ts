@@ -588,11 +588,11 @@ export interface NativeAddon {
    * MPI_Testsome over the requests in the first `n` slots whose state is 0, setting the state of
    * each that completes to 1 and a receive's Status's fields at statuses[i] (statusAt,
    * src/mpi/status.ts); those that fail get state 2 and the first one's MpiError is thrown. With
-   * spinUs > 0, polls the rest again until all are complete or spinUs have passed (< 0: until all
-   * are complete), yielding the core (sched_yield) on each pass once it has spun yieldAfterUs (< 0:
-   * never). How many completed.
+   * spinUs > 0, polls the rest again until those from goalFrom on are complete or spinUs have
+   * passed (< 0: until all are complete), idling (idleWhileWaiting) on each pass once it has spun
+   * yieldAfterUs (< 0: never). How many completed.
    */
-  p2pTestSome(slots: Int32Array, n: number, states: Uint8Array, statuses: Float64Array, spinUs: number, yieldAfterUs: number): number;
+  p2pTestSome(slots: Int32Array, n: number, states: Uint8Array, statuses: Float64Array, spinUs: number, yieldAfterUs: number, goalFrom: number): number;
   /** Inactive persistent requests. */
   sendInit(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode): MpiRequest;
   recvInit(comm: CommHandle, buf: DataBuffer, source: number, tag: number): MpiRequest;

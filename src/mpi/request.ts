@@ -45,8 +45,10 @@ const waiters = new Set<Waiter>();
 // by their own MPI_Test.
 const awaited = new Set<Request<any>>();
 // The sends and receives being awaited or waited for by waitAll, polled all at once by one
-// p2pTestSome (a call per request cost more than its MPI_Test).
+// p2pTestSome (a call per request cost more than its MPI_Test). Those from freshFrom on came since
+// the last round of polls: what the code that awaits just now waits for, which alone ends a spin.
 const polled: Request<any>[] = [];
+let freshFrom = 0;
 // Requests that completed or failed with reactions (then callbacks) still to run: run by
 // runReactions at the end of a round of polls, never inside the call that completed them.
 const ready: Request<any>[] = [];
@@ -86,10 +88,10 @@ const capture = (resolve: (value: any) => void, reject: (error: unknown) => void
 };
 
 // MPI_Testsome of the pending sends and receives in reqs[0..n), by one p2pTestSome (spinUs: how long
-// it may spin, as there; < 0, a blocking wait, yields no more than MPI_Wait does); completes or
-// fails those that finish, and moves those still pending to the front of `reqs`, in order: how
-// many they are.
-function testSlots(reqs: Request<any>[], n: number, spinUs: number): number {
+// it may spin, until those from goalFrom on complete, as there; < 0, a blocking wait, yields no
+// more than MPI_Wait does); completes or fails those that finish, and moves those still pending
+// to the front of `reqs`, in order: how many they are.
+function testSlots(reqs: Request<any>[], n: number, spinUs: number, goalFrom = 0): number {
   if (n > roundSlots.length) {
     roundSlots = new Int32Array(2 * n);
     roundStates = new Uint8Array(2 * n);
@@ -99,7 +101,7 @@ function testSlots(reqs: Request<any>[], n: number, spinUs: number): number {
   roundStates.fill(0, 0, n);
   let error: unknown = null;
   try {
-    addon().p2pTestSome(roundSlots, n, roundStates, roundStatuses, spinUs, spinUs < 0 ? -1 : YIELD_AFTER_US);
+    addon().p2pTestSome(roundSlots, n, roundStates, roundStatuses, spinUs, spinUs < 0 ? -1 : YIELD_AFTER_US, goalFrom);
   } catch (e) {
     if (!roundStates.subarray(0, n).includes(2)) throw e; // no request's failure: a fault here
     error = e;
@@ -118,7 +120,8 @@ function testSlots(reqs: Request<any>[], n: number, spinUs: number): number {
 function pollRound(spinUs: number): void {
   polling = true;
   try {
-    if (polled.length > 0) polled.length = testSlots(polled, polled.length, spinUs);
+    if (polled.length > 0) polled.length = testSlots(polled, polled.length, spinUs, freshFrom);
+    freshFrom = polled.length;
     if (awaited.size > 0) for (const r of awaited) if (pollAwaited(r)) awaited.delete(r);
     if (waiters.size > 0) stepWaiters();
   } finally {
@@ -164,14 +167,16 @@ function spin(): void {
     // Only sends and receives: one native spin polls them all, for the whole budget.
     pollRound(SPIN_US);
   } else {
+    const fresh = polled.slice(freshFrom);
+    const goalPending = () => awaited.size > 0 || waiters.size > 0 || fresh.some((r) => pendingSlot(r) >= 0);
     pollRound(0);
-    if (pending()) {
+    if (goalPending()) {
       // The clock only once something is still pending: most small operations are done by now.
       const started = performance.now();
       do {
         if ((performance.now() - started) * 1000 >= YIELD_AFTER_US) addon().idleWhileWaiting();
         pollRound(0);
-      } while (pending() && (performance.now() - started) * 1000 < SPIN_US);
+      } while (goalPending() && (performance.now() - started) * 1000 < SPIN_US);
     }
   }
   scheduleTurn();
@@ -628,7 +633,9 @@ export class Request<T = void> implements Promise<T> {
 
   #unpoll(): void {
     this.#polled = false;
-    polled.splice(polled.indexOf(this), 1);
+    const i = polled.indexOf(this);
+    polled.splice(i, 1);
+    if (i < freshFrom) freshFrom--;
   }
 
   // An MPI error ends the request (the addon has released it): stop tracking it, and rethrow.

@@ -302,5 +302,35 @@ const payload = (from, round, n) => Array.from({ length: n }, (_, i) => from * 1
   check('requests after a failure', again[0] === left && st.tag === 63, [again, st]);
 }
 
+// --- A receive awaited in the background while exchanges are awaited: each exchange completes
+// (the background receive, polled along, ends no spin), and the background receive last ---
+{
+  const control = new Int32Array(1);
+  let controlStatus = null;
+  const background = world.irecv(control, left, 150);
+  background.then((st) => (controlStatus = st));
+  const got = new Float64Array(1);
+  let ok = true;
+  for (let round = 0; round < 20; round++) {
+    const requests = [world.irecv(got, left, 151), world.isend(Float64Array.of(rank), right, 151)];
+    // Every fifth round, one more receive awaited, then completed by wait() while polled.
+    const extra = new Int32Array(1);
+    const waited = round % 5 === 0 ? world.irecv(extra, left, 152) : null;
+    if (waited) {
+      void waited.then(() => {});
+      world.send(Int32Array.of(round), right, 152);
+      waited.wait();
+      ok &&= extra[0] === round;
+    }
+    const [st] = round % 2 ? await waitAll(requests) : await Promise.all(requests);
+    ok &&= got[0] === left && st.tag === 151 && st.count === 1;
+  }
+  check('exchanges beside a receive awaited in the background', ok && !background.done && controlStatus === null, [got, background.done]);
+  world.barrier(); // no rank sends the control message before every rank has checked the above
+  world.send(Int32Array.of(rank + 5), right, 150);
+  const st = await background;
+  check('the background receive completes', control[0] === left + 5 && st.tag === 150 && controlStatus?.tag === 150, [control, st]);
+}
+
 world.barrier();
 console.log(JSON.stringify({ rank, size, ...report }));

@@ -20,7 +20,8 @@ Napi::Object cacheObject(Napi::Env env, const CacheInfo& c) {
 }
 
 // hierarchy(comm, {shm}) -> {ranks: [{rank, host, node, socket, numa, core, cpu, binding,
-// virtualNode}], caches, nodeCount, virtualNodes, numaMachine, shm?}. Collective over comm (on
+// virtualNode}], caches, nodeCount, virtualNodes, numaMachine, kernel: {ranks, cpus, cpuLimit,
+// yields} (the world's ranks on this rank's kernel, kernelShare), shm?}. Collective over comm (on
 // first use it detects the hierarchy; with shm: true it also creates the shared memory).
 Napi::Value HierarchyOf(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -60,6 +61,12 @@ Napi::Value HierarchyOf(const Napi::CallbackInfo& info) {
   out.Set("numaMachine", numaMachine());
   out.Set("sharedCacheBytes", Napi::Number::New(env, static_cast<double>(h->sharedCacheBytes())));
   out.Set("sharedCacheRanks", h->sharedCacheRanks());
+  auto kernel = Napi::Object::New(env);
+  kernel.Set("ranks", kernelShare().ranks);
+  kernel.Set("cpus", kernelShare().cpus);
+  kernel.Set("cpuLimit", cgroupCpuLimit());
+  kernel.Set("yields", kernelOversubscribed());
+  out.Set("kernel", kernel);
   if (with_shm) {
     ShadowComm* shadow = nullptr;
     ShmContext* shm = nullptr;

@@ -82,6 +82,11 @@ function formatInfo(r: InfoReport): string {
       h.caches.map((c) => [`L${c.level}`, c.type, formatBytes(c.bytes), `${c.lineBytes} B`, compactCpus(c.sharedCpus)])).map((l) => `  ${l}`));
     out.push(`  last-level cache ${formatBytes(h.sharedCacheBytes)}, shared by ${h.sharedCacheRanks} rank${h.sharedCacheRanks === 1 ? '' : 's'} of the node`);
   }
+  const k = h.kernel;
+  out.push('', "waiting (rank 0's kernel):");
+  out.push(`  ${k.ranks} rank${k.ranks === 1 ? '' : 's'} on ${k.cpus} CPU${k.cpus === 1 ? '' : 's'}` +
+    (k.cpuLimit > 0 ? ` (the cgroup's limit: ${k.cpuLimit})` : '') +
+    (k.yields ? ': oversubscribed, a waiting rank yields its core' : ': a waiting rank spins on its core'));
   if (h.shm) {
     out.push('');
     out.push('shared memory:');

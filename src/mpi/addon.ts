@@ -106,6 +106,12 @@ export interface HierarchyInfo {
   numaMachine: boolean;
   sharedCacheBytes: number;
   sharedCacheRanks: number;
+  /**
+   * The world's ranks on this rank's kernel and the CPUs they may run on (the union of their
+   * affinities, no more than `cpuLimit`, the cgroup's CPU limit, 0 for none); `yields`: ranks
+   * outnumber CPUs, so a waiting rank yields its core.
+   */
+  kernel: { ranks: number; cpus: number; cpuLimit: number; yields: boolean };
   /** With `{shm: true}`: the node's shared memory. */
   shm?: { available: boolean; why: string; channels: number; parts: number; partBytes: number; namePrefix: string };
 }

@@ -255,3 +255,47 @@ describe('switches and introspection (openmpi)', () => {
     fs.rmSync(sysfs, { recursive: true, force: true });
   });
 });
+
+// How a waiting rank idles: it yields its core only where the world's ranks on a kernel outnumber
+// the CPUs they may run on (the union of their affinities, no more than their cgroup's CPU limit,
+// read under TOPOCOLL_SYSFS_ROOT/fs/cgroup). `info --json` shows the verdict.
+describe('the waiting policy (kernelShare)', () => {
+  const cli = path.join(repoRoot, 'bin/topocoll.js');
+  type Kernel = { ranks: number; cpus: number; cpuLimit: number; yields: boolean };
+  const kernelOf = (run: MpiRun): Kernel => {
+    expectSuccess(run);
+    return JSON.parse(run.stdout).hierarchy.kernel;
+  };
+  // A sysfs whose cgroup allows `cpus` CPUs' worth of time (cgroup v2 and v1 files alike).
+  const limitedSysfs = (quota: number, period = 100000) => {
+    const sysfs = fs.mkdtempSync(path.join(os.tmpdir(), 'topocoll-cgroup-'));
+    fs.mkdirSync(path.join(sysfs, 'fs/cgroup/cpu'), { recursive: true });
+    fs.writeFileSync(path.join(sysfs, 'fs/cgroup/cpu.max'), `${quota} ${period}\n`);
+    fs.writeFileSync(path.join(sysfs, 'fs/cgroup/cpu/cpu.cfs_quota_us'), `${quota}\n`);
+    fs.writeFileSync(path.join(sysfs, 'fs/cgroup/cpu/cpu.cfs_period_us'), `${period}\n`);
+    return sysfs;
+  };
+
+  it('one rank never yields; its CPUs are those it may run on', async () => {
+    const k = kernelOf(await mpirun({ flavour: 'openmpi', np: 1, args: [process.execPath, cli, 'info', '--json'] }));
+    expect(k.ranks).toBe(1);
+    expect(k.cpus).toBeGreaterThanOrEqual(1);
+    expect(k.cpus).toBeLessThanOrEqual(os.availableParallelism());
+    expect(k.yields).toBe(false);
+  });
+
+  it.each(FLAVOURS)('%s: a cgroup limit of 1.5 CPUs counts as 2, of 1 CPU makes 2 ranks yield, on virtual nodes too; collectives deliver every byte while yielding', async (flavour) => {
+    const [oneAndHalf, one] = [limitedSysfs(150000), limitedSysfs(100000)];
+    const info = (sysfs: string, env: Record<string, string> = {}) =>
+      mpirun({ flavour, np: 2, args: [process.execPath, cli, 'info', '--json'], env: { TOPOCOLL_SYSFS_ROOT: sysfs, ...env }, timeoutMs: timeoutMs(flavour) });
+    const [wide, narrow, split] = [await info(oneAndHalf), await info(one), await info(one, { TOPOCOLL_VIRTUAL_NODES: 'block:1' })];
+    expect(kernelOf(wide)).toMatchObject({ ranks: 2, cpuLimit: 2 });
+    expect(kernelOf(wide).yields).toBe(kernelOf(wide).cpus < 2);
+    expect(kernelOf(narrow)).toEqual({ ranks: 2, cpus: 1, cpuLimit: 1, yields: true });
+    expect(kernelOf(split)).toEqual({ ranks: 2, cpus: 1, cpuLimit: 1, yields: true });
+    const job = await runNode(flavour, 2, { TOPOCOLL_SYSFS_ROOT: one }, flavour === 'mpich' ? 0.5 : 1);
+    expectAllChecked(job, 2);
+    expectAlgorithmsRan(job, 2, SHM_ALGORITHMS);
+    for (const dir of [oneAndHalf, one]) fs.rmSync(dir, { recursive: true, force: true });
+  });
+});

@@ -16,11 +16,13 @@ namespace {
 struct WirePlace {
   int32_t shared_leader, virtual_node, socket, numa, core, cpu, binding;
   char host[64];
-  char kernel[40];  // kernelBootId()
+  char kernel[40];                             // kernelBootId()
+  uint64_t allowed[CPU_SETSIZE / 64];          // allowedCpus(), a bit per CPU
 };
 
 // Every world rank's place, gathered once at init (initializeWorld); empty before.
 std::vector<WirePlace> g_world_places;
+KernelShare g_kernel_share;
 bool g_kernel_oversubscribed = false;
 
 }  // namespace
@@ -69,6 +71,7 @@ WirePlace placeHere(int shared_leader, int world_rank, const NodeOverride& overr
   PMPI_Get_processor_name(host, &len);
   std::strncpy(mine.host, host, sizeof mine.host - 1);
   std::strncpy(mine.kernel, kernelBootId().c_str(), sizeof mine.kernel - 1);
+  for (int c : allowedCpus()) mine.allowed[c / 64] |= uint64_t{1} << (c % 64);
   return mine;
 }
 
@@ -87,10 +90,25 @@ int Hierarchy::initializeWorld(const NodeOverride& override) {
   const auto here = [&mine](const WirePlace& w) {
     return mine.kernel[0] != 0 ? std::strncmp(w.kernel, mine.kernel, sizeof w.kernel) == 0 : w.shared_leader == mine.shared_leader;
   };
-  g_kernel_oversubscribed = std::count_if(all.begin(), all.end(), here) > onlineCpus();
+  // Bound ranks each allow a CPU or a few: their union is what the job has here.
+  uint64_t allowed[CPU_SETSIZE / 64] = {0};
+  int ranks = 0;
+  for (const WirePlace& w : all) {
+    if (!here(w)) continue;
+    ++ranks;
+    for (size_t i = 0; i < CPU_SETSIZE / 64; ++i) allowed[i] |= w.allowed[i];
+  }
+  int cpus = 0;
+  for (uint64_t word : allowed) cpus += __builtin_popcountll(word);
+  if (cpus == 0) cpus = onlineCpus();  // sched_getaffinity failed
+  if (cgroupCpuLimit() > 0) cpus = std::min(cpus, cgroupCpuLimit());
+  g_kernel_share = {ranks, cpus};
+  g_kernel_oversubscribed = ranks > cpus;
   g_world_places = std::move(all);
   return MPI_SUCCESS;
 }
+
+const KernelShare& kernelShare() { return g_kernel_share; }
 
 bool kernelOversubscribed() { return g_kernel_oversubscribed; }
 

@@ -34,8 +34,16 @@ struct RankPlace {
 // are outside each other's worlds.
 int worldRanksOf(MPI_Comm comm, std::vector<int>* out);
 
-// Whether this kernel runs more ranks of the world than it has CPUs online (known once
-// Hierarchy::initializeWorld has run; false before).
+// The world's ranks on this kernel and the CPUs they may run on: those any of them is allowed
+// (sched_getaffinity), no more than its cgroup's CPU limit (cgroupCpuLimit). Known once
+// Hierarchy::initializeWorld has run; {0, 0} before.
+struct KernelShare {
+  int ranks = 0;
+  int cpus = 0;
+};
+const KernelShare& kernelShare();
+
+// Whether the ranks on this kernel outnumber their CPUs (kernelShare; false before init).
 bool kernelOversubscribed();
 
 // What a rank does between two polls of something another rank must do: on an oversubscribed

@@ -4,6 +4,9 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
@@ -124,20 +127,63 @@ int onlineCpus() {
   return online;
 }
 
-CpuPlace currentCpuPlace() {
-  CpuPlace place;
+std::vector<int> allowedCpus() {
+  std::vector<int> cpus;
   cpu_set_t mask;
   CPU_ZERO(&mask);
-  int allowed = 0, first = -1;
-  bool one_socket = true;
-  if (sched_getaffinity(0, sizeof mask, &mask) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-      if (!CPU_ISSET(c, &mask)) continue;
-      if (first < 0) first = c;
-      else if (socketOf(c) != socketOf(first)) one_socket = false;
-      ++allowed;
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &mask)) cpus.push_back(c);
+  return cpus;
+}
+
+int cgroupCpuLimit() {
+  static const int limit = [] {
+    // /proc/self/cgroup: "id:controllers:path" per hierarchy; v2's is "0::path".
+    std::ifstream in("/proc/self/cgroup");
+    std::string line;
+    std::vector<std::pair<std::string, bool>> paths;  // (directory of the cgroup, v2)
+    const std::string root = sysfsRoot() + "/fs/cgroup";
+    while (std::getline(in, line)) {
+      const size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+      if (b == std::string::npos) continue;
+      const std::string controllers = "," + line.substr(a + 1, b - a - 1) + ",";
+      std::string path = line.substr(b + 1);
+      while (!path.empty() && path.back() == '/') path.pop_back();
+      if (controllers == ",,") paths.emplace_back(root + path, true);
+      else if (controllers.find(",cpu,") != std::string::npos) paths.emplace_back(root + "/cpu" + path, false);
     }
-  }
+    int least = 0;
+    for (auto [dir, v2] : paths) {
+      for (;;) {
+        double quota = -1, period = 0;
+        std::string text;
+        if (v2 && readLine(dir + "/cpu.max", &text)) {
+          // "max 100000" (no limit) or "200000 100000"
+          if (text.compare(0, 3, "max") != 0) std::sscanf(text.c_str(), "%lf %lf", &quota, &period);
+        } else if (!v2 && readLine(dir + "/cpu.cfs_quota_us", &text)) {
+          quota = std::atof(text.c_str());
+          if (readLine(dir + "/cpu.cfs_period_us", &text)) period = std::atof(text.c_str());
+        }
+        if (quota > 0 && period > 0) {
+          const int cpus = std::max(1, static_cast<int>(std::ceil(quota / period)));
+          if (least == 0 || cpus < least) least = cpus;
+        }
+        const size_t slash = dir.rfind('/');
+        if (dir.size() <= root.size() || slash == std::string::npos || slash < root.size()) break;
+        dir.resize(slash);
+      }
+    }
+    return least;
+  }();
+  return limit;
+}
+
+CpuPlace currentCpuPlace() {
+  CpuPlace place;
+  const std::vector<int> cpus = allowedCpus();
+  const int allowed = static_cast<int>(cpus.size()), first = cpus.empty() ? -1 : cpus[0];
+  const bool one_socket = std::all_of(cpus.begin(), cpus.end(), [first](int c) { return socketOf(c) == socketOf(first); });
   const int online = onlineCpus();
   int current = sched_getcpu();
   place.cpu = allowed == 1 ? first : current >= 0 ? current : 0;

@@ -50,6 +50,15 @@ void cpuRelax();
 // Logical CPUs online (read once: glibc reads sysfs on each sysconf).
 int onlineCpus();
 
+// The CPUs this process may run on (sched_getaffinity; empty where it fails).
+std::vector<int> allowedCpus();
+
+// How many CPUs' worth of time the CFS bandwidth limit of this process's cgroup allows, rounded
+// up, the least along the cgroup's path to its root (cgroup v2 cpu.max, v1 cpu.cfs_quota_us over
+// cpu.cfs_period_us, under <sysfs root>/fs/cgroup); 0 where nothing limits it. A container given
+// 2 CPUs of a 64-CPU machine runs its ranks on all 64, two at a time. Read once.
+int cgroupCpuLimit();
+
 // Parses a sysfs CPU list ("0-3,8,10-11").
 std::vector<int> parseCpuList(const std::string& text);
 

@@ -449,6 +449,6 @@ export const TOOL_VARIABLES: readonly { readonly env: string; readonly summary: 
   { env: 'TOPOCOLL_MPICC', summary: 'the build: the MPI compiler wrapper to build against (before MPICC, MPI_HOME, mpicc on PATH, pkg-config, Debian\'s mpicc.openmpi/mpicc.mpich)' },
   { env: 'TOPOCOLL_BENCH_TTY', summary: 'set by `topocoll bench` for its ranks: 1 when progress lines may redraw the terminal' },
   { env: 'TOPOCOLL_BENCH_REPORT', summary: 'set by `topocoll bench` and `tune` for the launches they make themselves: rank 0 writes the sweep (JSON) to this file instead of printing it' },
-  { env: 'TOPOCOLL_SYSFS_ROOT', summary: 'a directory read in place of /sys for CPU and cache facts (tests: a machine without cache entries)' },
+  { env: 'TOPOCOLL_SYSFS_ROOT', summary: 'a directory read in place of /sys for CPU, cache and cgroup CPU-limit facts (tests: a machine without cache entries, a container limited to fewer CPUs)' },
 ];
 

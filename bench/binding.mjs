@@ -34,7 +34,9 @@
 //
 // Options: --mpi openmpi|mpich (default openmpi) --np 2 --runs 7 --reps 11 --small 4000 --large 40
 //          --large-bytes 1048576 --async-calls 200 --async-blocks 25 --object-calls 2000
-//          --programs node,c+engine,c,mpi4py (default all)
+//          --programs node,c+engine,c,mpi4py (default all) --halo-bytes 8 (a comma-separated list)
+//          --cluster NAME (launch across the emulated hosts of `topocoll cluster up --name NAME`, one
+//          rank per host, in place of mpirun on this host)
 //          --json <file> (default results/binding-bench.json)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
@@ -65,6 +67,8 @@ const { values: o } = parseArgs({
     'async-calls': { type: 'string', default: '200' },
     'async-blocks': { type: 'string', default: '25' },
     'object-calls': { type: 'string', default: '2000' },
+    'halo-bytes': { type: 'string', default: '8' },
+    cluster: { type: 'string' },
     programs: { type: 'string', default: 'node,c+engine,c,mpi4py' },
     json: { type: 'string', default: path.join(root, 'results', 'binding-bench.json') },
   },
@@ -77,10 +81,14 @@ const asyncCalls = Number(o['async-calls']);
 const asyncBlocks = Number(o['async-blocks']);
 const objectCalls = Number(o['object-calls']);
 
-// Node alone, in groups: the blocking call, the requests completed by wait(), the requests awaited.
+// Node alone, in groups of one message size: the blocking call, the requests completed by wait(),
+// the requests awaited. The allreduce at 8 B, the halo at each of --halo-bytes.
+const haloBytes = o['halo-bytes'].split(',').map(Number);
+if (haloBytes.some((b) => !Number.isInteger(b) || b < 8 || b % 8 !== 0)) throw new Error(`--halo-bytes ${o['halo-bytes']} is not valid; valid: a comma-separated list of multiples of 8 (bytes of float64), e.g. 8,1024,65536`);
+const HALO = ['halo by sendrecv', 'halo by waitAllSync', 'halo by Promise.all', 'halo by waitAll', 'halo by Promise.all, a receive pending'];
 const ASYNC_GROUPS = [
-  ['allreduce', 'iallreduce + wait', 'await iallreduce'],
-  ['halo by sendrecv', 'halo by waitAllSync', 'halo by Promise.all', 'halo by waitAll', 'halo by Promise.all, a receive pending'],
+  ['allreduce', 'iallreduce + wait', 'await iallreduce'].map((op) => ({ op, bytes: 8 })),
+  ...haloBytes.map((bytes) => HALO.map((op) => ({ op, bytes }))),
 ];
 const ASYNC_CASES = ASYNC_GROUPS.flat();
 
@@ -98,49 +106,61 @@ function haloRequests(world, send, fromLeft, fromRight, left, right) {
 // so that the load of a shared machine hits every case alike: their ratios hold where the absolute
 // times drift. Per case, the microseconds per call of each block.
 async function asyncCases(world, wtime, waitAllSync, waitAll) {
-  const send = new Float64Array([world.rank + 1]);
   const recv = new Float64Array(1);
-  const fromLeft = new Float64Array(1);
-  const fromRight = new Float64Array(1);
   const right = (world.rank + 1) % world.size;
   const left = (world.rank + world.size - 1) % world.size;
-  const run = {
+  // Per size, the halo's buffers (8 B: the allreduce's send buffer too).
+  const buffers = new Map(
+    [8, ...haloBytes].map((bytes) => {
+      const n = bytes / 8;
+      return [bytes, { send: new Float64Array(n).fill(world.rank + 1), fromLeft: new Float64Array(n), fromRight: new Float64Array(n) }];
+    }),
+  );
+  const { send } = buffers.get(8);
+  const cases = (b) => ({
     allreduce: () => world.allreduce(send, recv),
     'iallreduce + wait': () => world.iallreduce(send, recv).wait(),
     'await iallreduce': () => world.iallreduce(send, recv),
-    'halo by sendrecv': () => haloBlocking(world, send, fromLeft, fromRight, left, right),
-    'halo by waitAllSync': () => waitAllSync(haloRequests(world, send, fromLeft, fromRight, left, right)),
-    'halo by Promise.all': () => Promise.all(haloRequests(world, send, fromLeft, fromRight, left, right)),
-    'halo by waitAll': () => waitAll(haloRequests(world, send, fromLeft, fromRight, left, right)),
-    'halo by Promise.all, a receive pending': () => Promise.all(haloRequests(world, send, fromLeft, fromRight, left, right)),
-  };
+    'halo by sendrecv': () => haloBlocking(world, b.send, b.fromLeft, b.fromRight, left, right),
+    'halo by waitAllSync': () => waitAllSync(haloRequests(world, b.send, b.fromLeft, b.fromRight, left, right)),
+    'halo by Promise.all': () => Promise.all(haloRequests(world, b.send, b.fromLeft, b.fromRight, left, right)),
+    'halo by waitAll': () => waitAll(haloRequests(world, b.send, b.fromLeft, b.fromRight, left, right)),
+    'halo by Promise.all, a receive pending': () => Promise.all(haloRequests(world, b.send, b.fromLeft, b.fromRight, left, right)),
+  });
+  const run = new Map([...buffers].map(([bytes, b]) => [bytes, cases(b)]));
   // A receive awaited in the background through the block (a control message, say), matched after it.
   const control = new Float64Array(1);
   const us = ASYNC_CASES.map(() => []);
   for (let block = -1; block < asyncBlocks; block++) {
-    for (const [k, name] of ASYNC_CASES.entries()) {
-      const call = run[name];
+    for (const [k, { op: name, bytes }] of ASYNC_CASES.entries()) {
+      const call = run.get(bytes)[name];
+      // Fewer calls of a large halo: a block of each case takes about as long as one of 8 B.
+      const calls = Math.max(10, Math.round((asyncCalls * 1024) / Math.max(bytes, 1024)));
       const awaited = name.startsWith('await') || name.includes('Promise.all') || name.endsWith('waitAll');
       const background = name.endsWith('a receive pending') ? world.irecv(control, left, 2) : null;
-      void background?.then(() => {});
+      if (background) {
+        void background.then(() => {});
+        await null; // its first spin, which spins its whole budget for it, before the clock starts
+      }
       world.barrier();
       const t0 = wtime();
-      if (awaited) for (let i = 0; i < asyncCalls; i++) await call();
-      else for (let i = 0; i < asyncCalls; i++) call();
-      if (block >= 0) us[k].push(((wtime() - t0) / asyncCalls) * 1e6);
+      if (awaited) for (let i = 0; i < calls; i++) await call();
+      else for (let i = 0; i < calls; i++) call();
+      if (block >= 0) us[k].push(((wtime() - t0) / calls) * 1e6);
       if (background) {
         world.send(send, right, 2);
         await background;
       }
-      // What arrived: the sum of ranks 1..p, and each neighbour's value.
-      const [got, want] = name.includes('allreduce') ? [recv[0], (world.size * (world.size + 1)) / 2] : [fromLeft[0] + fromRight[0], left + right + 2];
-      if (got !== want) throw new Error(`bench:binding: ${name} received ${got}, want ${want}`);
+      // What arrived: the sum of ranks 1..p, and each neighbour's value (its last element).
+      const { fromLeft, fromRight } = buffers.get(bytes);
+      const [got, want] = name.includes('allreduce') ? [recv[0], (world.size * (world.size + 1)) / 2] : [fromLeft.at(-1) + fromRight.at(-1), left + right + 2];
+      if (got !== want) throw new Error(`bench:binding: ${name} of ${bytes} B received ${got}, want ${want}`);
       recv.fill(0);
       fromLeft.fill(0);
       fromRight.fill(0);
     }
   }
-  return ASYNC_CASES.map((op, k) => ({ op, bytes: 8, us: us[k] }));
+  return ASYNC_CASES.map(({ op, bytes }, k) => ({ op, bytes, us: us[k] }));
 }
 
 // Object mode, as mpi4py's lowercase methods do it (MPI4PY below, line for line).
@@ -288,8 +308,17 @@ async function driver() {
   const args = [String(small), String(large), String(reps), String(largeBytes)];
   const objectArgs = [String(objectCalls)];
   const preloadArgs = flavour === 'openmpi' ? ['-x', `LD_PRELOAD=${preload}`] : ['-genv', 'LD_PRELOAD', preload];
+  // --cluster: one rank per emulated host of `topocoll cluster` (links through the network stack).
+  const { clusterState, clusterCommand } = createRequire(import.meta.url)(path.join(root, 'dist', 'cli', 'cluster.js'));
+  const cluster = o.cluster === undefined ? null : clusterState(o.cluster);
+  if (o.cluster !== undefined && !cluster) throw new Error(`--cluster ${o.cluster}: no such cluster is up; start one with \`topocoll cluster up --name ${o.cluster} --hosts ${o.np}\``);
+  const launch = (argv) => {
+    if (!cluster) return launchCommand(flavour, ['-np', o.np, ...argv], { testMachine: true });
+    const launcherArgs = argv[0] === preloadArgs[0] ? preloadArgs : [];
+    return clusterCommand(cluster, argv.slice(launcherArgs.length), { np: Number(o.np), mapBy: 'node', mpi: flavour, mpirunArgs: launcherArgs });
+  };
   const allPrograms = {
-    node: [process.execPath, fileURLToPath(import.meta.url), '--worker', '--small', args[0], '--large', args[1], '--reps', args[2], '--large-bytes', args[3], '--async-calls', String(asyncCalls), '--async-blocks', String(asyncBlocks), '--object-calls', String(objectCalls)],
+    node: [process.execPath, fileURLToPath(import.meta.url), '--worker', '--small', args[0], '--large', args[1], '--reps', args[2], '--large-bytes', args[3], '--async-calls', String(asyncCalls), '--async-blocks', String(asyncBlocks), '--object-calls', String(objectCalls), '--halo-bytes', o['halo-bytes']],
     'c+engine': [...preloadArgs, binary, ...args],
     c: [binary, ...args],
   };
@@ -311,7 +340,7 @@ async function driver() {
   const objectPerRun = { node: [], mpi4py: [] };
   for (let run = 0; run < Number(o.runs); run++) {
     for (const [name, argv] of Object.entries(programs)) {
-      const [cmd, cmdArgs, env] = launchCommand(flavour, ['-np', o.np, ...argv], { testMachine: true });
+      const [cmd, cmdArgs, env] = launch(argv);
       const r = spawnSync(cmd, cmdArgs, { cwd: root, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 300_000 });
       const line = r.stdout?.split('\n').find((l) => l.startsWith('{"program"'));
       if (r.status !== 0 || !line) throw new Error(`bench:binding: ${name} failed (exit ${r.status})\n${r.stdout}\n${r.stderr}`);
@@ -360,13 +389,13 @@ async function driver() {
   // Each request form against the blocking call of its three (and the awaited one against wait()).
   let asyncSummary = null;
   if (asyncPerRun.length > 0) {
-    asyncSummary = ASYNC_CASES.map((op, i) => ({ op, median: median(asyncPerRun.map((results) => median(results[i].us))), best: Math.min(...asyncPerRun.map((results) => median(results[i].us))) }));
-    const byOp = Object.fromEntries(asyncSummary.map((r) => [r.op, r]));
-    const rows = asyncSummary.map((r) => {
-      const group = ASYNC_GROUPS.find((g) => g.includes(r.op));
-      const k = group.indexOf(r.op);
-      const [blocking, waited] = [byOp[group[0]], byOp[group[1]]];
-      const cells = [r.op, '8', r.median.toFixed(3), r.best.toFixed(3)];
+    asyncSummary = ASYNC_CASES.map(({ op, bytes }, i) => ({ op, bytes, median: median(asyncPerRun.map((results) => median(results[i].us))), best: Math.min(...asyncPerRun.map((results) => median(results[i].us))) }));
+    const rows = asyncSummary.map((r, i) => {
+      const group = ASYNC_GROUPS.find((g) => g.includes(ASYNC_CASES[i]));
+      const k = group.indexOf(ASYNC_CASES[i]);
+      const first = ASYNC_CASES.indexOf(group[0]);
+      const [blocking, waited] = [asyncSummary[first], asyncSummary[first + 1]];
+      const cells = [r.op, String(r.bytes), r.median.toFixed(3), r.best.toFixed(3)];
       cells.push(k > 0 ? (r.median - blocking.median).toFixed(3) : '', k > 0 ? (r.median / blocking.median).toFixed(3) : '');
       cells.push(k > 1 ? (r.median - waited.median).toFixed(3) : '');
       return cells;

@@ -16,8 +16,8 @@ namespace {
 struct WirePlace {
   int32_t shared_leader, virtual_node, socket, numa, core, cpu, binding;
   char host[64];
-  char kernel[40];                             // kernelBootId()
-  uint64_t allowed[CPU_SETSIZE / 64];          // allowedCpus(), a bit per CPU
+  char kernel[40];                     // kernelBootId()
+  uint64_t allowed[CPU_SETSIZE / 64];  // allowedCpus(), a bit per CPU
 };
 
 // Every world rank's place, gathered once at init (initializeWorld); empty before.

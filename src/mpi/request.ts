@@ -391,18 +391,22 @@ function sweepDetached(): void {
 }
 
 /**
- * A nonblocking operation. It is a Promise in all but its prototype: `await`, `then`, `catch`,
- * `finally`, `Promise.all`/`race`/`allSettled`/`any` and `Promise.resolve` take it, TypeScript
- * accepts it where a `Promise<T>` is expected, and `Object.prototype.toString` calls it a Promise.
- * It does not extend Promise, for three reasons: a Promise subclass makes the Promises its
- * `then`/`catch`/`finally` return through `Symbol.species`, that is by calling this class's
- * constructor with an executor; a Promise settles whether or not anyone listens, so a request
- * that fails while the program handles the error through `wait()` would also leave a rejected
- * Promise that nobody handles (an unhandled rejection ends the job); and polling from the event
- * loop starts only once something awaits the request, so `wait()`/`test()` alone cost no polls.
- * `promise()` gives the real Promise (`req instanceof Promise` is false).
+ * A nonblocking operation, and a Promise of its result (`req instanceof Promise`,
+ * `util.types.isPromise(req)`). Its own `then` is what `await`, `catch`, `finally`,
+ * `Promise.all`/`race`/`allSettled`/`any` and `Promise.resolve` call (its constructor is not
+ * `Promise`, so V8 never bypasses it): polling from the event loop starts only once something
+ * awaits the request, and `wait()`/`test()` alone cost no polls. The Promise it is settles when
+ * the operation completes or fails, however that is found out, for what reads its state without
+ * `then` (`util.inspect`, `Promise.prototype.then.call`); a failure is marked handled, as
+ * `wait()`, `test()` or `then` report it (an unhandled rejection would end the job). The Promises
+ * its methods make are plain ones (`Symbol.species`). `promise()` gives a plain Promise of the
+ * result.
  */
-export class Request<T = void> implements Promise<T> {
+export class Request<T = void> extends Promise<T> {
+  // The Promise it is: settled with the outcome once the operation has completed or failed, for
+  // what reads a Promise's state without calling then() (util.inspect, Promise.prototype.then.call).
+  #resolveSelf: (value: unknown) => void;
+  #rejectSelf: (error: unknown) => void;
   #native: NativeRequest | null;
   #result: ((native: NativeRequest) => T) | null;
   #value: T | undefined;
@@ -480,6 +484,11 @@ export class Request<T = void> implements Promise<T> {
    * receive's slot holds its buffer); `kind`: what made it (RequestKind).
    */
   constructor(native: NativeRequest, result: (native: NativeRequest) => T, keepAlive: unknown[] | null, kind: RequestKind = 'collective') {
+    // The .d.ts leaves this constructor out, so TypeScript offers Promise's: refuse an executor.
+    if (typeof native === 'function') throw new TypeError('Request: made by the nonblocking calls (isend, irecv, iallreduce, …), not by new Request(executor); use new Promise(executor)');
+    super(capture);
+    this.#resolveSelf = capturedResolve;
+    this.#rejectSelf = capturedReject;
     if (detached.size > 0) sweepDetached();
     this.#native = native;
     this.#result = result;
@@ -487,9 +496,9 @@ export class Request<T = void> implements Promise<T> {
     if (keepAlive !== null) inFlight.set(this, keepAlive);
   }
 
-  /** 'Promise', as a Promise's: `Object.prototype.toString.call(req)` is `[object Promise]`. */
-  get [Symbol.toStringTag](): string {
-    return 'Promise';
+  /** What then/catch/finally of Promise.prototype make: plain Promises, not requests. */
+  static get [Symbol.species](): PromiseConstructor {
+    return Promise;
   }
 
   /** True once the operation has completed (without progressing it). */
@@ -680,12 +689,21 @@ export class Request<T = void> implements Promise<T> {
   // Completed or failed: no longer polled; what awaits it runs at the end of this round of polls,
   // or in a microtask (never inside the wait() or test() that completed it).
   #settled(): void {
+    if (this.#failed) {
+      // Handled here, as wait(), test() or then() report the error: no unhandled rejection.
+      Promise.prototype.then.call(this, undefined, ignore);
+      this.#rejectSelf(this.#error);
+    } else {
+      this.#resolveSelf(this.#value);
+    }
     if (this.#polled) this.#unpoll();
     if (this.#reactions === null) return;
     ready.push(this);
     wake();
   }
 }
+
+const ignore = (): void => {};
 
 function freedError(what: string): TypeError {
   return new TypeError(`${what}: the request has been freed`);

@@ -2,6 +2,7 @@
 // every collective on every element type (blocking, nonblocking, in place), object mode, async
 // progress, error paths. Every rank prints one JSON line: {rank, size, checks, failures}.
 import { createRequire } from 'node:module';
+import { inspect, types } from 'node:util';
 import topocoll, {
   ANY_SOURCE,
   ANY_TAG,
@@ -242,6 +243,9 @@ section('p2p');
   const b = new Float64Array(3);
   const reqs = [world.irecv(a, left, 61), world.irecv(b, left, 62)];
   check('Request is a Promise by toStringTag', Object.prototype.toString.call(reqs[0]) === '[object Promise]');
+  check('Request is a Promise: instanceof, util.types.isPromise', reqs[0] instanceof Promise && types.isPromise(reqs[0]));
+  check('a pending request inspects as a pending Promise', /<pending>/.test(inspect(reqs[0])), inspect(reqs[0]));
+  throws('new Request(executor) is refused', () => new reqs[0].constructor(() => {}), TypeError, /^Request: made by the nonblocking calls/);
   check('testAll false before the peer sends', testAll(reqs) === false);
   check('testAny null before the peer sends', testAny(reqs) === null);
   check('testSome empty before the peer sends', testSome(reqs).indices.length === 0);
@@ -257,6 +261,10 @@ section('p2p');
   let polls = 0;
   while (!testAll(reqs)) polls++, await turn();
   check('testAll true once the peer has sent', reqs[0].done && reqs[1].done, { polls });
+  // The Promise it is has settled with the value, though nothing awaited it (testAll found it).
+  const viaIntrinsic = await Promise.prototype.then.call(reqs[0], (s) => s);
+  check('Promise.prototype.then.call of a completed request: its status', viaIntrinsic.tag === 61 && viaIntrinsic.source === left && /tag: 61/.test(inspect(reqs[0])), inspect(reqs[0]));
+  check('then/finally of Promise.prototype make plain Promises', !(Promise.prototype.then.call(reqs[0], () => {}) instanceof reqs[0].constructor) && !(reqs[0].finally(() => {}) instanceof reqs[0].constructor));
   sameArray('testAll: the data received', a, new Int32Array([left, 61]));
   const again = await waitSome(reqs);
   check('waitSome on completed requests: none left', again.indices.length === 0 && again.values.length === 0);
@@ -294,6 +302,15 @@ section('p2p');
     .finally(() => (finallyRan = true));
   check('a failed request rejects: catch gets the MpiError', caught instanceof MpiError && caught.errorClassName === 'MPI_ERR_TRUNCATE', `${caught?.name} ${caught?.errorClassName} ${caught?.message}`);
   check('finally runs after a failed request', finallyRan);
+  // A failure handled through wait() alone: no unhandled rejection (that would abort the job), and
+  // the Promise it is has rejected with the same MpiError.
+  const longer = COMM_SELF.isend(new Uint8Array(16), 0, 70); // (a blocking send to self may wait forever under MPICH)
+  const failing = COMM_SELF.irecv(new Uint8Array(8), 0, 70);
+  throwsMpi('wait() of a truncated receive throws', () => failing.wait(), 'MPI_ERR_TRUNCATE', /./);
+  await new Promise((r) => setImmediate(r)); // an unhandled rejection would be reported by now
+  const intrinsic = await Promise.prototype.then.call(failing, () => 'fulfilled', (e) => e);
+  check('the failed request\'s own Promise rejected with its MpiError', intrinsic instanceof MpiError && intrinsic.errorClassName === 'MPI_ERR_TRUNCATE', `${intrinsic}`);
+  await longer.catch(() => {});
   let finallyOk = 0;
   const self = COMM_SELF.irecv(new Uint8Array(2), 0, 69);
   COMM_SELF.send(Uint8Array.of(5, 6), 0, 69);

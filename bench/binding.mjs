@@ -17,8 +17,8 @@
 // world.iallreduce(8 B)` against `allreduce` and `iallreduce(…).wait()`, and a 1-D halo exchange
 // (8 B to each neighbour of a ring) by `await Promise.all` of two irecv and two isend against two
 // sendrecv, against waitAllSync of the same four requests and by waitAll, and by Promise.all while a
-// receive is awaited in the background (one that no message matches until the block ends; it must
-// not slow the exchanges) (--async-blocks blocks of
+// receive, or an ibarrier, is awaited in the background (one that completes only once the block
+// ends; it must not slow the exchanges) (--async-blocks blocks of
 // --async-calls calls each, the cases interleaved block by block). The
 // difference to the wait() form is what awaiting costs; the one between wait() and the blocking
 // call is the MPI's own (Open MPI runs nonblocking collectives in libnbc, blocking ones in tuned).
@@ -85,7 +85,7 @@ const objectCalls = Number(o['object-calls']);
 // the requests awaited. The allreduce at 8 B, the halo at each of --halo-bytes.
 const haloBytes = o['halo-bytes'].split(',').map(Number);
 if (haloBytes.some((b) => !Number.isInteger(b) || b < 8 || b % 8 !== 0)) throw new Error(`--halo-bytes ${o['halo-bytes']} is not valid; valid: a comma-separated list of multiples of 8 (bytes of float64), e.g. 8,1024,65536`);
-const HALO = ['halo by sendrecv', 'halo by waitAllSync', 'halo by Promise.all', 'halo by waitAll', 'halo by Promise.all, a receive pending'];
+const HALO = ['halo by sendrecv', 'halo by waitAllSync', 'halo by Promise.all', 'halo by waitAll', 'halo by Promise.all, a receive pending', 'halo by Promise.all, an ibarrier pending'];
 const ASYNC_GROUPS = [
   ['allreduce', 'iallreduce + wait', 'await iallreduce'].map((op) => ({ op, bytes: 8 })),
   ...haloBytes.map((bytes) => HALO.map((op) => ({ op, bytes }))),
@@ -126,10 +126,15 @@ async function asyncCases(world, wtime, waitAllSync, waitAll) {
     'halo by Promise.all': () => Promise.all(haloRequests(world, b.send, b.fromLeft, b.fromRight, left, right)),
     'halo by waitAll': () => waitAll(haloRequests(world, b.send, b.fromLeft, b.fromRight, left, right)),
     'halo by Promise.all, a receive pending': () => Promise.all(haloRequests(world, b.send, b.fromLeft, b.fromRight, left, right)),
+    'halo by Promise.all, an ibarrier pending': () => Promise.all(haloRequests(world, b.send, b.fromLeft, b.fromRight, left, right)),
   });
   const run = new Map([...buffers].map(([bytes, b]) => [bytes, cases(b)]));
-  // A receive awaited in the background through the block (a control message, say), matched after it.
+  // Awaited in the background through the block, completed after it: a receive (a control
+  // message, say), matched then; an ibarrier on a communicator of its own (a termination
+  // protocol's), which the last rank joins then.
   const control = new Float64Array(1);
+  const side = world.dup();
+  const last = world.rank === world.size - 1;
   const us = ASYNC_CASES.map(() => []);
   for (let block = -1; block < asyncBlocks; block++) {
     for (const [k, { op: name, bytes }] of ASYNC_CASES.entries()) {
@@ -137,7 +142,7 @@ async function asyncCases(world, wtime, waitAllSync, waitAll) {
       // Fewer calls of a large halo: a block of each case takes about as long as one of 8 B.
       const calls = Math.max(10, Math.round((asyncCalls * 1024) / Math.max(bytes, 1024)));
       const awaited = name.startsWith('await') || name.includes('Promise.all') || name.endsWith('waitAll');
-      const background = name.endsWith('a receive pending') ? world.irecv(control, left, 2) : null;
+      const background = name.endsWith('a receive pending') ? world.irecv(control, left, 2) : name.endsWith('an ibarrier pending') && !last ? side.ibarrier() : null;
       if (background) {
         void background.then(() => {});
         await null; // its first spin, which spins its whole budget for it, before the clock starts
@@ -147,10 +152,9 @@ async function asyncCases(world, wtime, waitAllSync, waitAll) {
       if (awaited) for (let i = 0; i < calls; i++) await call();
       else for (let i = 0; i < calls; i++) call();
       if (block >= 0) us[k].push(((wtime() - t0) / calls) * 1e6);
-      if (background) {
-        world.send(send, right, 2);
-        await background;
-      }
+      if (name.endsWith('a receive pending')) world.send(send, right, 2);
+      if (name.endsWith('an ibarrier pending')) await (background ?? side.ibarrier());
+      else if (background) await background;
       // What arrived: the sum of ranks 1..p, and each neighbour's value (its last element).
       const { fromLeft, fromRight } = buffers.get(bytes);
       const [got, want] = name.includes('allreduce') ? [recv[0], (world.size * (world.size + 1)) / 2] : [fromLeft.at(-1) + fromRight.at(-1), left + right + 2];

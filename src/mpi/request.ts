@@ -45,10 +45,15 @@ const waiters = new Set<Waiter>();
 // by their own MPI_Test.
 const awaited = new Set<Request<any>>();
 // The sends and receives being awaited or waited for by waitAll, polled all at once by one
-// p2pTestSome (a call per request cost more than its MPI_Test). Those from freshFrom on came since
-// the last round of polls: what the code that awaits just now waits for, which alone ends a spin.
+// p2pTestSome (a call per request cost more than its MPI_Test).
 const polled: Request<any>[] = [];
+// What came since the last round of polls (polled[freshFrom..], freshAwaited, freshWaiters): what
+// the code that awaits just now waits for, which alone ends a spin. Requests awaited before and
+// still pending (a control message's receive, an ibarrier of a termination protocol) are polled
+// along; had they held every spin, each awaited exchange would have spun its whole budget.
 let freshFrom = 0;
+const freshAwaited: Request<any>[] = [];
+const freshWaiters: Waiter[] = [];
 // Requests that completed or failed with reactions (then callbacks) still to run: run by
 // runReactions at the end of a round of polls, never inside the call that completed them.
 const ready: Request<any>[] = [];
@@ -121,12 +126,14 @@ function pollRound(spinUs: number): void {
   polling = true;
   try {
     if (polled.length > 0) polled.length = testSlots(polled, polled.length, spinUs, freshFrom);
-    freshFrom = polled.length;
     if (awaited.size > 0) for (const r of awaited) if (pollAwaited(r)) awaited.delete(r);
     if (waiters.size > 0) stepWaiters();
   } finally {
     polling = false;
   }
+  freshFrom = polled.length;
+  freshAwaited.length = 0;
+  freshWaiters.length = 0;
   runReactions();
 }
 
@@ -163,12 +170,14 @@ const pending = (): boolean => polled.length > 0 || awaited.size > 0 || waiters.
 
 function spin(): void {
   spinQueued = false;
-  if (awaited.size === 0 && (waiters.size === 0 || [...waiters].every((w) => w.slotsOnly))) {
-    // Only sends and receives: one native spin polls them all, for the whole budget.
+  if (freshAwaited.length === 0 && freshWaiters.every((w) => w.slotsOnly)) {
+    // Only sends and receives just awaited: one native spin polls them all, for the whole budget.
     pollRound(SPIN_US);
   } else {
-    const fresh = polled.slice(freshFrom);
-    const goalPending = () => awaited.size > 0 || waiters.size > 0 || fresh.some((r) => pendingSlot(r) >= 0);
+    const slots = polled.slice(freshFrom);
+    const requests = freshAwaited.slice();
+    const waitersNow = freshWaiters.slice();
+    const goalPending = () => slots.some((r) => pendingSlot(r) >= 0) || requests.some((r) => awaited.has(r)) || waitersNow.some((w) => waiters.has(w));
     pollRound(0);
     if (goalPending()) {
       // The clock only once something is still pending: most small operations are done by now.
@@ -225,7 +234,9 @@ function poll<R>(step: () => boolean, value: () => R, slotsOnly = false): Promis
         reject(e);
       }
     };
-    waiters.add({ step, resolve: settle, reject, slotsOnly });
+    const waiter = { step, resolve: settle, reject, slotsOnly };
+    waiters.add(waiter);
+    freshWaiters.push(waiter);
     wake();
   });
 }
@@ -630,7 +641,10 @@ export class Request<T = void> extends Promise<T> {
     if (this.#done || this.#failed) ready.push(this);
     else if (!first) return; // progressed already
     else if (this.#native instanceof P2pRequest) this.#poll();
-    else awaited.add(this);
+    else {
+      awaited.add(this);
+      freshAwaited.push(this);
+    }
     wake();
   }
 

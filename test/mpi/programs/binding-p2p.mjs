@@ -332,5 +332,24 @@ const payload = (from, round, n) => Array.from({ length: n }, (_, i) => from * 1
   check('the background receive completes', control[0] === left + 5 && st.tag === 150 && controlStatus?.tag === 150, [control, st]);
 }
 
+// --- An ibarrier awaited in the background (rank 0 joins it last) while exchanges are awaited ---
+{
+  const side = world.dup();
+  let passed = false;
+  const early = rank === 0 ? null : side.ibarrier();
+  early?.then(() => (passed = true));
+  const got = new Int32Array(1);
+  let ok = true;
+  for (let round = 0; round < 10; round++) {
+    const [st] = await Promise.all([world.irecv(got, left, 160), world.isend(Int32Array.of(rank * 100 + round), right, 160)]);
+    ok &&= got[0] === left * 100 + round && st.tag === 160;
+  }
+  check('exchanges beside a pending ibarrier', ok && !passed, [got, passed]);
+  world.barrier(); // rank 0 joins only once every rank has checked the above
+  await (early ?? side.ibarrier());
+  check('the ibarrier completes once rank 0 joins', rank === 0 || passed);
+  side.free();
+}
+
 world.barrier();
 console.log(JSON.stringify({ rank, size, ...report }));

@@ -12,6 +12,10 @@
 // --small (8 B) or --large (1 MiB) calls; the tables show the median over launches and the
 // least-disturbed launch. Raw numbers go to --json.
 //
+// A halo table sets the MPI's own nonblocking halo exchange in C (MPI_Irecv ×2, MPI_Isend ×2,
+// MPI_Waitall) against its two MPI_Sendrecv, at each of --halo-bytes, beside node's Promise.all
+// against its sendrecv: where the MPI's own nonblocking form is slower, so is the binding's.
+//
 // A second table, node alone, compares awaiting a request with the blocking call it stands for
 // and with the same request completed by wait() (MPI_Wait, no event loop): `await
 // world.iallreduce(8 B)` against `allreduce` and `iallreduce(…).wait()`, and a 1-D halo exchange
@@ -311,6 +315,7 @@ async function driver() {
   }
   const args = [String(small), String(large), String(reps), String(largeBytes)];
   const objectArgs = [String(objectCalls)];
+  const haloArgs = [String(asyncCalls), String(asyncBlocks), ...haloBytes.map(String)];
   const preloadArgs = flavour === 'openmpi' ? ['-x', `LD_PRELOAD=${preload}`] : ['-genv', 'LD_PRELOAD', preload];
   // --cluster: one rank per emulated host of `topocoll cluster` (links through the network stack).
   const { clusterState, clusterCommand } = createRequire(import.meta.url)(path.join(root, 'dist', 'cli', 'cluster.js'));
@@ -323,8 +328,8 @@ async function driver() {
   };
   const allPrograms = {
     node: [process.execPath, fileURLToPath(import.meta.url), '--worker', '--small', args[0], '--large', args[1], '--reps', args[2], '--large-bytes', args[3], '--async-calls', String(asyncCalls), '--async-blocks', String(asyncBlocks), '--object-calls', String(objectCalls), '--halo-bytes', o['halo-bytes']],
-    'c+engine': [...preloadArgs, binary, ...args],
-    c: [binary, ...args],
+    'c+engine': [...preloadArgs, binary, ...args, ...haloArgs],
+    c: [binary, ...args, ...haloArgs],
   };
   const wanted = o.programs.split(',');
   for (const name of wanted) {
@@ -341,6 +346,7 @@ async function driver() {
 
   const perRun = Object.fromEntries(Object.keys(programs).map((p) => [p, []]));
   const asyncPerRun = [];
+  const haloPerRun = Object.fromEntries(['c', 'c+engine'].filter((name) => programs[name]).map((name) => [name, []]));
   const objectPerRun = { node: [], mpi4py: [] };
   for (let run = 0; run < Number(o.runs); run++) {
     for (const [name, argv] of Object.entries(programs)) {
@@ -351,6 +357,7 @@ async function driver() {
       const report = JSON.parse(line);
       perRun[name].push(report.results);
       if (report.asyncResults) asyncPerRun.push(report.asyncResults);
+      if (report.haloResults) haloPerRun[name].push(report.haloResults);
       if (report.objectResults) objectPerRun[name].push(report.objectResults);
       process.stderr.write(`run ${run + 1}/${o.runs}: ${name} done\n`);
     }
@@ -410,6 +417,24 @@ async function driver() {
       rows,
     );
   }
+  // The halo in C beside node's: what the MPI's own nonblocking exchange costs against its sendrecv.
+  let haloSummary = null;
+  const haloPrograms = Object.keys(haloPerRun).filter((name) => haloPerRun[name].length > 0);
+  if (haloPrograms.length > 0) {
+    const over = (name, op, bytes) => median(haloPerRun[name].map((results) => median(results.find((r) => r.op === op && r.bytes === bytes).us)));
+    const nodeOf = (op, bytes) => asyncSummary?.find((r) => r.op === op && r.bytes === bytes)?.median;
+    haloSummary = haloBytes.map((bytes) => ({
+      bytes,
+      ...Object.fromEntries(haloPrograms.flatMap((name) => [[`${name} sendrecv`, over(name, 'halo by sendrecv', bytes)], [`${name} MPI_Waitall`, over(name, 'halo by MPI_Waitall', bytes)]])),
+      ...(asyncSummary ? { 'node sendrecv': nodeOf('halo by sendrecv', bytes), 'node Promise.all': nodeOf('halo by Promise.all', bytes) } : {}),
+    }));
+    const pairs = [...haloPrograms.map((name) => [`${name} sendrecv`, `${name} MPI_Waitall`]), ...(asyncSummary ? [['node sendrecv', 'node Promise.all']] : [])];
+    printTable(
+      `halo exchange, the MPI's nonblocking form against its sendrecv in C, beside node's; median over ${o.runs} launches of each launch's median block, µs`,
+      ['bytes', ...pairs.flatMap(([a, b]) => [a, b, '÷'])],
+      haloSummary.map((r) => [String(r.bytes), ...pairs.flatMap(([a, b]) => [r[a].toFixed(3), r[b].toFixed(3), (r[b] / r[a]).toFixed(3)])]),
+    );
+  }
   // Object mode: node against mpi4py, each the median over launches of a launch's median.
   let objectSummary = null;
   const objectPrograms = Object.keys(objectPerRun).filter((name) => objectPerRun[name].length > 0);
@@ -437,7 +462,7 @@ async function driver() {
     );
   }
   mkdirSync(path.dirname(o.json), { recursive: true });
-  writeFileSync(o.json, JSON.stringify({ flavour, np: Number(o.np), runs: Number(o.runs), reps, small, large, asyncCalls, asyncBlocks, objectCalls, library: version, summary, best, asyncSummary, objectSummary, perRun, asyncPerRun, objectPerRun }, null, 1));
+  writeFileSync(o.json, JSON.stringify({ flavour, np: Number(o.np), runs: Number(o.runs), reps, small, large, asyncCalls, asyncBlocks, objectCalls, library: version, summary, best, asyncSummary, haloSummary, objectSummary, perRun, asyncPerRun, haloPerRun, objectPerRun }, null, 1));
   console.log(`raw numbers: ${path.relative(process.cwd(), o.json)}`);
 }
 

@@ -174,10 +174,8 @@ function spin(): void {
     // Only sends and receives just awaited: one native spin polls them all, for the whole budget.
     pollRound(SPIN_US);
   } else {
-    const slots = polled.slice(freshFrom);
-    const requests = freshAwaited.slice();
-    const waitersNow = freshWaiters.slice();
-    const goalPending = () => slots.some((r) => pendingSlot(r) >= 0) || requests.some((r) => awaited.has(r)) || waitersNow.some((w) => waiters.has(w));
+    // Usually all that is pending was just awaited: then no snapshot of it to make.
+    const goalPending = freshFrom === 0 && awaited.size === freshAwaited.length && waiters.size === freshWaiters.length ? pending : freshGoal();
     pollRound(0);
     if (goalPending()) {
       // The clock only once something is still pending: most small operations are done by now.
@@ -189,6 +187,14 @@ function spin(): void {
     }
   }
   scheduleTurn();
+}
+
+// Whether any of what is fresh now (before the round of polls that makes it old) is still pending.
+function freshGoal(): () => boolean {
+  const slots = polled.slice(freshFrom);
+  const requests = freshAwaited.slice();
+  const waitersNow = freshWaiters.slice();
+  return () => slots.some((r) => pendingSlot(r) >= 0) || requests.some((r) => awaited.has(r)) || waitersNow.some((w) => waiters.has(w));
 }
 
 function eventLoopTurn(): void {

@@ -239,12 +239,12 @@ GlobalClock synchroniseClock(Napi::Env env, MPI_Comm comm, int p, int rank) {
   return clock;
 }
 
-// Spins close to the start; yields while it is far, and always on an oversubscribed node (a
-// spinning rank would keep the ones sharing its CPU from starting on time).
+// Waits as the engine's waits do (idleWhileWaiting): on an oversubscribed kernel it yields (a
+// spinning rank would keep the ones sharing its CPU from starting on time); elsewhere it spins. A
+// yield while the start was still 20 us off handed the core to whatever else was runnable for a
+// time slice, and beside two CPU hogs every call of 20 attempts started late.
 void waitUntil(const GlobalClock& clock, double start) {
-  for (double now = clock.now(); now < start; now = clock.now()) {
-    if (kernelOversubscribed() || start - now > 20e-6) sched_yield();
-  }
+  while (clock.now() < start) idleWhileWaiting();
 }
 
 struct WindowResult {

@@ -133,7 +133,7 @@ export const bench: Command = {
         const file = (o['topology-out'] as string | undefined) ?? 'topology.calibrated.yaml';
         writeFileSync(file, topologyYaml(c, libraryName()));
         for (const f of c.levels) {
-          console.log(`${f.name} (${f.scope}, ranks ${f.ranks.join(' and ')}): latency ${(f.latency * 1e6).toFixed(2)} us, bandwidth ${(f.bandwidth / 1048576).toFixed(0)} MiB/s, both ways at once ${(f.exchangeBandwidth / 1048576).toFixed(0)} MiB/s each`);
+          console.log(`${f.name} (${f.scope}, ranks ${f.ranks.join(' and ')}): latency ${(f.latency * 1e6).toFixed(2)} us, bandwidth ${(f.bandwidth / 1048576).toFixed(0)} MiB/s, both ways at once ${Number.isFinite(f.exchangeBandwidth) ? `${(f.exchangeBandwidth / 1048576).toFixed(0)} MiB/s each` : 'not measured (the times did not grow with the size: too noisy a machine; the file leaves exchange_bandwidth out)'}`);
         }
         console.log(`round overhead (the engine's work per schedule round): ${(c.roundOverhead * 1e6).toFixed(3)} us; copy bandwidth ${(c.copyBandwidth / 1048576).toFixed(0)} MiB/s`);
         console.log(`reduce ops (float SUM, ${c.combinePoints[0][0] / 1024} KiB-4 MiB): gamma ${(c.gamma * 1e9).toFixed(3)} ns per byte combined, ${(1 / c.gamma / 1048576).toFixed(0)} MiB/s`);

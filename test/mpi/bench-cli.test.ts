@@ -291,7 +291,7 @@ describe('topocoll bench --calibrate', () => {
     const out = path.join(tmp, 'calibrated.yaml');
     const run = await topocoll(['bench', '--calibrate', '--quick', '--np', '2', '--mpi', FLAVOURS[0], '--topology-out', out]);
     expectSuccess(run);
-    expect(run.stdout).toMatch(/^node \(system, ranks 0 and 1\): latency [\d.]+ us, bandwidth \d+ MiB\/s, both ways at once \d+ MiB\/s each$/m);
+    expect(run.stdout).toMatch(/^node \(system, ranks 0 and 1\): latency [\d.]+ us, bandwidth \d+ MiB\/s, both ways at once (\d+ MiB\/s each|not measured \(the times did not grow with the size: too noisy a machine; the file leaves exchange_bandwidth out\))$/m);
     const t = loadTopology(out);
     expect(t.levels).toHaveLength(1);
     expect(t.levels[0]).toMatchObject({ name: 'node', scope: 'system' });

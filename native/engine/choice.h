@@ -11,17 +11,19 @@
 
 namespace topocoll {
 
-// A rule's condition (built-in default or rules file: the same fields); -1 leaves a bound open.
+// A rule's yes/no condition (1: only where `value` holds, 0: only where it does not, -1: any).
+inline bool flagAllows(int flag, bool value) { return flag < 0 || value == (flag == 1); }
+
+// A rule's condition on the call (built-in default or rules file: the same fields); -1 leaves a
+// bound open. `nonblocking`: the call's form (MPI_I…).
 template <class Rule>
-bool ruleMatches(const Rule& r, int p, int64_t block_bytes, int64_t total_bytes) {
+bool ruleMatches(const Rule& r, int p, int64_t block_bytes, int64_t total_bytes, bool nonblocking) {
   const int64_t bytes = r.basis == generated::SizeBasis::Block ? block_bytes : total_bytes;
-  const bool power_of_two = p > 0 && (p & (p - 1)) == 0;
   if (r.min_bytes >= 0 && bytes < r.min_bytes) return false;
   if (r.max_bytes >= 0 && bytes >= r.max_bytes) return false;
   if (r.min_ranks >= 0 && p < r.min_ranks) return false;
   if (r.max_ranks >= 0 && p > r.max_ranks) return false;
-  if (r.power_of_two >= 0 && power_of_two != (r.power_of_two == 1)) return false;
-  return true;
+  return flagAllows(r.power_of_two, p > 0 && (p & (p - 1)) == 0) && flagAllows(r.nonblocking, nonblocking);
 }
 
 struct Choice {

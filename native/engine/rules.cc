@@ -55,8 +55,7 @@ bool looksAtPlacement(const Rule& r) {
 bool placementMatches(const Rule& r, int p, int nodes, const char* mpi) {
   if (!r.mpi.empty() && r.mpi != mpi) return false;
   const int ranks_per_node = (p + nodes - 1) / nodes;
-  const bool multi_node = nodes > 1 && nodes < p;
-  if (r.multi_node >= 0 && multi_node != (r.multi_node == 1)) return false;
+  if (!flagAllows(r.multi_node, nodes > 1 && nodes < p)) return false;
   if (r.min_nodes >= 0 && nodes < r.min_nodes) return false;
   if (r.max_nodes >= 0 && nodes > r.max_nodes) return false;
   if (r.min_ranks_per_node >= 0 && ranks_per_node < r.min_ranks_per_node) return false;
@@ -281,8 +280,7 @@ const RuleSet* current() { return g_rules.get(); }
 bool select(const RuleSet& set, Collective coll, int p, int64_t block_bytes, int64_t total_bytes, int nodes, bool nonblocking,
             const char* mpi, const Config& cfg, int* algorithm, const char** reason) {
   for (const Rule& rule : set.rules) {
-    if (rule.collective != coll || !ruleMatches(rule, p, block_bytes, total_bytes)) continue;
-    if (rule.nonblocking >= 0 && nonblocking != (rule.nonblocking == 1)) continue;
+    if (rule.collective != coll || !ruleMatches(rule, p, block_bytes, total_bytes, nonblocking)) continue;
     if (!placementMatches(rule, p, std::max(nodes, 1), mpi)) continue;
     if (rule.algorithm != kAlgorithmNative) {
       // As the defaults do: skip what cannot run here, so that the next rule decides.

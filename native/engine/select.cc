@@ -84,9 +84,7 @@ Choice selectAlgorithm(Collective coll, int p, int64_t block_bytes, int64_t tota
     if (rules::select(*file, coll, p, block_bytes, total_bytes, nodes, nonblocking, kThisMpi, cfg, &ruled.algorithm, &ruled.reason)) return ruled;
   }
   for (const ResolvedRule& r : defaultRules(coll)) {
-    if (!ruleMatches(*r.rule, p, block_bytes, total_bytes)) continue;
-    if (r.rule->multi_node >= 0 && multi_node != (r.rule->multi_node == 1)) continue;
-    if (r.rule->nonblocking >= 0 && nonblocking != (r.rule->nonblocking == 1)) continue;
+    if (!ruleMatches(*r.rule, p, block_bytes, total_bytes, nonblocking) || !flagAllows(r.rule->multi_node, multi_node)) continue;
     if (r.algorithm == kUnusable) continue;
     // TOPOCOLL_SHM=0: the rules skip algorithms that use shared memory.
     if (r.uses_shm && !cfg.get(Parameter::Shm)) continue;

@@ -54,9 +54,6 @@ const polled: Request<any>[] = [];
 let freshFrom = 0;
 const freshAwaited: Request<any>[] = [];
 const freshWaiters: Waiter[] = [];
-// Requests that completed or failed with reactions (then callbacks) still to run: run by
-// runReactions at the end of a round of polls, never inside the call that completed them.
-const ready: Request<any>[] = [];
 // A round of p2pTestSome: the slots, their states (0 pending, 1 complete, 2 failed) and Statuses.
 let roundSlots = new Int32Array(16);
 let roundStates = new Uint8Array(16);
@@ -64,11 +61,10 @@ let roundStatuses = statusArray(16);
 // Set by Request (its private state): a pending send's or receive's slot, else -1; completes
 // `r`, whose slot p2pTestSome found complete with the Status at `i` of roundStatuses, or fails it
 // with `error`; polls an awaited request other than a send or receive (true once it has
-// completed or failed); runs `r`'s reactions.
+// completed or failed).
 let pendingSlot: (r: Request<any>) => number;
 let finishSlot: (r: Request<any>, i: number, failed: boolean, error: unknown) => void;
 let pollAwaited: (r: Request<any>) => boolean;
-let runReactionsOf: (r: Request<any>) => void;
 // Of waitAll, waitAllSync: whether `r` is in `polled`; puts a pending send or receive there (true,
 // also for a request that has completed or failed; false for another kind); takes it out again
 // when nothing awaits it.
@@ -120,8 +116,8 @@ function testSlots(reqs: Request<any>[], n: number, spinUs: number, goalFrom = 0
   return pending;
 }
 
-// One round of polls of everything awaited (spinUs: how long the sends and receives may spin),
-// then the reactions of what finished.
+// One round of polls of everything awaited (spinUs: how long the sends and receives may spin).
+// What finishes settles the Promise it is, and V8 runs the reactions after this round.
 function pollRound(spinUs: number): void {
   polling = true;
   try {
@@ -134,7 +130,6 @@ function pollRound(spinUs: number): void {
   freshFrom = polled.length;
   freshAwaited.length = 0;
   freshWaiters.length = 0;
-  runReactions();
 }
 
 // Steps every waiter once; settles those that finish.
@@ -153,12 +148,6 @@ function stepWaiters(): void {
       w.resolve();
     }
   }
-}
-
-function runReactions(): void {
-  // Reactions may await more requests, or complete some (wait()): ready grows while this runs.
-  for (let i = 0; i < ready.length; i++) runReactionsOf(ready[i]);
-  ready.length = 0;
 }
 
 function finished(w: Waiter): void {
@@ -409,19 +398,17 @@ function sweepDetached(): void {
 
 /**
  * A nonblocking operation, and a Promise of its result (`req instanceof Promise`,
- * `util.types.isPromise(req)`). Its own `then` is what `await`, `catch`, `finally`,
- * `Promise.all`/`race`/`allSettled`/`any` and `Promise.resolve` call (its constructor is not
- * `Promise`, so V8 never bypasses it): polling from the event loop starts only once something
- * awaits the request, and `wait()`/`test()` alone cost no polls. The Promise it is settles when
- * the operation completes or fails, however that is found out, for what reads its state without
- * `then` (`util.inspect`, `Promise.prototype.then.call`); a failure is marked handled, as
- * `wait()`, `test()` or `then` report it (an unhandled rejection would end the job). The Promises
- * its methods make are plain ones (`Symbol.species`). `promise()` gives a plain Promise of the
- * result.
+ * `util.types.isPromise(req)`), which settles when the operation completes or fails, however that
+ * is found out (await, wait(), test(), waitAll). Polling from the event loop starts once something
+ * awaits the request: `await`, `then`, `catch`, `finally`, `Promise.all`/`race`/`allSettled`/`any`
+ * and `Promise.resolve` all read `req.constructor` first (the spec's PromiseResolve and
+ * SpeciesConstructor), and that read is what tells the request; it gives `Promise`, so V8 then
+ * runs its own reactions, with no Promise of ours between. `wait()`/`test()` alone cost no polls.
+ * A failure is marked handled, as `wait()`, `test()` or what awaits report it (an unhandled
+ * rejection would end the job). `promise()` gives a plain Promise of the result.
  */
 export class Request<T = void> extends Promise<T> {
-  // The Promise it is: settled with the outcome once the operation has completed or failed, for
-  // what reads a Promise's state without calling then() (util.inspect, Promise.prototype.then.call).
+  // The Promise it is: settled with the outcome once the operation has completed or failed.
   #resolveSelf: (value: unknown) => void;
   #rejectSelf: (error: unknown) => void;
   #native: NativeRequest | null;
@@ -437,9 +424,8 @@ export class Request<T = void> extends Promise<T> {
   #error: unknown = undefined;
   // In `polled`: a send or receive being awaited or waited for by waitAll.
   #polled = false;
-  // What awaits it: per then(), its two callbacks and the resolving functions of the Promise it
-  // returned (four entries); null when nothing does, or once they have run.
-  #reactions: unknown[] | null = null;
+  // Something has read it as a Promise (its constructor): it is progressed from then on.
+  #awaited = false;
 
   static {
     pendingSlot = (r) => (!r.#done && !r.#failed && r.#native instanceof P2pRequest ? r.#native.slot : -1);
@@ -458,29 +444,7 @@ export class Request<T = void> extends Promise<T> {
       try {
         return r.test();
       } catch {
-        return true; // failed: #fail has queued its reactions
-      }
-    };
-    runReactionsOf = (r) => {
-      const reactions = r.#reactions;
-      if (reactions === null || !(r.#done || r.#failed)) return;
-      r.#reactions = null;
-      const failed = r.#failed;
-      const outcome = failed ? r.#error : r.#value;
-      for (let k = 0; k < reactions.length; k += 4) {
-        const handler = reactions[failed ? k + 1 : k] as ((v: unknown) => unknown) | null | undefined;
-        const resolve = reactions[k + 2] as (v: unknown) => void;
-        const reject = reactions[k + 3] as (e: unknown) => void;
-        if (typeof handler !== 'function') {
-          if (failed) reject(outcome);
-          else resolve(outcome);
-          continue;
-        }
-        try {
-          resolve(handler(outcome));
-        } catch (e) {
-          reject(e);
-        }
+        return true; // failed: #fail has rejected the Promise it is
       }
     };
     isPolled = (r) => r.#polled;
@@ -491,8 +455,18 @@ export class Request<T = void> extends Promise<T> {
       return true;
     };
     unpollUnawaited = (r) => {
-      if (r.#polled && r.#reactions === null) r.#unpoll();
+      if (r.#polled && !r.#awaited) r.#unpoll();
     };
+    // Read by every await and Promise combinator before it reacts (PromiseResolve,
+    // SpeciesConstructor): `Promise`, so that they take V8's own path, and the request is
+    // progressed from now on. A class can declare no accessor named constructor.
+    Object.defineProperty(Request.prototype, 'constructor', {
+      configurable: true,
+      get(this: Request<unknown>): PromiseConstructor {
+        if (!this.#awaited) this.#awaitedNow();
+        return Promise;
+      },
+    });
   }
 
   /**
@@ -511,11 +485,6 @@ export class Request<T = void> extends Promise<T> {
     this.#result = result;
     this.#kind = kind;
     if (keepAlive !== null) inFlight.set(this, keepAlive);
-  }
-
-  /** What then/catch/finally of Promise.prototype make: plain Promises, not requests. */
-  static get [Symbol.species](): PromiseConstructor {
-    return Promise;
   }
 
   /** True once the operation has completed (without progressing it). */
@@ -568,13 +537,16 @@ export class Request<T = void> extends Promise<T> {
     if (this.#kind === 'persistent') {
       throw new TypeError('free: this operation was started by a PersistentRequest; complete it, then free the PersistentRequest');
     }
-    if (this.#reactions !== null) throw new TypeError('free: the request is being awaited; a request cannot be freed once something waits for it');
+    if (this.#awaited) throw new TypeError('free: the request is being awaited; a request cannot be freed once something waits for it');
     freedRequests.add(this);
     if (this.#polled) this.#unpoll(); // a waitAll's: it now rejects, as for a request freed before
     detached.set(this.#native, inFlight.get(this) ?? []);
     inFlight.delete(this);
     this.#native = null;
     this.#result = null;
+    // What awaits it later is told so (handled here: nothing may await it).
+    this.#markHandled();
+    this.#rejectSelf(freedError('await'));
   }
 
   /**
@@ -610,48 +582,35 @@ export class Request<T = void> extends Promise<T> {
    * operation fails.
    */
   promise(): Promise<T> {
-    if (!this.#promise) {
-      if (freedRequests.has(this)) return Promise.reject(freedError('promise'));
-      this.#promise = new Promise<T>(capture);
-      this.#react(undefined, undefined);
-    }
+    this.#promise ??= Promise.prototype.then.call(this) as Promise<T>;
     return this.#promise;
   }
 
-  // Called by every await and Promise.all: its callbacks run once the request settles (at the end
-  // of the round of polls that completes it), without a Promise of the request's own between.
-  then<R1 = T, R2 = never>(
-    onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
-    onrejected?: ((reason: any) => R2 | PromiseLike<R2>) | null,
-  ): Promise<R1 | R2> {
-    if (this.#native === null && !this.#done && !this.#failed) return this.promise().then(onfulfilled, onrejected); // freed
-    const promise = new Promise<R1 | R2>(capture);
-    this.#react(onfulfilled, onrejected);
-    return promise;
+  /**
+   * How util.inspect and console.log show it: as a Promise, named (inspect names a Promise by the
+   * constructor it finds as a value, and a request's is read through an accessor).
+   */
+  [Symbol.for('nodejs.util.inspect.custom')](_depth: number, options: object, inspect: (value: unknown, options: object) => string): string {
+    const state = this.#done ? inspect(this.#value, options) : this.#failed ? `<rejected> ${inspect(this.#error, options)}` : this.#native === null ? '<freed>' : '<pending>';
+    return `Request [Promise] { ${state} }`;
   }
 
-  catch<R = never>(onrejected?: ((reason: any) => R | PromiseLike<R>) | null): Promise<T | R> {
-    return this.then(undefined, onrejected);
-  }
-
-  finally(onfinally?: (() => void) | null): Promise<T> {
-    return this.promise().finally(onfinally);
-  }
-
-  // A reaction to the request's outcome, settling the Promise `capture` took the resolving
-  // functions of; the request is progressed from now on (a spin right after this code).
-  #react(onfulfilled: unknown, onrejected: unknown): void {
-    const first = this.#reactions === null;
-    if (first) this.#reactions = [onfulfilled, onrejected, capturedResolve, capturedReject];
-    else this.#reactions!.push(onfulfilled, onrejected, capturedResolve, capturedReject);
-    if (this.#done || this.#failed) ready.push(this);
-    else if (!first) return; // progressed already
-    else if (this.#native instanceof P2pRequest) this.#poll();
+  // Something awaits it: progressed from now on, by a spin right after the code that awaits.
+  #awaitedNow(): void {
+    this.#awaited = true;
+    if (this.#done || this.#failed || this.#native === null) return; // settled, or freed
+    if (this.#native instanceof P2pRequest) this.#poll();
     else {
       awaited.add(this);
       freshAwaited.push(this);
     }
     wake();
+  }
+
+  // No unhandled rejection for the Promise it is: its error reaches the program otherwise.
+  #markHandled(): void {
+    this.#awaited = true; // (then.call reads the constructor)
+    Promise.prototype.then.call(this, undefined, ignore);
   }
 
   #poll(): void {
@@ -706,20 +665,17 @@ export class Request<T = void> extends Promise<T> {
     }
   }
 
-  // Completed or failed: no longer polled; what awaits it runs at the end of this round of polls,
-  // or in a microtask (never inside the wait() or test() that completed it).
+  // Completed or failed: no longer polled; what awaits it runs in a microtask, never inside the
+  // wait() or test() that completed it.
   #settled(): void {
     if (this.#failed) {
-      // Handled here, as wait(), test() or then() report the error: no unhandled rejection.
-      Promise.prototype.then.call(this, undefined, ignore);
+      // Handled, as wait(), test() or what awaits report the error.
+      this.#markHandled();
       this.#rejectSelf(this.#error);
     } else {
       this.#resolveSelf(this.#value);
     }
     if (this.#polled) this.#unpoll();
-    if (this.#reactions === null) return;
-    ready.push(this);
-    wake();
   }
 }
 

@@ -1,5 +1,6 @@
 // The binding's pure-JS parts, without MPI: ops, MpiError, the Open MPI AVX guard, and Request's
 // progress through the event loop (driven by a scripted native request).
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { NativeRequest } from '../../src/mpi/addon';
 import { MpiError } from '../../src/mpi/errors';
@@ -166,6 +167,26 @@ describe('Request', () => {
     new Request(idle, () => 0, []);
     await new Promise((r) => setTimeout(r, 5));
     expect(idle.tests).toBe(0);
+    // Reading it as a Promise (its constructor, as await and the combinators do) starts the polls.
+    const read = scripted(2);
+    const readRequest = new Request(read, () => 'read', []);
+    expect(readRequest.constructor).toBe(Promise);
+    await new Promise((r) => setTimeout(r, 5));
+    expect([read.tests, readRequest.done]).toEqual([2, true]);
+    expect(await readRequest).toBe('read');
+  });
+
+  it('inspects as a named Promise in each state', async () => {
+    const pending = new Request(scripted(2), () => ({ tag: 5 }), []);
+    expect(inspect(pending)).toBe('Request [Promise] { <pending> }');
+    pending.wait();
+    expect(inspect(pending)).toBe('Request [Promise] { { tag: 5 } }');
+    const failed = new Request(scripted(1, new Error('boom')), () => 0, []);
+    expect(() => failed.wait()).toThrow('boom');
+    expect(inspect(failed)).toMatch(/^Request \[Promise\] \{ <rejected> Error: boom/);
+    const freed = new Request(scripted(2), () => 0, [], 'p2p');
+    freed.free();
+    expect(inspect(freed)).toBe('Request [Promise] { <freed> }');
   });
 
   it('waitSome, testSome, testAny and testAll report the requests that complete during the call', async () => {
@@ -213,7 +234,7 @@ describe('Request', () => {
     p2p.free();
     expect(() => p2p.test()).toThrow(/^test: the request has been freed$/);
     expect(() => p2p.wait()).toThrow(/^wait: the request has been freed$/);
-    await expect(p2p).rejects.toThrow(/^promise: the request has been freed$/);
+    await expect(p2p).rejects.toThrow(/^await: the request has been freed$/);
     expect(p2p.done).toBe(false);
     p2p.free(); // again: nothing to do
     // It is still progressed (by the next requests made or tested) until MPI completes it.

@@ -18,7 +18,7 @@ import { init } from './lifecycle';
 import { objectOpFunction, ObjectOp, Op, opIndex } from './ops';
 import { matchedMessage, persistentRequest, type Message, type PersistentRequest } from './p2p';
 import { jsOpFunction, userReduction, type BufferOp, type ReductionKind } from './user-op';
-import { engineRequest, Request, startReceive, startSend } from './request';
+import { engineRequest, newRequest, Request, startReceive, startSend } from './request';
 import { statusArray, statusAt } from './status';
 import { deserialize, serialize, serializeTransient } from './serialize';
 
@@ -400,7 +400,7 @@ export class Comm {
   }
 
   ineighborAllgather<T extends DataBuffer>(sendbuf: DataBuffer, recvbuf: T): Request<T> {
-    return new Request(addon().neighborAllgather(this.handle, sendbuf, recvbuf, true), () => recvbuf, [sendbuf, recvbuf]);
+    return newRequest(addon().neighborAllgather(this.handle, sendbuf, recvbuf, true), () => recvbuf, [sendbuf, recvbuf]);
   }
 
   /** Block j of `sendbuf` to out-neighbour j; block i of `recvbuf` from in-neighbour i (MPI_Neighbor_alltoall). */
@@ -410,7 +410,7 @@ export class Comm {
   }
 
   ineighborAlltoall<T extends DataBuffer>(sendbuf: DataBuffer, recvbuf: T): Request<T> {
-    return new Request(addon().neighborAlltoall(this.handle, sendbuf, recvbuf, true), () => recvbuf, [sendbuf, recvbuf]);
+    return newRequest(addon().neighborAlltoall(this.handle, sendbuf, recvbuf, true), () => recvbuf, [sendbuf, recvbuf]);
   }
 
   // --- Point-to-point ---
@@ -538,7 +538,7 @@ export class Comm {
   }
 
   ibarrier(): Request {
-    return new Request(engineRequest(addon().barrier(this.handle, true)), () => undefined, []);
+    return newRequest(engineRequest(addon().barrier(this.handle, true)), () => undefined, []);
   }
 
   /** Broadcasts `buffer` from `root` into `buffer` on every rank. */
@@ -548,7 +548,7 @@ export class Comm {
   }
 
   ibcast<T extends DataBuffer>(buffer: T, root = 0): Request<T> {
-    return new Request(engineRequest(addon().bcast(this.handle, buffer, root, true)), () => buffer, [buffer]);
+    return newRequest(engineRequest(addon().bcast(this.handle, buffer, root, true)), () => buffer, [buffer]);
   }
 
   /** Every rank's `sendbuf` lands in `recvbuf` in rank order (recvbuf holds size × sendbuf). */
@@ -558,7 +558,7 @@ export class Comm {
   }
 
   iallgather<T extends DataBuffer>(sendbuf: DataSendBuffer, recvbuf: T): Request<T> {
-    return new Request(engineRequest(addon().allgather(this.handle, sendArg(sendbuf), recvbuf, true)), () => recvbuf, [sendbuf, recvbuf]);
+    return newRequest(engineRequest(addon().allgather(this.handle, sendArg(sendbuf), recvbuf, true)), () => recvbuf, [sendbuf, recvbuf]);
   }
 
   /** Block j of `sendbuf` goes to rank j; block i of `recvbuf` comes from rank i. */
@@ -568,7 +568,7 @@ export class Comm {
   }
 
   ialltoall<T extends DataBuffer>(sendbuf: DataSendBuffer, recvbuf: T): Request<T> {
-    return new Request(engineRequest(addon().alltoall(this.handle, sendArg(sendbuf), recvbuf, true)), () => recvbuf, [sendbuf, recvbuf]);
+    return newRequest(engineRequest(addon().alltoall(this.handle, sendArg(sendbuf), recvbuf, true)), () => recvbuf, [sendbuf, recvbuf]);
   }
 
   // --- Collectives run by the system MPI ---
@@ -584,7 +584,7 @@ export class Comm {
 
   igather<T extends DataBuffer>(sendbuf: DataSendBuffer, recvbuf: T | null, root = 0): Request<T | null> {
     const native = addon().gather(this.handle, sendArg(sendbuf), recvbuf, root, true);
-    return new Request(native, () => (this.rank === root ? recvbuf : null), [sendbuf, recvbuf]);
+    return newRequest(native, () => (this.rank === root ? recvbuf : null), [sendbuf, recvbuf]);
   }
 
   /** gather with a count (and displacement) per rank, significant at the root only. */
@@ -597,7 +597,7 @@ export class Comm {
   igatherv<T extends BufferLike>(sendbuf: SendBuffer, recv: VectorBuffer<T> | null, root = 0): Request<T | null> {
     const r = vectorArg(recv, 'igatherv', 'recv');
     const native = addon().gatherv(this.handle, sendArg(sendbuf), r?.buffer ?? null, r?.counts, r?.displs, root, true);
-    return new Request(native, () => (this.rank === root ? (r!.buffer as T) : null), [sendbuf, r?.buffer]);
+    return newRequest(native, () => (this.rank === root ? (r!.buffer as T) : null), [sendbuf, r?.buffer]);
   }
 
   /**
@@ -620,7 +620,7 @@ export class Comm {
   iscatter<T extends DataBuffer, S extends BufferLike>(sendbuf: S | null, recvbuf: T | typeof IN_PLACE, root?: number): Request<T | BlockOf<S>>;
   iscatter(sendbuf: DataBuffer | null, recvbuf: DataBuffer | typeof IN_PLACE, root = 0): Request<DataBuffer> {
     const native = addon().scatter(this.handle, sendbuf, sendArg(recvbuf), root, true);
-    return new Request(native, () => (recvbuf === IN_PLACE ? scatterBlock(sendbuf!, this.size, root) : recvbuf), [sendbuf, recvbuf]);
+    return newRequest(native, () => (recvbuf === IN_PLACE ? scatterBlock(sendbuf!, this.size, root) : recvbuf), [sendbuf, recvbuf]);
   }
 
   /**
@@ -642,7 +642,7 @@ export class Comm {
   iscatterv(send: VectorBuffer | null, recvbuf: BufferLike | typeof IN_PLACE, root = 0): Request<BufferLike> {
     const s = vectorArg(send, 'iscatterv', 'send');
     const native = addon().scatterv(this.handle, s?.buffer ?? null, s?.counts, s?.displs, sendArg(recvbuf), root, true);
-    return new Request(native, () => (recvbuf === IN_PLACE ? scattervBlock(s!, root) : recvbuf), [s?.buffer, recvbuf]);
+    return newRequest(native, () => (recvbuf === IN_PLACE ? scattervBlock(s!, root) : recvbuf), [s?.buffer, recvbuf]);
   }
 
   /** allgather with a count (and displacement) per rank. */
@@ -655,7 +655,7 @@ export class Comm {
   iallgatherv<T extends BufferLike>(sendbuf: SendBuffer, recv: VectorBuffer<T>): Request<T> {
     const r = vectorArg(recv, 'iallgatherv', 'recv')!;
     const native = addon().allgatherv(this.handle, sendArg(sendbuf), r?.buffer, r?.counts, r?.displs, true);
-    return new Request(native, () => r.buffer as T, [sendbuf, r?.buffer]);
+    return newRequest(native, () => r.buffer as T, [sendbuf, r?.buffer]);
   }
 
   /** alltoall with counts and displacements per rank on both sides (send may be IN_PLACE). */
@@ -670,7 +670,7 @@ export class Comm {
     const s = send === IN_PLACE ? null : vectorArg(send, 'ialltoallv', 'send')!;
     const r = vectorArg(recv, 'ialltoallv', 'recv')!;
     const native = addon().alltoallv(this.handle, s ? s.buffer : null, s?.counts, s?.displs, r?.buffer, r?.counts, r?.displs, true);
-    return new Request(native, () => r.buffer as T, [s?.buffer, r?.buffer]);
+    return newRequest(native, () => r.buffer as T, [s?.buffer, r?.buffer]);
   }
 
   /**
@@ -711,7 +711,7 @@ export class Comm {
   }
   #nonblockingReduction<T>(kind: ReductionKind, sendbuf: SendBuffer, recvbuf: BufferLike | null, op: BufferOp, result: T, root = 0, recvcounts?: ArrayLike<number>): Request<T> {
     const r = this.#reduction(kind, `i${kind}`, sendbuf, recvbuf, op, true, root, recvcounts);
-    return new Request(r.native!, () => (r.finish(), result), r.keep);
+    return newRequest(r.native!, () => (r.finish(), result), r.keep);
   }
 
   /** Element-wise `op` over every rank's `sendbuf` into the root's `recvbuf` (null elsewhere). */
@@ -794,7 +794,7 @@ export class Comm {
   /** Nonblocking receive of a JS value of any size (matched probe, then receive). */
   irecvObject<T = unknown>(source = ANY_SOURCE, tag = ANY_TAG): Request<T> {
     const native = addon().irecvBytes(this.handle, source, tag);
-    return new Request(native, () => deserialize(native.data()!) as T, [], 'object');
+    return newRequest(native, () => deserialize(native.data()!) as T, [], 'object');
   }
 
   /** Sends `value` to `dest` and receives a value from `source`, without deadlock. */

@@ -10,7 +10,7 @@ import { Comm, type Status } from './comm';
 import { Datatype, type DataBuffer } from './datatype';
 import { init } from './lifecycle';
 import { addon } from './native';
-import { Request, statusOfRequest } from './request';
+import { newRequest, Request, statusOfRequest } from './request';
 
 /**
  * One access-mode flag of File.open: 'r' (MPI_MODE_RDONLY), 'w' (WRONLY), 'rw' (RDWR), exactly
@@ -203,12 +203,12 @@ export class File {
 
   /** MPI_File_iwrite_at: writeAt, nonblocking; the request's value is the status. Leave `buf` alone until it completes. */
   iwriteAt(offset: number, buf: DataBuffer): Request<Status> {
-    return new Request(addon().fileIwriteAt(this.#handle, offset, buf), statusOfRequest, [buf], 'p2p');
+    return newRequest(addon().fileIwriteAt(this.#handle, offset, buf), statusOfRequest, [buf], 'p2p');
   }
 
   /** MPI_File_iread_at: readAt, nonblocking; the request's value is the status. */
   ireadAt(offset: number, buf: DataBuffer): Request<Status> {
-    return new Request(addon().fileIreadAt(this.#handle, offset, buf), statusOfRequest, [buf], 'p2p');
+    return newRequest(addon().fileIreadAt(this.#handle, offset, buf), statusOfRequest, [buf], 'p2p');
   }
 
   /** MPI_File_seek: moves this rank's file pointer to `offset` etypes from the start of the view ('set'), itself ('current') or the end of the file ('end'). */

@@ -5,7 +5,7 @@ import type { MpiRequest, NativeMessage } from './addon';
 import type { BufferLike, Status } from './comm';
 import type { DataBuffer } from './datatype';
 import { addon } from './native';
-import { Request, statusOfRequest } from './request';
+import { newRequest, Request, statusOfRequest } from './request';
 
 let messageOf: (native: NativeMessage, status: Status) => Message;
 let nativeOf: (request: PersistentRequest<unknown>, what: string) => MpiRequest;
@@ -38,7 +38,7 @@ export class Message {
 
   /** Nonblocking receive of the message into `buf` (MPI_Imrecv); the request resolves to the Status. */
   irecv(buf: DataBuffer): Request<Status> {
-    return new Request(this.#native.irecv(buf), statusOfRequest, [buf], 'p2p');
+    return newRequest(this.#native.irecv(buf), statusOfRequest, [buf], 'p2p');
   }
 }
 
@@ -70,7 +70,7 @@ export class PersistentRequest<T = void> {
       if (!request.#native) throw new TypeError(`${what}: the persistent request has been freed`);
       return request.#native;
     };
-    activationOf = (request) => new Request(request.#native!, request.#result, request.#keepAlive, 'persistent');
+    activationOf = (request) => newRequest(request.#native!, request.#result, request.#keepAlive, 'persistent');
   }
 
   /** MPI_Start: starts the operation; its Request completes it. A TypeError while one is in flight. */

@@ -65,6 +65,7 @@ let roundStatuses = statusArray(16);
 let pendingSlot: (r: Request<any>) => number;
 let finishSlot: (r: Request<any>, i: number, failed: boolean, error: unknown) => void;
 let pollAwaited: (r: Request<any>) => boolean;
+let makeRequest: <T>(native: NativeRequest, result: (native: NativeRequest) => T, keepAlive: unknown[] | null, kind: RequestKind) => Request<T>;
 // Of waitAll, waitAllSync: whether `r` is in `polled`; puts a pending send or receive there (true,
 // also for a request that has completed or failed; false for another kind); takes it out again
 // when nothing awaits it.
@@ -318,12 +319,12 @@ export const statusOfRequest = (native: NativeRequest): Status => (native as Mpi
 
 /** The request of a send of `buf` started by `start(slot)` (addon isend) in a free slot. */
 export function startSend(start: (slot: number) => void, buf: unknown, kind: 'p2p' | 'object' = 'p2p'): Request<void> {
-  return new Request(startInSlot(start, false, buf), nothing, null, kind);
+  return newRequest(startInSlot(start, false, buf), nothing, null, kind);
 }
 
 /** The request of a receive into `buf` started by `start(slot)` (addon irecv) in a free slot. */
 export function startReceive(start: (slot: number) => void, buf: unknown): Request<Status> {
-  return new Request(startInSlot(start, true, buf), statusOfRequest, null, 'p2p');
+  return newRequest(startInSlot(start, true, buf), statusOfRequest, null, 'p2p');
 }
 
 /**
@@ -397,6 +398,15 @@ function sweepDetached(): void {
 }
 
 /**
+ * The request of a nonblocking operation started already: `result` computes the value from
+ * `native` once the operation has completed; `keepAlive` holds the buffers MPI is reading or
+ * writing until then (null: a send's or receive's slot holds its buffer); `kind`: what made it.
+ */
+export function newRequest<T>(native: NativeRequest, result: (native: NativeRequest) => T, keepAlive: unknown[] | null, kind: RequestKind = 'collective'): Request<T> {
+  return makeRequest(native, result, keepAlive, kind);
+}
+
+/**
  * A nonblocking operation, and a Promise of its result (`req instanceof Promise`,
  * `util.types.isPromise(req)`), which settles when the operation completes or fails, however that
  * is found out (await, wait(), test(), waitAll). Polling from the event loop starts once something
@@ -428,6 +438,7 @@ export class Request<T = void> extends Promise<T> {
   #awaited = false;
 
   static {
+    makeRequest = (native, result, keepAlive, kind) => new Request(native, result, keepAlive, kind);
     pendingSlot = (r) => (!r.#done && !r.#failed && r.#native instanceof P2pRequest ? r.#native.slot : -1);
     finishSlot = (r, i, failed, error) => {
       r.#polled = false;
@@ -469,13 +480,9 @@ export class Request<T = void> extends Promise<T> {
     });
   }
 
-  /**
-   * @internal `result` computes the value from `native` once the operation has completed;
-   * `keepAlive` holds the buffers MPI is reading or writing until then (null: a send's or
-   * receive's slot holds its buffer); `kind`: what made it (RequestKind).
-   */
-  constructor(native: NativeRequest, result: (native: NativeRequest) => T, keepAlive: unknown[] | null, kind: RequestKind = 'collective') {
-    // The .d.ts leaves this constructor out, so TypeScript offers Promise's: refuse an executor.
+  // Made by newRequest (the nonblocking calls): private, so that TypeScript refuses
+  // `new Request(executor)`; plain JS is refused below, as are Promise's statics (Request.resolve).
+  private constructor(native: NativeRequest, result: (native: NativeRequest) => T, keepAlive: unknown[] | null, kind: RequestKind) {
     if (typeof native === 'function') throw new TypeError('Request: made by the nonblocking calls (isend, irecv, iallreduce, …), not by new Request(executor); use new Promise(executor)');
     super(capture);
     this.#resolveSelf = capturedResolve;

@@ -6,7 +6,7 @@ import type { NativeRequest } from '../../src/mpi/addon';
 import { MpiError } from '../../src/mpi/errors';
 import { avoidOpenMpiAvxOp } from '../../src/mpi/lifecycle';
 import { objectOpFunction, OPS, opIndex } from '../../src/mpi/ops';
-import { Request, testAll, testAny, testSome, waitAll, waitAllSync, waitAny, waitSome } from '../../src/mpi/request';
+import { newRequest, testAll, testAny, testSome, waitAll, waitAllSync, waitAny, waitSome } from '../../src/mpi/request';
 
 describe('ops', () => {
   it('index every op in the order of the addon table', () => {
@@ -100,7 +100,7 @@ describe('Request', () => {
       return ticks >= 3;
     };
     const buffer = new Uint8Array(4);
-    const request = new Request(native, () => buffer, [buffer]);
+    const request = newRequest(native, () => buffer, [buffer]);
     const timer = setInterval(() => ticks++, 1);
     const value = await request;
     clearInterval(timer);
@@ -115,7 +115,7 @@ describe('Request', () => {
 
   it('computes its value once, at completion', () => {
     let computed = 0;
-    const request = new Request(scripted(1), () => ++computed, []);
+    const request = newRequest(scripted(1), () => ++computed, []);
     expect(request.wait()).toBe(1);
     expect(request.wait()).toBe(1);
     expect(computed).toBe(1);
@@ -123,7 +123,7 @@ describe('Request', () => {
 
   it('wait() blocks in the native request and test() polls once', () => {
     const native = scripted(3);
-    const request = new Request(native, () => 'v', []);
+    const request = newRequest(native, () => 'v', []);
     expect(request.test()).toBe(false);
     expect(request.wait()).toBe('v');
     expect(native.waits).toBe(1);
@@ -131,19 +131,19 @@ describe('Request', () => {
 
   it('rejects with the error the native request throws', async () => {
     const err = new Error('MPI_Test: boom');
-    await expect(new Request(scripted(3, err), () => 0, [])).rejects.toBe(err);
-    expect(() => new Request(scripted(1, err), () => 0, []).wait()).toThrow('boom');
+    await expect(newRequest(scripted(3, err), () => 0, [])).rejects.toBe(err);
+    expect(() => newRequest(scripted(1, err), () => 0, []).wait()).toThrow('boom');
   });
 
   it('waitAll, waitAllSync and waitAny', async () => {
-    const make = (polls: number, v: string) => new Request(scripted(polls), () => v, []);
+    const make = (polls: number, v: string) => newRequest(scripted(polls), () => v, []);
     expect(await waitAll([make(5, 'a'), make(1, 'b'), make(9, 'c')])).toEqual(['a', 'b', 'c']);
     expect(waitAllSync([make(5, 'x'), make(2, 'y')])).toEqual(['x', 'y']);
     expect(await waitAny([make(50, 'slow'), make(2, 'fast')])).toEqual({ index: 1, value: 'fast' });
   });
 
   it('behaves as a Promise: catch, finally, Promise.all/race/allSettled, toStringTag, Promise<T> by type', async () => {
-    const make = (polls: number, v: string) => new Request(scripted(polls), () => v, []);
+    const make = (polls: number, v: string) => newRequest(scripted(polls), () => v, []);
     const typed: Promise<string> = make(1, 'typed');
     expect(await typed).toBe('typed');
     expect(Object.prototype.toString.call(make(1, 'x'))).toBe('[object Promise]');
@@ -151,25 +151,25 @@ describe('Request', () => {
     expect(await Promise.race([make(40, 'slow'), make(2, 'fast')])).toBe('fast');
     expect(await Promise.resolve(make(2, 'adopted'))).toBe('adopted');
     const err = new Error('MPI_Test: boom');
-    const failing = new Request(scripted(2, err), () => 'never', []);
+    const failing = newRequest(scripted(2, err), () => 'never', []);
     let finallyRan = 0;
     expect(await failing.catch((e) => e).finally(() => finallyRan++)).toBe(err);
     expect(await make(1, 'ok').finally(() => finallyRan++)).toBe('ok');
-    await expect(new Request(scripted(2, err), () => 0, []).finally(() => finallyRan++)).rejects.toBe(err);
+    await expect(newRequest(scripted(2, err), () => 0, []).finally(() => finallyRan++)).rejects.toBe(err);
     expect(finallyRan).toBe(3);
-    const settled = await Promise.allSettled([make(1, 'v'), new Request(scripted(1, err), () => '', [])]);
+    const settled = await Promise.allSettled([make(1, 'v'), newRequest(scripted(1, err), () => '', [])]);
     expect(settled).toEqual([
       { status: 'fulfilled', value: 'v' },
       { status: 'rejected', reason: err },
     ]);
     // Nothing is polled until something awaits: wait()/test() alone cost no event-loop polls.
     const idle = scripted(2);
-    new Request(idle, () => 0, []);
+    newRequest(idle, () => 0, []);
     await new Promise((r) => setTimeout(r, 5));
     expect(idle.tests).toBe(0);
     // Reading it as a Promise (its constructor, as await and the combinators do) starts the polls.
     const read = scripted(2);
-    const readRequest = new Request(read, () => 'read', []);
+    const readRequest = newRequest(read, () => 'read', []);
     expect(readRequest.constructor).toBe(Promise);
     await new Promise((r) => setTimeout(r, 5));
     expect([read.tests, readRequest.done]).toEqual([2, true]);
@@ -177,20 +177,20 @@ describe('Request', () => {
   });
 
   it('inspects as a named Promise in each state', async () => {
-    const pending = new Request(scripted(2), () => ({ tag: 5 }), []);
+    const pending = newRequest(scripted(2), () => ({ tag: 5 }), []);
     expect(inspect(pending)).toBe('Request [Promise] { <pending> }');
     pending.wait();
     expect(inspect(pending)).toBe('Request [Promise] { { tag: 5 } }');
-    const failed = new Request(scripted(1, new Error('boom')), () => 0, []);
+    const failed = newRequest(scripted(1, new Error('boom')), () => 0, []);
     expect(() => failed.wait()).toThrow('boom');
     expect(inspect(failed)).toMatch(/^Request \[Promise\] \{ <rejected> Error: boom/);
-    const freed = new Request(scripted(2), () => 0, [], 'p2p');
+    const freed = newRequest(scripted(2), () => 0, [], 'p2p');
     freed.free();
     expect(inspect(freed)).toBe('Request [Promise] { <freed> }');
   });
 
   it('waitSome, testSome, testAny and testAll report the requests that complete during the call', async () => {
-    const make = (polls: number, v: string) => new Request(scripted(polls), () => v, []);
+    const make = (polls: number, v: string) => newRequest(scripted(polls), () => v, []);
     const reqs = [make(30, 'a'), make(2, 'b'), make(2, 'c'), make(60, 'd')];
     expect(testAll(reqs)).toBe(false);
     const first = await waitSome(reqs);
@@ -216,7 +216,7 @@ describe('Request', () => {
   });
 
   it('waitAny skips completed requests and rejects when none is active', async () => {
-    const make = (polls: number, v: string) => new Request(scripted(polls), () => v, []);
+    const make = (polls: number, v: string) => newRequest(scripted(polls), () => v, []);
     const done = make(1, 'done');
     done.wait();
     expect(await waitAny([done, make(3, 'later')])).toEqual({ index: 1, value: 'later' });
@@ -230,7 +230,7 @@ describe('Request', () => {
 
   it('free() lets go of a point-to-point request, which completes unobserved; a collective refuses', async () => {
     const native = scripted(3);
-    const p2p = new Request(native, () => 'v', [new Uint8Array(1)], 'p2p');
+    const p2p = newRequest(native, () => 'v', [new Uint8Array(1)], 'p2p');
     p2p.free();
     expect(() => p2p.test()).toThrow(/^test: the request has been freed$/);
     expect(() => p2p.wait()).toThrow(/^wait: the request has been freed$/);
@@ -238,29 +238,29 @@ describe('Request', () => {
     expect(p2p.done).toBe(false);
     p2p.free(); // again: nothing to do
     // It is still progressed (by the next requests made or tested) until MPI completes it.
-    for (let i = 0; i < 3; i++) new Request(scripted(1), () => 0, []).test();
+    for (let i = 0; i < 3; i++) newRequest(scripted(1), () => 0, []).test();
     expect(native.tests).toBe(3);
-    new Request(scripted(1), () => 0, []).test();
+    newRequest(scripted(1), () => 0, []).test();
     expect(native.tests).toBe(3); // complete: let go
     // Freed requests are inactive: skipped by the -any/-some calls, complete for testAll.
-    const other = new Request(scripted(2), () => 'w', [], 'p2p');
-    const gone = new Request(scripted(100), () => 'x', [], 'p2p');
+    const other = newRequest(scripted(2), () => 'w', [], 'p2p');
+    const gone = newRequest(scripted(100), () => 'x', [], 'p2p');
     gone.free();
     expect(await waitSome([gone, other])).toEqual({ indices: [1], values: ['w'] });
     expect(testAll([gone, other])).toBe(true);
     // A completed request is left as it is; an awaited one cannot be freed.
-    const finished = new Request(scripted(1), () => 'f', [], 'p2p');
+    const finished = newRequest(scripted(1), () => 'f', [], 'p2p');
     finished.wait();
     finished.free();
     expect(finished.wait()).toBe('f');
-    const failed = new Request(scripted(1, new Error('MPI_Wait: boom')), () => 'x', [], 'p2p');
+    const failed = newRequest(scripted(1, new Error('MPI_Wait: boom')), () => 'x', [], 'p2p');
     expect(() => failed.wait()).toThrow('boom');
     failed.free(); // nothing in flight: nothing to do
-    const awaited = new Request(scripted(5), () => 'a', [], 'p2p');
+    const awaited = newRequest(scripted(5), () => 'a', [], 'p2p');
     const result = awaited.then((v) => v);
     expect(() => awaited.free()).toThrow(/^free: the request is being awaited/);
     expect(await result).toBe('a');
-    const collective = new Request(scripted(2), () => 'c', []);
+    const collective = newRequest(scripted(2), () => 'c', []);
     expect(() => collective.free()).toThrow(/^free: a nonblocking collective cannot be freed \(MPI forbids MPI_Request_free on its request\)/);
     expect(await collective).toBe('c');
   });
@@ -271,7 +271,7 @@ describe('Request', () => {
       return native;
     };
     const native = cancellable(true);
-    const recv = new Request(native, () => native.status(), [], 'p2p');
+    const recv = newRequest(native, () => native.status(), [], 'p2p');
     recv.cancel();
     expect(native.cancels).toBe(1);
     expect(recv.cancelled).toBe(false); // not complete yet
@@ -280,21 +280,21 @@ describe('Request', () => {
     recv.cancel(); // complete: nothing to do
     expect(native.cancels).toBe(1);
     const missed = cancellable(false);
-    const send = new Request(missed, () => undefined, [], 'persistent');
+    const send = newRequest(missed, () => undefined, [], 'persistent');
     send.cancel();
     send.wait();
     expect(send.cancelled).toBe(false);
-    expect(() => new Request(scripted(1), () => 0, []).cancel()).toThrow(/^cancel: a nonblocking collective cannot be cancelled \(MPI forbids MPI_Cancel on its request\)$/);
-    expect(() => new Request(scripted(1), () => 0, [], 'object').cancel()).toThrow(/^cancel: isendObject\/irecvObject requests cannot be cancelled/);
-    const freed = new Request(scripted(9), () => 0, [], 'p2p');
+    expect(() => newRequest(scripted(1), () => 0, []).cancel()).toThrow(/^cancel: a nonblocking collective cannot be cancelled \(MPI forbids MPI_Cancel on its request\)$/);
+    expect(() => newRequest(scripted(1), () => 0, [], 'object').cancel()).toThrow(/^cancel: isendObject\/irecvObject requests cannot be cancelled/);
+    const freed = newRequest(scripted(9), () => 0, [], 'p2p');
     freed.free();
     expect(() => freed.cancel()).toThrow(/^cancel: the request has been freed$/);
-    expect(() => new Request(scripted(2), () => 0, [], 'persistent').free()).toThrow(/^free: this operation was started by a PersistentRequest/);
+    expect(() => newRequest(scripted(2), () => 0, [], 'persistent').free()).toThrow(/^free: this operation was started by a PersistentRequest/);
   });
 
   it('then() runs its callbacks as a Promise would: in order, after the call that completes the request, their results settling what it returned', async () => {
     const native = scripted(3);
-    const request = new Request(native, () => 7, []);
+    const request = newRequest(native, () => 7, []);
     const order: string[] = [];
     const doubled = request.then((v) => (order.push('first'), 2 * v));
     const thrown = request.then(() => {
@@ -316,7 +316,7 @@ describe('Request', () => {
     // A failed one rejects every later await with its error, without a native call.
     const err = new Error('MPI_Test: boom');
     const failing = scripted(2, err);
-    const failed = new Request(failing, () => 0, []);
+    const failed = newRequest(failing, () => 0, []);
     await expect(failed).rejects.toBe(err);
     const polls = failing.tests;
     await expect(failed).rejects.toBe(err);
@@ -324,7 +324,7 @@ describe('Request', () => {
     expect(failing.tests).toBe(polls);
     // An error computing the value (a JS op's, at completion) fails the request alike.
     const opError = new Error('the op threw');
-    const throwing = new Request(scripted(2), () => {
+    const throwing = newRequest(scripted(2), () => {
       throw opError;
     }, []);
     await expect(throwing).rejects.toBe(opError);
@@ -338,12 +338,12 @@ describe('Request', () => {
     const native = scripted(2);
     let timerRan = false;
     setImmediate(() => (timerRan = true));
-    expect(await new Request(native, () => 'spun', [])).toBe('spun');
+    expect(await newRequest(native, () => 'spun', [])).toBe('spun');
     expect(timerRan).toBe(false);
     expect(native.tests).toBe(2);
     // Promise.all hands every request over before the spin starts: all complete in it.
     const many = [scripted(2), scripted(3), scripted(2)];
-    expect(await Promise.all(many.map((n, i) => new Request(n, () => i, [])))).toEqual([0, 1, 2]);
+    expect(await Promise.all(many.map((n, i) => newRequest(n, () => i, [])))).toEqual([0, 1, 2]);
     expect(timerRan).toBe(false);
   });
 });

@@ -72,6 +72,8 @@ describe('TypeScript consumers', () => {
           'export const forged = new Message();',
           '// @ts-expect-error a PersistentRequest comes from sendInit/recvInit only',
           'export const forgedPersistent = new PersistentRequest();',
+          '// @ts-expect-error a Request comes from the nonblocking calls only: its constructor is private',
+          "export const forgedRequest = new Request({ test: () => true, wait: () => {} }, () => undefined, null, 'p2p');",
         ].join('\n'),
       );
       // 'topocoll/manual': init() with options first; world, rank, size set by it.

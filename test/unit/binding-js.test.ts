@@ -174,6 +174,15 @@ describe('Request', () => {
     await new Promise((r) => setTimeout(r, 5));
     expect([read.tests, readRequest.done]).toEqual([2, true]);
     expect(await readRequest).toBe('read');
+    // Every way a Promise is taken reads it first: returned from an async function, Promise.any,
+    // then() on its own, Promise.resolve (which gives the request itself).
+    const returned = async () => make(3, 'returned');
+    expect(await returned()).toBe('returned');
+    expect(await Promise.any([make(2, 'any')])).toBe('any');
+    expect(await new Promise((resolve) => void make(2, 'then').then(resolve))).toBe('then');
+    const itself = make(2, 'itself');
+    expect(Promise.resolve(itself)).toBe(itself);
+    expect(await itself).toBe('itself');
   });
 
   it('inspects as a named Promise in each state', async () => {

@@ -88,10 +88,12 @@ BufferView bufferArg(const Napi::Value& value, const char* name) {
   return out;
 }
 
+bool numberOf(const Napi::Value& value, double* out) { return napi_get_value_double(value.Env(), value, out) == napi_ok; }
+
 int64_t intArg(const Napi::Value& value, const char* name, int64_t min, int64_t max) {
   Napi::Env env = value.Env();
-  if (!value.IsNumber()) throwType(env, std::string(name) + " must be a number");
-  double d = value.As<Napi::Number>().DoubleValue();
+  double d = 0;
+  if (!numberOf(value, &d)) throwType(env, std::string(name) + " must be a number");
   if (d != static_cast<double>(static_cast<int64_t>(d))) throwType(env, std::string(name) + " must be an integer");
   auto v = static_cast<int64_t>(d);
   if (v < min || v > max) {

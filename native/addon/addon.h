@@ -61,6 +61,9 @@ int algorithmArg(generated::Collective coll, const Napi::Value& value);
 std::string stringArg(const Napi::Value& value, const char* name);
 // Converts a whole-number argument within [min, max] or throws.
 int64_t intArg(const Napi::Value& value, const char* name, int64_t min, int64_t max);
+// The number `value` holds, by one N-API query; false when it holds none (IsNumber, then
+// DoubleValue, made two on every numeric argument of every call).
+bool numberOf(const Napi::Value& value, double* out);
 
 // The reductions' schedule options: `commutative` (default true) and `recvCounts` (reduce_scatter:
 // p element counts), which *recv_counts keeps for bp->recv_counts.

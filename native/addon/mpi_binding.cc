@@ -11,8 +11,8 @@ static std::string rankRange(int p) { return "[0, " + std::to_string(p - 1) + "]
 // out of range (like 5 in a world of 4), not "not an integer" by an overflowing cast to int.
 static double rankNumber(const Napi::Value& v, const char* name) {
   Napi::Env env = v.Env();
-  if (!v.IsNumber()) throwType(env, std::string(name) + " must be a rank (a number)");
-  double d = v.As<Napi::Number>().DoubleValue();
+  double d = 0;
+  if (!numberOf(v, &d)) throwType(env, std::string(name) + " must be a rank (a number)");
   if (!std::isfinite(d) || d != std::trunc(d)) throwType(env, std::string(name) + " must be an integer rank");
   return d;
 }
@@ -60,8 +60,8 @@ static int tagUpperBound() {
 
 int tagArg(const Napi::Value& v, const char* name, bool allowAny) {
   Napi::Env env = v.Env();
-  if (!v.IsNumber()) throwType(env, std::string(name) + " must be a number");
-  double d = v.As<Napi::Number>().DoubleValue();
+  double d = 0;
+  if (!numberOf(v, &d)) throwType(env, std::string(name) + " must be a number");
   if (d != static_cast<double>(static_cast<int64_t>(d))) throwType(env, std::string(name) + " must be an integer");
   int64_t t = static_cast<int64_t>(d);
   if (allowAny && t == kJsAnyTag) return MPI_ANY_TAG;

@@ -210,59 +210,96 @@ Napi::Value P2pCancel(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-// (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array, spinUs, yieldAfterUs,
-// goalFrom) → how many completed: MPI_Testsome over the requests in the first `n` slots whose
-// state is 0, setting the state of each that completes to 1 and, for a receive, its Status's
-// fields (statusFields) at statuses[i], for JS to make the Status of. With spinUs > 0 it polls the
-// rest again until every one from goalFrom on is complete or spinUs have passed (spinUs < 0: until
-// every one is complete, a blocking wait for them all); those before goalFrom are polled along but
-// end no spin (a receive awaited in the background would keep every await spinning for spinUs),
-// each pass once it has spun yieldAfterUs calling
-// idleWhileWaiting (an oversubscribed kernel yields the core, maybe to the peer; yieldAfterUs < 0:
-// never, as MPI_Wait). By time, not passes: a pass takes a fraction of a microsecond, and yielding
-// after a few of them handed the core to other jobs while the peer's message was on its way. Where requests
-// fail, their state becomes 2 and the first one's MpiError is thrown once the pass is recorded.
-// The progress of every awaited send and receive at once (src/mpi/request.ts): a halo exchange's
-// four requests cost one call, not one per request and poll.
-Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
+// The arrays of a round of polls (src/mpi/request.ts): slots, their states and the Statuses'
+// fields, set by p2pRound each time JS makes them and held here. Their data stays put (a typed
+// array's store is off the JS heap once N-API has looked at it, and JS never lets go of them),
+// so a poll makes no typed-array query: three a call were a third of its cost.
+struct PollRound {
+  Napi::Reference<Napi::Int32Array> slotsHeld;
+  Napi::Reference<Napi::Uint8Array> statesHeld;
+  Napi::Reference<Napi::Float64Array> statusesHeld;
+  int32_t* slots = nullptr;
+  uint8_t* states = nullptr;
+  double* statuses = nullptr;
+  size_t room = 0;  // requests they have room for
+};
+thread_local PollRound pollRound;
+
+// (slots: Int32Array, states: Uint8Array, statuses: Float64Array) → the arrays of p2pTestSome
+Napi::Value P2pRound(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  // One napi_get_typedarray_info per array (Napi's wrappers made two or three each, at every poll).
-  struct Typed {
-    void* data = nullptr;
-    size_t length = 0;
-  };
-  auto typed = [&](const Napi::Value& v, napi_typedarray_type want, Typed* out) {
+  auto typed = [&](const Napi::Value& v, napi_typedarray_type want, size_t* length) -> void* {
     bool is = false;
     napi_typedarray_type type;
     napi_value buffer;
     size_t offset;
-    return napi_is_typedarray(env, v, &is) == napi_ok && is &&
-           napi_get_typedarray_info(env, v, &type, &out->length, &out->data, &buffer, &offset) == napi_ok && type == want;
+    void* data = nullptr;
+    if (napi_is_typedarray(env, v, &is) != napi_ok || !is || napi_get_typedarray_info(env, v, &type, length, &data, &buffer, &offset) != napi_ok ||
+        type != want) {
+      throwType(env, "p2pRound: expects (slots: Int32Array, states: Uint8Array, statuses: Float64Array)");
+    }
+    return data;
   };
-  Typed slotArray, stateArray, statusArray;
-  if (!typed(info[0], napi_int32_array, &slotArray) || !typed(info[2], napi_uint8_array, &stateArray) ||
-      !typed(info[3], napi_float64_array, &statusArray) || !info[4].IsNumber() || !info[5].IsNumber()) {
-    throwType(env, "p2pTestSome: expects (slots: Int32Array, n, states: Uint8Array, statuses: Float64Array, spinUs, yieldAfterUs, goalFrom)");
+  size_t slots = 0, states = 0, statuses = 0;
+  PollRound& r = pollRound;
+  r.slots = static_cast<int32_t*>(typed(info[0], napi_int32_array, &slots));
+  r.states = static_cast<uint8_t*>(typed(info[1], napi_uint8_array, &states));
+  r.statuses = static_cast<double*>(typed(info[2], napi_float64_array, &statuses));
+  r.room = std::min({slots, states, statuses / kStatusFields});
+  // Held past the thread's end, as the other per-thread references: no env to release them then.
+  r.slotsHeld = Napi::Persistent(info[0].As<Napi::Int32Array>());
+  r.statesHeld = Napi::Persistent(info[1].As<Napi::Uint8Array>());
+  r.statusesHeld = Napi::Persistent(info[2].As<Napi::Float64Array>());
+  r.slotsHeld.SuppressDestruct();
+  r.statesHeld.SuppressDestruct();
+  r.statusesHeld.SuppressDestruct();
+  return env.Undefined();
+}
+
+// (n, spinUs, yieldAfterUs, goalFrom) → how many completed: MPI_Testsome over the requests in
+// the first `n` slots of the round (p2pRound) whose state is 0, setting the state of each that
+// completes to 1 and, for a receive, its Status's fields (statusFields) at statuses[i], for JS to
+// make the Status of. With spinUs > 0 it polls the rest again until every one from goalFrom on is
+// complete or spinUs have passed (spinUs < 0: until every one is complete, a blocking wait for
+// them all); those before goalFrom are polled along but end no spin (a receive awaited in the
+// background would keep every await spinning for spinUs), each pass once it has spun
+// yieldAfterUs calling idleWhileWaiting (an oversubscribed kernel yields the core, maybe to the
+// peer; yieldAfterUs < 0: never, as MPI_Wait). By time, not passes: a pass takes a fraction of a
+// microsecond, and yielding after a few of them handed the core to other jobs while the peer's
+// message was on its way. Where requests fail, their state becomes 2 and the first one's MpiError
+// is thrown once the pass is recorded. The progress of every awaited send and receive at once
+// (src/mpi/request.ts): a halo exchange's four requests cost one call, not one per request and poll.
+Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const PollRound& round = pollRound;
+  if (round.room == 0) throwType(env, "p2pTestSome: no round of polls; call p2pRound first");
+  double spinUs = 0, yieldAfterUs = 0;
+  if (!numberOf(info[1], &spinUs) || !numberOf(info[2], &yieldAfterUs)) {
+    throwType(env, "p2pTestSome: expects (n, spinUs, yieldAfterUs, goalFrom), numbers");
   }
-  const int32_t* slots = static_cast<const int32_t*>(slotArray.data);
-  uint8_t* states = static_cast<uint8_t*>(stateArray.data);
-  double* statuses = static_cast<double*>(statusArray.data);
-  const size_t room = std::min({slotArray.length, stateArray.length, statusArray.length / kStatusFields});
-  const size_t n = static_cast<size_t>(intArg(info[1], "n", 0, static_cast<int64_t>(room)));
-  const double spinUs = info[4].As<Napi::Number>().DoubleValue();
-  const double yieldAfterUs = info[5].As<Napi::Number>().DoubleValue();
-  const size_t goalFrom = static_cast<size_t>(intArg(info[6], "goalFrom", 0, static_cast<int64_t>(n)));
+  const int32_t* slots = round.slots;
+  uint8_t* states = round.states;
+  double* statuses = round.statuses;
+  const size_t n = static_cast<size_t>(intArg(info[0], "n", 0, static_cast<int64_t>(round.room)));
+  const size_t goalFrom = static_cast<size_t>(intArg(info[3], "goalFrom", 0, static_cast<int64_t>(n)));
+  std::vector<P2pSlot>& table = p2pSlots;  // (looked up once, as the scratch below)
   for (size_t i = 0; i < n; i++) {
     const int32_t k = slots[i];
-    if (k < 0 || static_cast<size_t>(k) >= p2pSlots.size()) throwRange(env, "p2pTestSome: slot " + std::to_string(k) + " holds no request");
+    if (k < 0 || static_cast<size_t>(k) >= table.size()) throwRange(env, "p2pTestSome: slot " + std::to_string(k) + " holds no request");
   }
   // One MPI_Testsome a pass over the pending ones: one progress of the MPI for all of them (an
   // MPI_Test each progressed it once per request).
-  thread_local std::vector<MPI_Request> requests;
-  thread_local std::vector<size_t> at;  // requests[j] is the slot at slots[at[j]]
-  thread_local std::vector<int> indices;
-  thread_local std::vector<MPI_Status> done;
-  const auto started = std::chrono::steady_clock::now();
+  // requests[j] is the slot at slots[at[j]]; reused, per thread, looked up once (each lookup of a
+  // thread_local is a call).
+  struct Scratch {
+    std::vector<MPI_Request> requests;
+    std::vector<size_t> at;
+    std::vector<int> indices;
+    std::vector<MPI_Status> done;
+  };
+  thread_local Scratch scratch;
+  auto& [requests, at, indices, done] = scratch;
+  std::chrono::steady_clock::time_point started;  // taken after the first pass, where most rounds end
   uint32_t completed = 0;
   auto spun = [&] { return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started).count(); };
   for (int64_t pass = 0;; pass++) {
@@ -271,7 +308,7 @@ Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
     at.clear();
     for (size_t i = 0; i < n; i++) {
       if (states[i] != 0) continue;
-      P2pSlot& s = p2pSlots[slots[i]];
+      P2pSlot& s = table[slots[i]];
       if (s.done) {  // completed by an earlier call
         if (s.receives) statusFields(s.status, s.type, statuses + i * kStatusFields);
         states[i] = 1;
@@ -292,7 +329,7 @@ Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
     int error = MPI_SUCCESS;  // the first request's that failed: thrown once all are recorded
     for (int k = 0; k < outcount; k++) {
       const size_t i = at[indices[k]];
-      P2pSlot& s = p2pSlots[slots[i]];
+      P2pSlot& s = table[slots[i]];
       s.request = requests[indices[k]];
       s.status = done[k];
       s.done = true;
@@ -310,6 +347,7 @@ Napi::Value P2pTestSome(const Napi::CallbackInfo& info) {
     }
     check(env, error, "MPI_Test");
     if (outcount == m || spinUs == 0) break;
+    if (pass == 0) started = std::chrono::steady_clock::now();
     if (spinUs > 0 && (spun() >= spinUs || std::all_of(states + goalFrom, states + n, [](uint8_t state) { return state != 0; }))) break;
   }
   return Napi::Number::New(env, completed);
@@ -543,6 +581,7 @@ void initPointToPoint(Napi::Env env, Napi::Object exports) {
                               {"p2pWait", P2pWait},
                               {"p2pStatus", P2pStatus},
                               {"p2pCancel", P2pCancel},
+                              {"p2pRound", P2pRound},
                               {"p2pTestSome", P2pTestSome},
                               {"probe", Probe},
                               {"iprobe", Iprobe},

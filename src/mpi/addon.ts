@@ -590,15 +590,17 @@ export interface NativeAddon {
   /** The completed request's Status; a TypeError before. */
   p2pStatus(slot: number): Status;
   p2pCancel(slot: number): void;
+  /** The arrays p2pTestSome reads and writes (slots, states, Statuses' fields), held by the addon until the next call. */
+  p2pRound(slots: Int32Array, states: Uint8Array, statuses: Float64Array): void;
   /**
-   * MPI_Testsome over the requests in the first `n` slots whose state is 0, setting the state of
-   * each that completes to 1 and a receive's Status's fields at statuses[i] (statusAt,
-   * src/mpi/status.ts); those that fail get state 2 and the first one's MpiError is thrown. With
-   * spinUs > 0, polls the rest again until those from goalFrom on are complete or spinUs have
-   * passed (< 0: until all are complete), idling (idleWhileWaiting) on each pass once it has spun
-   * yieldAfterUs (< 0: never). How many completed.
+   * MPI_Testsome over the requests in the first `n` slots of the round (p2pRound) whose state is
+   * 0, setting the state of each that completes to 1 and a receive's Status's fields at
+   * statuses[i] (statusAt, src/mpi/status.ts); those that fail get state 2 and the first one's
+   * MpiError is thrown. With spinUs > 0, polls the rest again until those from goalFrom on are
+   * complete or spinUs have passed (< 0: until all are complete), idling (idleWhileWaiting) on
+   * each pass once it has spun yieldAfterUs (< 0: never). How many completed.
    */
-  p2pTestSome(slots: Int32Array, n: number, states: Uint8Array, statuses: Float64Array, spinUs: number, yieldAfterUs: number, goalFrom: number): number;
+  p2pTestSome(n: number, spinUs: number, yieldAfterUs: number, goalFrom: number): number;
   /** Inactive persistent requests. */
   sendInit(comm: CommHandle, buf: DataBuffer, dest: number, tag: number, mode: SendMode): MpiRequest;
   recvInit(comm: CommHandle, buf: DataBuffer, source: number, tag: number): MpiRequest;

@@ -54,10 +54,11 @@ const polled: Request<any>[] = [];
 let freshFrom = 0;
 const freshAwaited: Request<any>[] = [];
 const freshWaiters: Waiter[] = [];
-// A round of p2pTestSome: the slots, their states (0 pending, 1 complete, 2 failed) and Statuses.
-let roundSlots = new Int32Array(16);
-let roundStates = new Uint8Array(16);
-let roundStatuses = statusArray(16);
+// A round of p2pTestSome: the slots, their states (0 pending, 1 complete, 2 failed) and Statuses;
+// the addon holds them (p2pRound), made again only to grow.
+let roundSlots = new Int32Array(0);
+let roundStates = new Uint8Array(0);
+let roundStatuses = statusArray(0);
 // Set by Request (its private state): a pending send's or receive's slot, else -1; completes
 // `r`, whose slot p2pTestSome found complete with the Status at `i` of roundStatuses, or fails it
 // with `error`; polls an awaited request other than a send or receive (true once it has
@@ -95,15 +96,17 @@ const capture = (resolve: (value: any) => void, reject: (error: unknown) => void
 // to the front of `reqs`, in order: how many they are.
 function testSlots(reqs: Request<any>[], n: number, spinUs: number, goalFrom = 0): number {
   if (n > roundSlots.length) {
-    roundSlots = new Int32Array(2 * n);
-    roundStates = new Uint8Array(2 * n);
-    roundStatuses = statusArray(2 * n);
+    const room = Math.max(16, 2 * n);
+    roundSlots = new Int32Array(room);
+    roundStates = new Uint8Array(room);
+    roundStatuses = statusArray(room);
+    addon().p2pRound(roundSlots, roundStates, roundStatuses);
   }
   for (let i = 0; i < n; i++) roundSlots[i] = pendingSlot(reqs[i]);
   roundStates.fill(0, 0, n);
   let error: unknown = null;
   try {
-    addon().p2pTestSome(roundSlots, n, roundStates, roundStatuses, spinUs, spinUs < 0 ? -1 : YIELD_AFTER_US, goalFrom);
+    addon().p2pTestSome(n, spinUs, spinUs < 0 ? -1 : YIELD_AFTER_US, goalFrom);
   } catch (e) {
     if (!roundStates.subarray(0, n).includes(2)) throw e; // no request's failure: a fault here
     error = e;

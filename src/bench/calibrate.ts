@@ -59,7 +59,8 @@ function measure(comm: Comm, a: number, b: number, quick: boolean, repetitions: 
   const native = addon();
   return CALIBRATION_SIZES.map((bytes) => {
     let best = Infinity;
-    // The fastest repetition: ping-pong on a shared machine only ever gets slower by noise.
+    // The fastest round trip (pingPong's) of the fastest repetition: on a shared machine noise
+    // only ever makes one slower.
     for (let r = 0; r < repetitions; r++) best = Math.min(best, native.pingPong(comm.handle, a, b, bytes, iterationsFor(bytes, quick)));
     return [bytes, best] as [number, number];
   });
@@ -257,7 +258,7 @@ export function topologyYaml(c: Calibration, library: string): string {
   const how =
     c.timing === 'window'
       ? 'One message between two ranks per level, from a common start until it is received (bench --timing window, buffers rotated)'
-      : 'Ping-pong between two ranks per level (half round-trip)';
+      : 'Ping-pong between two ranks per level (the fastest half round-trip)';
   const lines = [
     `# Calibrated by \`topocoll bench --calibrate\` on ${m.hostname} (${m.cpuModel}, ${m.cpus} CPUs), ${new Date().toISOString()}`,
     `# ${library}. ${how}: latency = the time of 8-64 B,`,

@@ -446,7 +446,7 @@ export interface NativeAddon {
   getAlgorithm(collective: CollectiveName): string | null;
   takeFallback(collective: CollectiveName): string | null;
   benchCollective(comm: CommHandle, collective: CollectiveName, bytes: number, options?: BenchOptions): BenchResult;
-  /** a's half round-trip in µs, on every rank. */
+  /** a's fastest half round-trip of `iterations`, in µs, on every rank. */
   pingPong(comm: CommHandle, a: number, b: number, bytes: number, iterations: number): number;
   /** Seconds one reduce op of the engine takes on `bytes` of float SUM, operands rotated over rotateBytes (this rank alone). */
   combineTime(bytes: number, rotateBytes: number, repetitions: number): number;

@@ -7,9 +7,9 @@ namespace topocoll::addon {
 
 static std::string rankRange(int p) { return "[0, " + std::to_string(p - 1) + "]"; }
 
-// A rank argument as a whole number, kept a double until it is range-checked: 2^40 is then a rank
-// out of range (like 5 in a world of 4), not "not an integer" by an overflowing cast to int.
-static double rankNumber(const Napi::Value& v, const char* name) {
+// Kept a double until it is range-checked: 2^40 is then a rank out of range (like 5 in a world of
+// 4), not "not an integer" by an overflowing cast to int.
+double rankNumber(const Napi::Value& v, const char* name) {
   Napi::Env env = v.Env();
   double d = 0;
   if (!numberOf(v, &d)) throwType(env, std::string(name) + " must be a rank (a number)");

@@ -22,6 +22,9 @@ constexpr bool kHasLargeCount = false;
 #define TOPOCOLL_COUNT_CALL(big, name, ...) ((void)(big), PMPI_##name(__VA_ARGS__))
 #endif
 
+// A rank argument as a whole number (a TypeError naming `name` otherwise), still a double: the
+// caller checks its range, so that 2^40 is a rank out of range, not "not an integer".
+double rankNumber(const Napi::Value& v, const char* name);
 // A destination rank: 0..p-1 (an intercommunicator: of the remote group) or PROC_NULL.
 int destArg(const Napi::Value& v, MPI_Comm comm, const char* name);
 // A source rank: 0..p-1, ANY_SOURCE or PROC_NULL.

@@ -48,12 +48,9 @@ std::string notARank(const Napi::Value& v, const char* name, int p, bool procNul
 
 // A rank of the window's group; PROC_NULL (a no-op target) where `procNull`.
 int rankArg(const Napi::Value& v, const WinEntry& w, const char* name, bool procNull) {
-  Napi::Env env = v.Env();
-  double d = 0;
-  if (!numberOf(v, &d)) throwType(env, std::string(name) + " must be a rank (a number)");
-  if (d != static_cast<double>(static_cast<int64_t>(d))) throwType(env, std::string(name) + " must be an integer rank");
+  const double d = rankNumber(v, name);
   if (procNull && d == kJsProcNull) return MPI_PROC_NULL;
-  if (d < 0 || d >= windowSize(w)) throwRange(env, notARank(v, name, windowSize(w), procNull));
+  if (d < 0 || d >= windowSize(w)) throwRange(v.Env(), notARank(v, name, windowSize(w), procNull));
   return static_cast<int>(d);
 }
 

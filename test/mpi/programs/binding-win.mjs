@@ -122,6 +122,8 @@ const node = world.splitShared();
   throws('get past the end', () => win.get(new Float64Array(9), next), RangeError, /^get: targetDisp = 0 .* with into reaches bytes \[0, 72\)/);
   throws('negative displacement', () => win.put(new Float64Array(1), next, -1), RangeError, /put: targetDisp = -1 is out of range/);
   throws('a rank that is not a number', () => win.get(new Float64Array(1), '1'), TypeError, /^targetRank must be a rank \(a number\)$/);
+  throws('a rank that is not finite', () => win.get(new Float64Array(1), Infinity), TypeError, /^targetRank must be an integer rank$/);
+  throws('a rank past 2^63', () => win.get(new Float64Array(1), 2 ** 70), RangeError, /^targetRank = 1\.1805916207174113e\+21 is not a rank of the window's communicator/);
   throws('not a buffer', () => win.put([1, 2], next), TypeError, /origin \[buffer, count, datatype\] must have 3 entries/);
   throws('fence assertion', () => win.fence('nocheck'), TypeError, /^fence: assert "nocheck" is not valid; valid choices: nostore, noput, noprecede, nosucceed$/);
   throws('sharedQuery of a created window', () => win.sharedQuery(0), TypeError, /sharedQuery: the window was not made by Win.allocateShared/);

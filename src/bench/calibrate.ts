@@ -235,13 +235,26 @@ function calibrateLevels(comm: Comm, quick: boolean, window?: { rotateBytes: num
   }
   const level = (name: string, scope: LevelFit['scope'], ranks: [number, number]): LevelFit => {
     const points = window ? measureWindowed(comm, ...ranks, quick, window.rotateBytes) : measure(comm, ...ranks, quick, repetitions);
-    const exchangePoints = measureExchange(comm, ...ranks, quick);
-    const slope = robustSlope(exchangePoints); // microseconds per byte each way
-    return { name, scope, ranks, ...fitHockney(points), exchangeBandwidth: slope > 0 ? 1e6 / slope : NaN, points, exchangePoints };
+    return levelFit(name, scope, ranks, points, measureExchange(comm, ...ranks, quick));
   };
   if (interPeer > 0) fits.push(level('network', 'system', [0, interPeer]));
   if (intra) fits.push(level('node', interPeer > 0 ? 'host' : 'system', intra));
   return fits;
+}
+
+/**
+ * A level's fit from its one-way times and its exchange times (bytes, µs). A one-way time that does
+ * not grow with the size has no bandwidth, which the topology file requires: an error, as one rank
+ * after another started late on a loaded machine (the exchange bandwidth is optional: left out).
+ */
+export function levelFit(name: string, scope: LevelFit['scope'], ranks: [number, number], points: Array<[number, number]>, exchangePoints: Array<[number, number]>): LevelFit {
+  const fit = fitHockney(points);
+  if (!(fit.bandwidth > 0)) {
+    const times = points.map(([b, t]) => `${b}: ${t.toFixed(2)}`).join(', ');
+    throw new Error(`--calibrate: the ${name} level's times (ranks ${ranks[0]} and ${ranks[1]}) did not grow with the size, so no bandwidth can be fitted (bytes: us): ${times}; the machine was too busy (other load, or more ranks than CPUs): calibrate again when it is quieter`);
+  }
+  const slope = robustSlope(exchangePoints); // microseconds per byte each way
+  return { name, scope, ranks, ...fit, exchangeBandwidth: slope > 0 ? 1e6 / slope : NaN, points, exchangePoints };
 }
 
 function unitLatency(seconds: number): string {

@@ -1,7 +1,7 @@
 // `topocoll bench --calibrate`'s fits on synthetic data, and the topology file it writes: γ (the
 // seconds per byte a reduce op combines) as reduce_bandwidth, read back by the topology reader.
 import { describe, expect, it } from 'vitest';
-import { fitGamma, topologyYaml, type Calibration } from '../../src/bench/calibrate';
+import { fitGamma, levelFit, topologyYaml, type Calibration } from '../../src/bench/calibrate';
 import { parseTopology } from '../../src/mpi/files';
 
 const KiB = 1024;
@@ -23,6 +23,27 @@ describe('fitGamma', () => {
   it('is NaN when the times do not grow with the bytes', () => {
     expect(fitGamma(SIZES.map((n) => [n, 1e-3] as [number, number]))).toBeNaN();
     expect(fitGamma(SIZES.map((n) => [n, 1 / n] as [number, number]))).toBeNaN();
+  });
+});
+
+describe('levelFit', () => {
+  const sizes = [8, 64, 4096, 65536, 262144, 1048576, 4194304];
+  const exchange = [262144, 1048576, 4194304].map((n) => [n, 3 + n / 500] as [number, number]);
+
+  it('fits a level whose times grow with the size, and its exchange bandwidth', () => {
+    const fit = levelFit('node', 'system', [0, 1], sizes.map((n) => [n, 0.5 + n / 1000] as [number, number]), exchange);
+    expect(fit.bandwidth / 1e9).toBeCloseTo(1, 6);
+    expect(fit.exchangeBandwidth / 1e9).toBeCloseTo(0.5, 6);
+  });
+
+  it('refuses times that do not grow with the size (every one a time slice, beside CPU hogs), naming the level and the times', () => {
+    const flat = sizes.map((n) => [n, 3968.73] as [number, number]);
+    expect(() => levelFit('node', 'system', [0, 1], flat, exchange)).toThrow(/^--calibrate: the node level's times \(ranks 0 and 1\) did not grow with the size, so no bandwidth can be fitted \(bytes: us\): 8: 3968\.73, .*calibrate again when it is quieter$/);
+  });
+
+  it('leaves the exchange bandwidth unmeasured (NaN) when only the exchange is flat', () => {
+    const fit = levelFit('node', 'system', [0, 1], sizes.map((n) => [n, 0.5 + n / 1000] as [number, number]), exchange.map(([n]) => [n, 10] as [number, number]));
+    expect(fit.exchangeBandwidth).toBeNaN();
   });
 });
 

@@ -15,8 +15,9 @@
 // A halo table sets the MPI's own nonblocking halo exchange in C (MPI_Irecv ×2, MPI_Isend ×2,
 // MPI_Waitall) against its two MPI_Sendrecv, at each of --halo-bytes, beside node's Promise.all
 // against its sendrecv: where the MPI's own nonblocking form is slower, so is the binding's. Beside
-// them a control: node's sendrecv halo followed by `await Promise.all` of four Promise.resolve(),
-// the cost of the await alone, with no request made or polled (the floor of any awaited halo).
+// them two controls: node's sendrecv halo followed by `await Promise.all` of four Promise.resolve()
+// or of four pending Promises settled at once, the cost of the await alone, with no request made
+// or polled (the floor of any awaited halo).
 //
 // A second table, node alone, compares awaiting a request with the blocking call it stands for
 // and with the same request completed by wait() (MPI_Wait, no event loop): `await
@@ -24,7 +25,7 @@
 // (8 B to each neighbour of a ring) by `await Promise.all` of two irecv and two isend against two
 // sendrecv, against waitAllSync of the same four requests and by waitAll, and by Promise.all while a
 // receive, or an ibarrier, is awaited in the background (one that completes only once the block
-// ends; it must not slow the exchanges), and the control above (--async-blocks blocks of
+// ends; it must not slow the exchanges), and the controls above (--async-blocks blocks of
 // --async-calls calls each, the cases interleaved block by block). The
 // difference to the wait() form is what awaiting costs; the one between wait() and the blocking
 // call is the MPI's own (Open MPI runs nonblocking collectives in libnbc, blocking ones in tuned).
@@ -91,10 +92,13 @@ const objectCalls = Number(o['object-calls']);
 // the requests awaited. The allreduce at 8 B, the halo at each of --halo-bytes.
 const haloBytes = o['halo-bytes'].split(',').map(Number);
 if (haloBytes.some((b) => !Number.isInteger(b) || b < 8 || b % 8 !== 0)) throw new Error(`--halo-bytes ${o['halo-bytes']} is not valid; valid: a comma-separated list of multiples of 8 (bytes of float64), e.g. 8,1024,65536`);
-// The last, a control: the sendrecv halo, then `await Promise.all` of four Promise.resolve(): what
-// V8 alone adds to the fastest exchange, below which no halo of awaited requests can go.
+// The last two, controls: the sendrecv halo, then `await Promise.all` of four Promise.resolve(),
+// or of four pending Promises settled right after Promise.all has taken them (as a request's is,
+// whose message has not arrived when it is awaited): what V8 alone adds to the fastest exchange,
+// below which no halo of awaited requests can go.
 const FLOOR = 'halo by sendrecv + Promise.all of 4 resolved';
-const HALO = ['halo by sendrecv', 'halo by waitAllSync', 'halo by Promise.all', 'halo by waitAll', 'halo by Promise.all, a receive pending', 'halo by Promise.all, an ibarrier pending', FLOOR];
+const FLOOR_PENDING = 'halo by sendrecv + Promise.all of 4 pending';
+const HALO = ['halo by sendrecv', 'halo by waitAllSync', 'halo by Promise.all', 'halo by waitAll', 'halo by Promise.all, a receive pending', 'halo by Promise.all, an ibarrier pending', FLOOR, FLOOR_PENDING];
 const ASYNC_GROUPS = [
   ['allreduce', 'iallreduce + wait', 'await iallreduce'].map((op) => ({ op, bytes: 8 })),
   ...haloBytes.map((bytes) => HALO.map((op) => ({ op, bytes }))),
@@ -139,6 +143,14 @@ async function asyncCases(world, wtime, waitAllSync, waitAll) {
     [FLOOR]: () => {
       haloBlocking(world, b.send, b.fromLeft, b.fromRight, left, right);
       return Promise.all([Promise.resolve(), Promise.resolve(), Promise.resolve(), Promise.resolve()]);
+    },
+    [FLOOR_PENDING]: () => {
+      haloBlocking(world, b.send, b.fromLeft, b.fromRight, left, right);
+      const settle = [];
+      const pending = () => new Promise((resolve) => settle.push(resolve));
+      const all = Promise.all([pending(), pending(), pending(), pending()]);
+      for (const resolve of settle) resolve();
+      return all;
     },
   });
   const run = new Map([...buffers].map(([bytes, b]) => [bytes, cases(b)]));
@@ -435,9 +447,9 @@ async function driver() {
     haloSummary = haloBytes.map((bytes) => ({
       bytes,
       ...Object.fromEntries(haloPrograms.flatMap((name) => [[`${name} sendrecv`, over(name, 'halo by sendrecv', bytes)], [`${name} MPI_Waitall`, over(name, 'halo by MPI_Waitall', bytes)]])),
-      ...(asyncSummary ? { 'node sendrecv': nodeOf('halo by sendrecv', bytes), 'node Promise.all': nodeOf('halo by Promise.all', bytes), 'node sendrecv + 4 resolved': nodeOf(FLOOR, bytes) } : {}),
+      ...(asyncSummary ? { 'node sendrecv': nodeOf('halo by sendrecv', bytes), 'node Promise.all': nodeOf('halo by Promise.all', bytes), 'node sendrecv + 4 resolved': nodeOf(FLOOR, bytes), 'node sendrecv + 4 pending': nodeOf(FLOOR_PENDING, bytes) } : {}),
     }));
-    const pairs = [...haloPrograms.map((name) => [`${name} sendrecv`, `${name} MPI_Waitall`]), ...(asyncSummary ? [['node sendrecv', 'node Promise.all'], ['node sendrecv', 'node sendrecv + 4 resolved']] : [])];
+    const pairs = [...haloPrograms.map((name) => [`${name} sendrecv`, `${name} MPI_Waitall`]), ...(asyncSummary ? [['node sendrecv', 'node Promise.all'], ['node sendrecv', 'node sendrecv + 4 resolved'], ['node sendrecv', 'node sendrecv + 4 pending']] : [])];
     printTable(
       `halo exchange, the MPI's nonblocking form against its sendrecv in C, beside node's; median over ${o.runs} launches of each launch's median block, µs`,
       ['bytes', ...pairs.flatMap(([a, b]) => [a, b, '÷'])],

@@ -50,28 +50,31 @@ static MPI_Datatype typedArrayType(napi_typedarray_type t, size_t* bytes) {
   }
 }
 
-// On the path of every call: one N-API query per buffer (napi_get_typedarray_info gives the type,
-// length and data pointer at once), and the detached check only where a length of 0 could mean it.
+bool typedArrayView(const Napi::Value& value, BufferView* out, napi_value* arraybuffer) {
+  napi_typedarray_type type;
+  size_t length = 0;
+  if (napi_get_typedarray_info(value.Env(), value, &type, &length, &out->data, arraybuffer, nullptr) != napi_ok) return false;
+  out->type = typedArrayType(type, &out->elementBytes);
+  out->count = static_cast<MPI_Count>(length);
+  return true;
+}
+
+// On the path of every call: one N-API query per typed array, and the detached check only where a
+// length of 0 could mean it.
 BufferView bufferArg(const Napi::Value& value, const char* name) {
   napi_env env = value.Env();
   napi_value v = value;
   BufferView out;
   bool is = false;
   napi_value arraybuffer = nullptr;
-  if (napi_is_typedarray(env, v, &is) == napi_ok && is) {
-    napi_typedarray_type type;
-    size_t length = 0, offset = 0;
-    napi_get_typedarray_info(env, v, &type, &length, &out.data, &arraybuffer, &offset);
-    out.type = typedArrayType(type, &out.elementBytes);
-    out.count = static_cast<MPI_Count>(length);
-    if (length > 0) return out;
+  size_t length = 0;
+  if (typedArrayView(value, &out, &arraybuffer)) {
+    if (out.count > 0) return out;
   } else if (napi_is_dataview(env, v, &is) == napi_ok && is) {
-    size_t length = 0, offset = 0;
-    napi_get_dataview_info(env, v, &length, &out.data, &arraybuffer, &offset);
+    napi_get_dataview_info(env, v, &length, &out.data, &arraybuffer, nullptr);
     out.count = static_cast<MPI_Count>(length);
     if (length > 0) return out;
   } else if (napi_is_arraybuffer(env, v, &is) == napi_ok && is) {
-    size_t length = 0;
     napi_get_arraybuffer_info(env, v, &out.data, &length);
     out.count = static_cast<MPI_Count>(length);
     arraybuffer = v;
@@ -89,6 +92,11 @@ BufferView bufferArg(const Napi::Value& value, const char* name) {
 }
 
 bool numberOf(const Napi::Value& value, double* out) { return napi_get_value_double(value.Env(), value, out) == napi_ok; }
+
+bool flagArg(const Napi::Value& value) {
+  bool flag = false;
+  return napi_get_value_bool(value.Env(), value, &flag) == napi_ok ? flag : value.ToBoolean().Value();
+}
 
 int64_t intArg(const Napi::Value& value, const char* name, int64_t min, int64_t max) {
   Napi::Env env = value.Env();

@@ -36,6 +36,10 @@ struct BufferView {
 // Converts `value` (argument `name` of the calling function) or throws a TypeError. An array
 // [buffer, count, datatype] (a Datatype of src/mpi/datatype.ts) is read by datatypeSpecArg.
 BufferView bufferArg(const Napi::Value& value, const char* name);
+// A typed array's view by one N-API query (napi_get_typedarray_info, which fails for anything
+// else, and which bufferArg tries first): false, and nothing thrown, when `value` is not one.
+// `arraybuffer`: its buffer, for the detached check of an empty one.
+bool typedArrayView(const Napi::Value& value, BufferView* out, napi_value* arraybuffer);
 // [buffer, count, datatype]: the datatype committed and not freed, and every byte that `count`
 // items of it reach inside the buffer (a RangeError naming `name` otherwise). mpi_datatype.cc.
 BufferView datatypeSpecArg(const Napi::Value& value, const char* name);
@@ -64,6 +68,9 @@ int64_t intArg(const Napi::Value& value, const char* name, int64_t min, int64_t 
 // The number `value` holds, by one N-API query; false when it holds none (IsNumber, then
 // DoubleValue, made two on every numeric argument of every call).
 bool numberOf(const Napi::Value& value, double* out);
+// A flag the TypeScript layer passes (nonblocking, …): a boolean by one N-API query (ToBoolean
+// makes two), anything else by JS truthiness.
+bool flagArg(const Napi::Value& value);
 
 // The reductions' schedule options: `commutative` (default true) and `recvCounts` (reduce_scatter:
 // p element counts), which *recv_counts keeps for bp->recv_counts.

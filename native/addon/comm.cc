@@ -154,7 +154,7 @@ Napi::Value IntercommMerge(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   MPI_Comm comm = interArg(info[0], "merge");
   MPI_Comm out = MPI_COMM_NULL;
-  check(env, PMPI_Intercomm_merge(comm, info[1].ToBoolean() ? 1 : 0, &out), "MPI_Intercomm_merge");
+  check(env, PMPI_Intercomm_merge(comm, flagArg(info[1]) ? 1 : 0, &out), "MPI_Intercomm_merge");
   return handleOf(env, out);
 }
 

@@ -45,15 +45,18 @@ void blockBuffers(Napi::Env env, const generated::CollectiveEntry& entry, const 
   const bool sends_all = entry.send_blocks == generated::Blocks::PerRank;
   BufferView recv = bufferArg(recvArg, "recvbuf");
   int p = commSizeOf(a->comm);
-  bool in_place = sendArg.IsNull() || sendArg.IsUndefined();
+  // A typed array first (one query, which also rules out IN_PLACE): napi_typeof costs as much.
   BufferView send;
+  napi_value arraybuffer = nullptr;
+  const bool typed = typedArrayView(sendArg, &send, &arraybuffer) && send.count > 0;
+  const bool in_place = !typed && absent(sendArg);
   MPI_Count n, m;  // elements of a block: n of sendbuf's type, m of recvbuf's (n but for a [buffer, count, datatype])
   if (in_place) {
     if (recv.count % p != 0) throwRange(env, std::string(what) + ": in place, recvbuf length must be a multiple of the communicator size");
     n = m = recv.count / p;
     send.type = recv.type;
   } else {
-    send = bufferArg(sendArg, "sendbuf");
+    if (!typed) send = bufferArg(sendArg, "sendbuf");
     if (!send.spec && !recv.spec) sameElementType(env, what, send, recv);
     if (sends_all && send.count % p != 0) throwRange(env, std::string(what) + ": sendbuf length must be a multiple of the communicator size");
     n = sends_all ? send.count / p : send.count;
@@ -88,7 +91,7 @@ Napi::Value EngineCollective(const Napi::CallbackInfo& info) {
     a.count = buf.count;
     a.type = buf.type;
   }
-  const bool nonblocking = info[1 + buffers + (entry.rooted ? 1 : 0)].ToBoolean();
+  const bool nonblocking = flagArg(info[1 + buffers + (entry.rooted ? 1 : 0)]);
   return complete(env, nonblocking, entry.name, [&](engine::RequestOut r) { return engineCall(coll, a, r); });
 }
 
@@ -112,13 +115,16 @@ ReductionBuffers reductionBuffers(Napi::Env env, Collective coll, const char* wh
   a.comm = intracommArg(comm);
   const int p = commSizeOf(a.comm);
   if (entry.rooted) a.root = rootArg(root, a.comm);
-  const bool in_place = absent(sendbuf);
+  BufferView send;
+  napi_value arraybuffer = nullptr;
+  const bool typed = typedArrayView(sendbuf, &send, &arraybuffer) && send.count > 0;  // as blockBuffers
+  const bool in_place = !typed && absent(sendbuf);
   // A reduce's receive buffer matters at the root only.
   const bool receives = !entry.rooted || commRankOf(a.comm) == a.root;
   if (in_place && !receives) throwType(env, std::string(what) + ": IN_PLACE is valid only at the root");
   if (receives && absent(recvbuf)) throwType(env, std::string(what) + ": recvbuf is required" + (entry.rooted ? " at the root" : ""));
   BufferView recv = receives ? bufferArg(recvbuf, "recvbuf") : BufferView{};
-  r.send = in_place ? recv : bufferArg(sendbuf, "sendbuf");
+  r.send = in_place ? recv : typed ? send : bufferArg(sendbuf, "sendbuf");
   // MPI's predefined ops combine predefined types only (both MPIs raise MPI_ERR_OP on a derived one).
   if (r.send.spec || recv.spec) throwType(env, std::string(what) + ": reductions take typed arrays, not [buffer, count, datatype]");
   if (!in_place && receives) sameElementType(env, what, r.send, recv);
@@ -152,7 +158,7 @@ Napi::Value EngineReduction(const Napi::CallbackInfo& info) {
   const size_t op_at = varying ? 4 : 3;
   ReductionBuffers r = reductionBuffers(env, coll, what, info[0], info[1], info[2], varying ? info[3] : env.Undefined(),
                                         entry.rooted ? info[op_at + 1] : env.Undefined());
-  const bool nonblocking = info[op_at + (entry.rooted ? 2 : 1)].ToBoolean();
+  const bool nonblocking = flagArg(info[op_at + (entry.rooted ? 2 : 1)]);
   CollectiveArgs& a = r.a;
   a.op = opArg(info[op_at], r.send, what);
   a.count = varying ? r.vector : r.result;

@@ -98,7 +98,11 @@ bool largeCount(Napi::Env env, MPI_Count count, const char* what) {
   return true;
 }
 
-bool absent(const Napi::Value& v) { return v.IsNull() || v.IsUndefined(); }
+bool absent(const Napi::Value& v) {
+  // One napi_typeof (IsNull and IsUndefined make one each).
+  napi_valuetype type = napi_undefined;
+  return napi_typeof(v.Env(), v, &type) == napi_ok && (type == napi_null || type == napi_undefined);
+}
 
 MPI_Info infoArg(const Napi::Value& v, const char* what) {
   Napi::Env env = v.Env();

@@ -135,7 +135,7 @@ Napi::Value Gather(const Napi::CallbackInfo& info) {
   int root = rootArg(info[3], comm);
   RootedBlocks a = rootedBlocksArgs(info.Env(), "gather", comm, root, info[2], "recvbuf", info[1], "sendbuf", true);
   const void* sendbuf = a.inPlace ? MPI_IN_PLACE : a.own.data;
-  return complete(info.Env(), info[4].ToBoolean(), "gather", a.type, nullptr, [&](MPI_Request* r) {
+  return complete(info.Env(), flagArg(info[4]), "gather", a.type, nullptr, [&](MPI_Request* r) {
     return r ? TOPOCOLL_COUNT_CALL(a.large, Igather, sendbuf, a.n, a.type, a.rooted.data, a.rootedN, a.rootedType, root, comm, r)
              : TOPOCOLL_COUNT_CALL(a.large, Gather, sendbuf, a.n, a.type, a.rooted.data, a.rootedN, a.rootedType, root, comm);
   });
@@ -147,7 +147,7 @@ Napi::Value Scatter(const Napi::CallbackInfo& info) {
   int root = rootArg(info[3], comm);
   RootedBlocks a = rootedBlocksArgs(info.Env(), "scatter", comm, root, info[1], "sendbuf", info[2], "recvbuf", false);
   void* recvbuf = a.inPlace ? MPI_IN_PLACE : a.own.data;
-  return complete(info.Env(), info[4].ToBoolean(), "scatter", a.type, nullptr, [&](MPI_Request* r) {
+  return complete(info.Env(), flagArg(info[4]), "scatter", a.type, nullptr, [&](MPI_Request* r) {
     return r ? TOPOCOLL_COUNT_CALL(a.large, Iscatter, a.rooted.data, a.rootedN, a.rootedType, recvbuf, a.n, a.type, root, comm, r)
              : TOPOCOLL_COUNT_CALL(a.large, Scatter, a.rooted.data, a.rootedN, a.rootedType, recvbuf, a.n, a.type, root, comm);
   });
@@ -203,7 +203,7 @@ Napi::Value Gatherv(const Napi::CallbackInfo& info) {
   int root = rootArg(info[5], comm);
   RootedLayout a = rootedLayoutArgs(info.Env(), "gatherv", comm, root, info[2], "recvbuf", info[3], info[4], info[1], "sendbuf", true);
   const void* sendbuf = a.inPlace ? MPI_IN_PLACE : a.own.data;
-  return complete(info.Env(), info[6].ToBoolean(), "gatherv", a.type, a.L, [&](MPI_Request* r) {
+  return complete(info.Env(), flagArg(info[6]), "gatherv", a.type, a.L, [&](MPI_Request* r) {
     return withLayout(a.L.get(), a.large, [&](auto* counts, auto* displs) -> int {
       if constexpr (kIntArray<decltype(counts)>) {
         return r ? PMPI_Igatherv(sendbuf, static_cast<int>(a.n), a.type, a.rooted.data, counts, displs, a.type, root, comm, r)
@@ -225,7 +225,7 @@ Napi::Value Scatterv(const Napi::CallbackInfo& info) {
   int root = rootArg(info[5], comm);
   RootedLayout a = rootedLayoutArgs(info.Env(), "scatterv", comm, root, info[1], "sendbuf", info[2], info[3], info[4], "recvbuf", false);
   void* recvbuf = a.inPlace ? MPI_IN_PLACE : a.own.data;
-  return complete(info.Env(), info[6].ToBoolean(), "scatterv", a.type, a.L, [&](MPI_Request* r) {
+  return complete(info.Env(), flagArg(info[6]), "scatterv", a.type, a.L, [&](MPI_Request* r) {
     return withLayout(a.L.get(), a.large, [&](auto* counts, auto* displs) -> int {
       if constexpr (kIntArray<decltype(counts)>) {
         return r ? PMPI_Iscatterv(a.rooted.data, counts, displs, a.type, recvbuf, static_cast<int>(a.n), a.type, root, comm, r)
@@ -264,7 +264,7 @@ Napi::Value Allgatherv(const Napi::CallbackInfo& info) {
   const void* sendbuf = inPlace ? MPI_IN_PLACE : send.data;
   bool large = L->needsLarge;
   if (!large) L->narrow();
-  return complete(env, info[5].ToBoolean(), what, type, L, [&](MPI_Request* r) {
+  return complete(env, flagArg(info[5]), what, type, L, [&](MPI_Request* r) {
     return withLayout(L.get(), large, [&](auto* counts, auto* displs) -> int {
       if constexpr (kIntArray<decltype(counts)>) {
         return r ? PMPI_Iallgatherv(sendbuf, static_cast<int>(n), type, recv.data, counts, displs, type, comm, r)
@@ -308,7 +308,7 @@ Napi::Value Alltoallv(const Napi::CallbackInfo& info) {
   }
   MPI_Datatype type = recv.type;
   const void* sendbuf = inPlace ? MPI_IN_PLACE : send.data;
-  return complete(env, info[7].ToBoolean(), what, type, layouts, [&](MPI_Request* r) {
+  return complete(env, flagArg(info[7]), what, type, layouts, [&](MPI_Request* r) {
 #if MPI_VERSION >= 4
     if (large) {
       const MPI_Count* scounts = S ? S->counts.data() : nullptr;
@@ -344,7 +344,7 @@ Napi::Value prefixReduction(const Napi::CallbackInfo& info, bool exclusive) {
   MPI_Datatype type = recv.type;
   const void* sendbuf = inPlace ? MPI_IN_PLACE : send.data;
   bool big = largeCount(env, n, what);
-  return complete(env, info[4].ToBoolean(), what, type, nullptr, [&](MPI_Request* r) {
+  return complete(env, flagArg(info[4]), what, type, nullptr, [&](MPI_Request* r) {
     if (exclusive) {
       return r ? TOPOCOLL_COUNT_CALL(big, Iexscan, sendbuf, recv.data, n, type, op, comm, r)
                : TOPOCOLL_COUNT_CALL(big, Exscan, sendbuf, recv.data, n, type, op, comm);

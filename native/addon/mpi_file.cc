@@ -168,7 +168,7 @@ Napi::Value FileAccess(const Napi::CallbackInfo& info) {
   FileEntry& f = fileArg(info[0], what.c_str());
   MPI_Offset offset = atOffset ? offsetArg(info[1], (what + ": offset").c_str()) : 0;
   IoBuffer io = ioBufferArg(info[atOffset ? 2 : 1], what.c_str());
-  bool collective = info[atOffset ? 3 : 2].ToBoolean();
+  bool collective = flagArg(info[atOffset ? 3 : 2]);
   MPI_Status status{};
   int rc = MPI_SUCCESS;
   const char* call = "";

@@ -60,7 +60,7 @@ Napi::Value GroupRank(const Napi::CallbackInfo& info) {
 // (group, ranks, exclude): the members at `ranks`, in that order (incl), or all but them (excl).
 Napi::Value GroupSubset(const Napi::CallbackInfo& info) {
   MPI_Group g = groupArg(info[0]);
-  bool exclude = info[2].ToBoolean();
+  bool exclude = flagArg(info[2]);
   const char* what = exclude ? "excl" : "incl";
   std::vector<int> ranks = ranksArg(info[1], g, what, true);
   MPI_Group out;

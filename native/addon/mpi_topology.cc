@@ -76,7 +76,7 @@ Napi::Value CartCreate(const Napi::CallbackInfo& info) {
                         " (dimsCreate(" + std::to_string(p) + ", …) finds one that does)");
   }
   MPI_Comm out = MPI_COMM_NULL;
-  check(env, PMPI_Cart_create(comm, static_cast<int>(dims.size()), dims.data(), periods.data(), info[3].ToBoolean() ? 1 : 0, &out), "MPI_Cart_create");
+  check(env, PMPI_Cart_create(comm, static_cast<int>(dims.size()), dims.data(), periods.data(), flagArg(info[3]) ? 1 : 0, &out), "MPI_Cart_create");
   return commHandle(env, out);
 }
 
@@ -195,7 +195,7 @@ Napi::Value DistGraphCreateAdjacent(const Napi::CallbackInfo& info) {
   MPI_Comm out = MPI_COMM_NULL;
   check(env,
         PMPI_Dist_graph_create_adjacent(comm, static_cast<int>(sources.size()), sources.data(), swp, static_cast<int>(destinations.size()),
-                                        destinations.data(), dwp, MPI_INFO_NULL, info[5].ToBoolean() ? 1 : 0, &out),
+                                        destinations.data(), dwp, MPI_INFO_NULL, flagArg(info[5]) ? 1 : 0, &out),
         "MPI_Dist_graph_create_adjacent");
   return commHandle(env, out);
 }
@@ -288,7 +288,7 @@ Napi::Value neighbourCollective(const Napi::CallbackInfo& info, bool alltoall) {
     return r ? TOPOCOLL_COUNT_CALL(large, Ineighbor_allgather, send.data, sendBlock, send.type, recv.data, recvBlock, recv.type, comm, r)
              : TOPOCOLL_COUNT_CALL(large, Neighbor_allgather, send.data, sendBlock, send.type, recv.data, recvBlock, recv.type, comm);
   };
-  if (!info[3].ToBoolean()) {
+  if (!flagArg(info[3])) {
     check(env, call(nullptr), what);
     return env.Undefined();
   }

@@ -151,7 +151,7 @@ Napi::Value WinCreate(const Napi::CallbackInfo& info) {
 // (comm, bytes, dispUnit, info, shared) → {handle, buffer}: this rank's segment as an ArrayBuffer.
 Napi::Value WinAllocate(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  bool shared = info[4].ToBoolean();
+  bool shared = flagArg(info[4]);
   const char* what = shared ? "allocateShared" : "allocate";
   MPI_Comm comm = intracommArg(info[0]);
   std::string bytesName = std::string(what) + ": bytes";
@@ -198,7 +198,7 @@ Napi::Value WinFence(const Napi::CallbackInfo& info) {
 Napi::Value WinLock(const Napi::CallbackInfo& info) {
   WinEntry& w = winArg(info[0]);
   int rank = rankArg(info[1], w, "rank", false);
-  int type = info[2].ToBoolean() ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED;
+  int type = flagArg(info[2]) ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED;
   check(info.Env(), PMPI_Win_lock(type, rank, assertArg(info[3]), w.win), "MPI_Win_lock");
   return info.Env().Undefined();
 }

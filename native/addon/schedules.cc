@@ -277,7 +277,7 @@ Napi::Value CompileSchedule(const Napi::CallbackInfo& info) {
   const int p = static_cast<int>(intArg(info[1], "p", 1, 1 << 24));
   ScheduleReader reader(env, p);
   Schedule s = reader.read(info[0]);
-  Napi::Object out = compiledObject(env, s, reader.rank(), p, info[2].ToBoolean());
+  Napi::Object out = compiledObject(env, s, reader.rank(), p, flagArg(info[2]));
   out.Set("rank", reader.rank());
   out.Set("tmpBlocks", Napi::Number::New(env, static_cast<double>(s.tmp_blocks)));
   return out;
@@ -292,7 +292,7 @@ Napi::Value SelectAlgorithm(const Napi::CallbackInfo& info) {
   int64_t block = intArg(info[2], "blockBytes", 0, INT64_MAX / 2);
   int64_t total = intArg(info[3], "totalBytes", 0, INT64_MAX / 2);
   int nodes = info.Length() > 4 && !info[4].IsUndefined() ? static_cast<int>(intArg(info[4], "nodes", 1, p)) : 1;
-  const bool nonblocking = info.Length() > 5 && info[5].ToBoolean();
+  const bool nonblocking = info.Length() > 5 && flagArg(info[5]);
   Choice c = selectAlgorithm(coll, p, block, total, config(), nodes, nonblocking);
   auto o = Napi::Object::New(env);
   o.Set("algorithm", c.algorithm == kAlgorithmNative ? "native" : algorithmName(coll, c.algorithm));

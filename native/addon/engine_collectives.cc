@@ -37,6 +37,23 @@ std::string jsName(const char* registry_name) {
   return name;
 }
 
+// A send buffer that may be IN_PLACE (null or undefined). A non-empty typed array is read at once
+// (one query, which also rules out IN_PLACE: napi_typeof costs as much); anything else is left to
+// bufferArg, where the caller's checks come to it.
+struct SendBuffer {
+  bool in_place = false;
+  bool typed = false;  // `view` holds it
+  BufferView view;
+};
+
+SendBuffer sendBufferOf(const Napi::Value& value) {
+  SendBuffer s;
+  napi_value arraybuffer = nullptr;
+  s.typed = typedArrayView(value, &s.view, &arraybuffer) && s.view.count > 0;
+  s.in_place = !s.typed && absent(value);
+  return s;
+}
+
 // A block collective's buffers: p blocks of n elements in recvbuf; in sendbuf one block
 // (allgather) or p (alltoall), as the descriptor says.
 void blockBuffers(Napi::Env env, const generated::CollectiveEntry& entry, const Napi::Value& sendArg, const Napi::Value& recvArg,
@@ -45,18 +62,16 @@ void blockBuffers(Napi::Env env, const generated::CollectiveEntry& entry, const 
   const bool sends_all = entry.send_blocks == generated::Blocks::PerRank;
   BufferView recv = bufferArg(recvArg, "recvbuf");
   int p = commSizeOf(a->comm);
-  // A typed array first (one query, which also rules out IN_PLACE): napi_typeof costs as much.
-  BufferView send;
-  napi_value arraybuffer = nullptr;
-  const bool typed = typedArrayView(sendArg, &send, &arraybuffer) && send.count > 0;
-  const bool in_place = !typed && absent(sendArg);
+  const SendBuffer given = sendBufferOf(sendArg);
+  const bool in_place = given.in_place;
+  BufferView send = given.view;
   MPI_Count n, m;  // elements of a block: n of sendbuf's type, m of recvbuf's (n but for a [buffer, count, datatype])
   if (in_place) {
     if (recv.count % p != 0) throwRange(env, std::string(what) + ": in place, recvbuf length must be a multiple of the communicator size");
     n = m = recv.count / p;
     send.type = recv.type;
   } else {
-    if (!typed) send = bufferArg(sendArg, "sendbuf");
+    if (!given.typed) send = bufferArg(sendArg, "sendbuf");
     if (!send.spec && !recv.spec) sameElementType(env, what, send, recv);
     if (sends_all && send.count % p != 0) throwRange(env, std::string(what) + ": sendbuf length must be a multiple of the communicator size");
     n = sends_all ? send.count / p : send.count;
@@ -115,16 +130,14 @@ ReductionBuffers reductionBuffers(Napi::Env env, Collective coll, const char* wh
   a.comm = intracommArg(comm);
   const int p = commSizeOf(a.comm);
   if (entry.rooted) a.root = rootArg(root, a.comm);
-  BufferView send;
-  napi_value arraybuffer = nullptr;
-  const bool typed = typedArrayView(sendbuf, &send, &arraybuffer) && send.count > 0;  // as blockBuffers
-  const bool in_place = !typed && absent(sendbuf);
+  const SendBuffer given = sendBufferOf(sendbuf);
+  const bool in_place = given.in_place;
   // A reduce's receive buffer matters at the root only.
   const bool receives = !entry.rooted || commRankOf(a.comm) == a.root;
   if (in_place && !receives) throwType(env, std::string(what) + ": IN_PLACE is valid only at the root");
   if (receives && absent(recvbuf)) throwType(env, std::string(what) + ": recvbuf is required" + (entry.rooted ? " at the root" : ""));
   BufferView recv = receives ? bufferArg(recvbuf, "recvbuf") : BufferView{};
-  r.send = in_place ? recv : typed ? send : bufferArg(sendbuf, "sendbuf");
+  r.send = in_place ? recv : given.typed ? given.view : bufferArg(sendbuf, "sendbuf");
   // MPI's predefined ops combine predefined types only (both MPIs raise MPI_ERR_OP on a derived one).
   if (r.send.spec || recv.spec) throwType(env, std::string(what) + ": reductions take typed arrays, not [buffer, count, datatype]");
   if (!in_place && receives) sameElementType(env, what, r.send, recv);

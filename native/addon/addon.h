@@ -38,7 +38,7 @@ struct BufferView {
 BufferView bufferArg(const Napi::Value& value, const char* name);
 // A typed array's view by one N-API query (napi_get_typedarray_info, which fails for anything
 // else, and which bufferArg tries first): false, and nothing thrown, when `value` is not one.
-// `arraybuffer`: its buffer, for the detached check of an empty one.
+// `arraybuffer` (may be null): its buffer, for the detached check of an empty one.
 bool typedArrayView(const Napi::Value& value, BufferView* out, napi_value* arraybuffer);
 // [buffer, count, datatype]: the datatype committed and not freed, and every byte that `count`
 // items of it reach inside the buffer (a RangeError naming `name` otherwise). mpi_datatype.cc.

@@ -48,8 +48,7 @@ struct SendBuffer {
 
 SendBuffer sendBufferOf(const Napi::Value& value) {
   SendBuffer s;
-  napi_value arraybuffer = nullptr;
-  s.typed = typedArrayView(value, &s.view, &arraybuffer) && s.view.count > 0;
+  s.typed = typedArrayView(value, &s.view, nullptr) && s.view.count > 0;
   s.in_place = !s.typed && absent(value);
   return s;
 }
